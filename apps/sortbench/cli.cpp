@@ -1,0 +1,61 @@
+#include "cli.hpp"
+
+#include <fmt/format.h>
+
+#include "sortbench/errors.hpp"
+
+namespace sb::cli {
+namespace {
+std::string g_command_line;
+
+template <typename E, typename Parse>
+E parse_enum(const std::string& text, const char* option, Parse parse, const char* choices) {
+  if (auto v = parse(text)) return *v;
+  throw UsageError(fmt::format("{} '{}' is not one of {}", option, text, choices));
+}
+}  // namespace
+
+void add_input_options(CLI::App& cmd, InputOptions& o) {
+  cmd.add_option("-n", o.n, "number of keys: 16777216, 16M (K/M/G = 2^10/2^20/2^30) or 2^24 [default 2^24]");
+  cmd.add_option("--delta", o.delta, "density delta = n / range [default 1]");
+  cmd.add_option("--sigma", o.sigma, "sparsity sigma = range / len [default: from len]");
+  cmd.add_option("--len", o.len, "distinct values that occur [default min(n, range)]");
+  cmd.add_option("--min-val", o.min_val, "smallest key value, may be negative [default 0]");
+  cmd.add_option("--max-val", o.max_val, "keys lie below this value [default minVal + range]");
+  cmd.add_option("--dist", o.dist, "uniform, distinct, sorted, reverse, nearly-sorted, equal, zipf")
+      ->capture_default_str();
+  cmd.add_option("--key", o.key, "key type: u32, i32, f32, u32x4")->capture_default_str();
+  cmd.add_option("--payload", o.payload, "none, or index (each key carries its input position)")
+      ->capture_default_str();
+  cmd.add_option("--seed", o.seed, "random seed; the same seed gives the same input")->capture_default_str();
+}
+
+InputRequest to_request(const CLI::App& cmd, const InputOptions& o) {
+  InputRequest r;
+  if (cmd.count("-n")) r.n = parse_count(o.n, "-n");
+  if (cmd.count("--len")) r.len = parse_count(o.len, "--len");
+  if (cmd.count("--delta")) r.delta = o.delta;
+  if (cmd.count("--sigma")) r.sigma = o.sigma;
+  if (cmd.count("--min-val")) r.min_val = parse_value(o.min_val, "--min-val");
+  if (cmd.count("--max-val")) r.max_val = parse_value(o.max_val, "--max-val");
+  r.dist = parse_enum<Distribution>(o.dist, "--dist", parse_distribution,
+                                    "uniform, distinct, sorted, reverse, nearly-sorted, equal, zipf");
+  r.key = parse_enum<KeyType>(o.key, "--key", parse_key_type, "u32, i32, f32, u32x4");
+  r.payload = parse_enum<Payload>(o.payload, "--payload", parse_payload, "none, index");
+  r.seed = o.seed;
+  return r;
+}
+
+std::string joined_command_line(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.find_first_of(" \t'\"") != std::string::npos) arg = "'" + arg + "'";
+    out += (i ? " " : "") + arg;
+  }
+  return out;
+}
+void set_command_line(std::string line) { g_command_line = std::move(line); }
+const std::string& command_line() { return g_command_line; }
+
+}  // namespace sb::cli

@@ -1,0 +1,40 @@
+// Command-line plumbing shared by the subcommands: option structs, their CLI11 wiring and
+// their translation into lib/ types. Parsing only; the work happens in lib/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "sortbench/benchmark.hpp"
+#include "sortbench/input_spec.hpp"
+#include "sortbench/report.hpp"
+
+namespace sb::cli {
+
+struct InputOptions {
+  std::string n, min_val, max_val, len;
+  double delta = 0, sigma = 0;
+  std::string dist = "uniform", key = "u32", payload = "none";
+  std::uint64_t seed = 1;
+};
+void add_input_options(CLI::App& cmd, InputOptions& o);
+InputRequest to_request(const CLI::App& cmd, const InputOptions& o);
+
+// Each subcommand: wire its options, and a function that runs it (returns the exit code).
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+Command add_list(CLI::App& app);
+Command add_info(CLI::App& app);
+Command add_gen(CLI::App& app);
+Command add_run(CLI::App& app);
+
+// The command line as typed, for the context block.
+std::string joined_command_line(int argc, char** argv);
+void set_command_line(std::string line);
+const std::string& command_line();
+
+}  // namespace sb::cli

@@ -1,0 +1,37 @@
+// sortbench info: the GPU and its measured copy bandwidth.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "sortbench/device_info.hpp"
+
+namespace sb::cli {
+
+Command add_info(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "describe the GPU and measure its device-to-device copy bandwidth");
+  auto device = std::make_shared<int>(0);
+  cmd->add_option("--device", *device, "CUDA device ordinal")->capture_default_str();
+  return {cmd, [device] {
+            const DeviceInfo d = query_device(*device, true);
+            const double gib = double(1ull << 30);
+            std::cout << fmt::format(
+                "device {}: {}\n"
+                "  compute capability  {}.{}\n"
+                "  SMs                 {}\n"
+                "  memory              {:.1f} GiB ({:.1f} GiB free), {}-bit bus\n"
+                "  L2                  {:.1f} MiB\n"
+                "  shared memory       {} KiB per block (opt-in), {} KiB per SM\n"
+                "  clocks (peak)       SM {} MHz, memory {} MHz\n"
+                "  driver / runtime    CUDA {} / {}\n"
+                "  copy bandwidth      {:.0f} GB/s (device-to-device, read + write)\n",
+                d.ordinal, d.name, d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes / gib,
+                d.memory_free_bytes / gib, d.mem_bus_bits, d.l2_bytes / double(1 << 20),
+                d.shared_mem_per_block_optin / 1024, d.shared_mem_per_sm / 1024, d.sm_clock_mhz, d.mem_clock_mhz,
+                format_cuda_version(d.driver_version), format_cuda_version(d.runtime_version),
+                d.copy_bandwidth_gbs);
+            return 0;
+          }};
+}
+
+}  // namespace sb::cli

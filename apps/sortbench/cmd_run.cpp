@@ -1,0 +1,136 @@
+// sortbench run: generate, sort with each algorithm, verify, time, print, write JSON/CSV.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "sortbench/device_info.hpp"
+#include "sortbench/errors.hpp"
+#include "sortbench/registry.hpp"
+
+namespace sb::cli {
+namespace {
+
+struct RunOptions {
+  InputOptions input;
+  std::string algo = "all";
+  std::string backend = "gpu";
+  int reps = 10, warmup = 1, device = 0, radix_bits = 0;
+  double max_noise_pct = 1.0, budget_s = 2.0;
+  bool no_flush_l2 = false, quiet = false;
+  std::string json, csv;
+  std::vector<std::string> params;
+};
+
+Params parse_params(const RunOptions& o, const std::vector<const Algorithm*>& algos) {
+  Params params;
+  for (const auto& p : o.params) {
+    const auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(fmt::format("--param '{}' is not name=value; give e.g. --param radix-bits=4", p));
+    params[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  if (o.radix_bits) params["radix-bits"] = std::to_string(o.radix_bits);
+  for (const auto& [name, value] : params) {
+    bool read = false;
+    std::string known;
+    for (const Algorithm* a : algos)
+      for (const auto& accepted : a->params) {
+        read = read || accepted == name;
+        if (known.find(accepted) == std::string::npos) known += (known.empty() ? "" : ", ") + accepted;
+      }
+    if (!read)
+      throw UsageError(fmt::format("parameter '{}' is read by none of the selected algorithms ({}); drop it", name,
+                                   known.empty() ? "they read no parameters" : "they read: " + known));
+  }
+  return params;
+}
+
+class ProgressPrinter : public RunObserver {
+ public:
+  explicit ProgressPrinter(bool quiet) : quiet_(quiet) {}
+  void input_ready(const InputSpec& spec, const InputStats& stats) override {
+    if (!quiet_) std::cout << format_input_summary(spec, stats) << std::flush;
+  }
+  void row_started(const Algorithm& a) override {
+    if (!quiet_) std::cerr << "  running " << a.name << "...\n";
+  }
+
+ private:
+  bool quiet_;
+};
+
+int run_run(const CLI::App& cmd, const RunOptions& o) {
+  RunPlan plan;
+  plan.request = to_request(cmd, o.input);
+  derive_input_spec(plan.request);  // bad parameters fail before anything else happens
+  const Backend backend = *parse_backend(o.backend);
+  plan.algorithms = registry().select(o.algo, backend);
+  if (backend == Backend::cpu)
+    for (const Algorithm* a : plan.algorithms)
+      if (a->backend == Backend::gpu)
+        throw UsageError(fmt::format("{} runs on the GPU but --backend cpu was given; drop it or use --backend gpu",
+                                     a->name));
+  plan.params = parse_params(o, plan.algorithms);
+  plan.settings.warmup = o.warmup;
+  plan.settings.min_reps = o.reps;
+  plan.settings.max_noise = o.max_noise_pct / 100.0;
+  plan.settings.budget_s = o.budget_s;
+  plan.settings.flush_l2 = !o.no_flush_l2;
+  if (!o.json.empty()) check_writable(o.json);
+  if (!o.csv.empty()) check_writable(o.csv);
+
+  RunContext context = make_context();
+  context.command_line = command_line();
+  context.settings = plan.settings;
+  const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
+                                     [](const Algorithm* a) { return a->backend == Backend::gpu; });
+  if (needs_gpu) {
+    context.gpu = query_device(o.device, true);
+    plan.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
+  }
+  if (!o.quiet) std::cout << format_context_line(context);
+
+  ProgressPrinter progress(o.quiet);
+  const std::vector<ResultRow> rows = run_benchmark(plan, &progress);
+  std::cout << format_table(rows);
+  if (!o.json.empty()) write_file_atomically(o.json, make_document(context, rows).dump(2) + "\n");
+  if (!o.csv.empty()) write_file_atomically(o.csv, to_csv(rows));
+  if (any_failed_verification(rows)) {
+    std::cerr << "sortbench: error: verification failed for at least one algorithm (see the table)\n";
+    return static_cast<int>(ExitCode::verification_failed);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_run(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "generate an input, run, verify and time sorting algorithms");
+  auto o = std::make_shared<RunOptions>();
+  add_input_options(*cmd, o->input);
+  cmd->add_option("--algo", o->algo, "comma list of names or prefixes (hp*), or all (of the backend)")
+      ->capture_default_str();
+  cmd->add_option("--backend", o->backend, "gpu, or cpu (no GPU used at all)")
+      ->check(CLI::IsMember({"gpu", "cpu"}))
+      ->capture_default_str();
+  cmd->add_option("--reps", o->reps, "minimum timed repetitions")->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "untimed warm-up runs")->check(CLI::Range(0, 1000))->capture_default_str();
+  cmd->add_option("--max-noise", o->max_noise_pct, "stop once the relative stddev is below this percentage")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--budget", o->budget_s, "seconds per algorithm after --reps before giving up on --max-noise")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  cmd->add_flag("--no-flush-l2", o->no_flush_l2, "keep L2 warm between repetitions");
+  cmd->add_option("--param", o->params, "algorithm parameter name=value (repeatable), e.g. radix-bits=4");
+  cmd->add_option("--radix-bits", o->radix_bits, "digit width for radix sorts (same as --param radix-bits=N)")
+      ->check(CLI::Range(1, 16));
+  cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_option("--json", o->json, "write results as JSON (docs/schema.md)");
+  cmd->add_option("--csv", o->csv, "write results as CSV");
+  cmd->add_flag("--quiet", o->quiet, "print only the results table");
+  return {cmd, [cmd, o] { return run_run(*cmd, *o); }};
+}
+
+}  // namespace sb::cli

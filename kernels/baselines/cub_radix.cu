@@ -1,0 +1,164 @@
+// CUB DeviceRadixSort baselines (library: CCCL's cub/device/device_radix_sort.cuh).
+//   cub-radix        all key bits, DoubleBuffer (no copy back), pairs when a payload is given
+//   cub-radix-bits   keys mapped in place to offsets from the input's minimum, sorted on
+//                    bit_width(max - min) bits only: the strongest CUB call for a known range
+//   cub-radix-pairs  always SortPairs; without a payload it attaches the original index
+//                    itself (an argsort), inside the timed region
+#include <cub/device/device_radix_sort.cuh>
+
+#include "baselines.hpp"
+#include "range_transform.cuh"
+#include "sortbench/cuda_check.hpp"
+#include "sortbench/keys.hpp"
+#include "sortbench/launch.hpp"
+#include "sortbench/random.hpp"
+
+namespace sb::baselines {
+namespace {
+
+constexpr unsigned kBlock = 256;
+
+__global__ void iota_kernel(index_t* vals, std::uint64_t n) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    vals[i] = static_cast<index_t>(i);
+}
+
+// Sorts keys[0] (and vals[0] when vals is set) on bits [0, end_bit); returns the
+// DoubleBuffer selector. With temp == nullptr only sets temp_bytes.
+template <typename K>
+int radix_sort(void* temp, std::size_t& temp_bytes, void* const keys[2], index_t* const vals[2], std::uint64_t n,
+               int end_bit, cudaStream_t stream) {
+  cub::DoubleBuffer<K> d_keys(static_cast<K*>(keys[0]), static_cast<K*>(keys[1]));
+  if (vals) {
+    cub::DoubleBuffer<index_t> d_vals(vals[0], vals[1]);
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, d_keys, d_vals, n, 0, end_bit, stream));
+  } else {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, n, 0, end_bit, stream));
+  }
+  return d_keys.selector;
+}
+
+template <typename K>
+std::size_t radix_temp_bytes(std::uint64_t n, bool pairs) {
+  std::size_t bytes = 0;
+  void* keys[2] = {nullptr, nullptr};
+  index_t* vals[2] = {nullptr, nullptr};
+  radix_sort<K>(nullptr, bytes, keys, pairs ? vals : nullptr, n, int(sizeof(K) * 8), nullptr);
+  return bytes;
+}
+
+std::size_t align_up(std::size_t b) { return (b + 255) & ~std::size_t{255}; }
+
+std::uint32_t ordered_value(KeyType key, std::int64_t v) {
+  return dispatch_key(key, [&](auto k) -> std::uint32_t {
+    using K = decltype(k);
+    if constexpr (std::is_same_v<K, Row4>) return 0;
+    else return KeyTraits<K>::ordered(KeyTraits<K>::from_value(v));
+  });
+}
+
+int significant_bits(const SortProblem& p) {
+  const std::uint32_t span = ordered_value(p.spec.key, p.realized.max) - ordered_value(p.spec.key, p.realized.min);
+  return static_cast<int>(bit_width64(span));
+}
+
+const std::vector<KeyType> kScalarKeys{KeyType::u32, KeyType::i32, KeyType::f32};
+
+Algorithm radix_base(std::string name, std::string source) {
+  Algorithm a;
+  a.name = std::move(name);
+  a.family = "baselines";
+  a.backend = Backend::gpu;
+  a.key_types = kScalarKeys;
+  a.payload = true;
+  a.stable = true;
+  a.source = std::move(source);
+  return a;
+}
+
+}  // namespace
+
+void add_cub_radix(Registry& r) {
+  Algorithm full = radix_base("cub-radix", "CUB DeviceRadixSort (all key bits, DoubleBuffer)");
+  full.workspace_bytes = [](const SortProblem& p) {
+    return dispatch_key(p.spec.key, [&](auto k) -> std::size_t {
+      using K = decltype(k);
+      if constexpr (std::is_same_v<K, Row4>) return 0;
+      else return radix_temp_bytes<K>(p.n(), p.has_payload());
+    });
+  };
+  full.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
+    return dispatch_key(p.spec.key, [&](auto k) -> int {
+      using K = decltype(k);
+      if constexpr (std::is_same_v<K, Row4>) return 0;
+      else {
+        std::size_t bytes = b.workspace_bytes;
+        return radix_sort<K>(b.workspace, bytes, b.keys, p.has_payload() ? b.vals : nullptr, p.n(),
+                             int(sizeof(K) * 8), b.stream);
+      }
+    });
+  };
+  r.add(full);
+
+  Algorithm bits = radix_base("cub-radix-bits",
+                              "CUB DeviceRadixSort on bits [0, bit_width(max - min)) of key - min");
+  bits.workspace_bytes = [](const SortProblem& p) {
+    // Offsets are 4-byte unsigned whatever the key type.
+    return radix_temp_bytes<std::uint32_t>(p.n(), p.has_payload());
+  };
+  bits.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
+    const int end_bit = significant_bits(p);
+    if (end_bit == 0 || p.n() < 2) return 0;  // one distinct key: already sorted, stably
+    const std::uint32_t omin = ordered_value(p.spec.key, p.realized.min);
+    const unsigned grid = grid_for(p.n(), kBlock);
+    int sel = 0;
+    dispatch_key(p.spec.key, [&](auto k) {
+      using K = decltype(k);
+      if constexpr (!std::is_same_v<K, Row4>) {
+        keys_to_offsets<K><<<grid, kBlock, 0, b.stream>>>(b.keys[0], p.n(), omin);
+        std::size_t bytes = b.workspace_bytes;
+        sel = radix_sort<std::uint32_t>(b.workspace, bytes, b.keys, p.has_payload() ? b.vals : nullptr, p.n(),
+                                        end_bit, b.stream);
+        offsets_to_keys<K><<<grid, kBlock, 0, b.stream>>>(b.keys[sel], p.n(), omin);
+      }
+    });
+    return sel;
+  };
+  bits.details = [](const SortProblem& p) { return Details{{"end_bit", std::to_string(significant_bits(p))}}; };
+  r.add(bits);
+
+  Algorithm pairs = radix_base("cub-radix-pairs",
+                               "CUB DeviceRadixSort::SortPairs with the original index as value "
+                               "(attached in the timed region when --payload none)");
+  pairs.workspace_bytes = [](const SortProblem& p) {
+    const std::size_t temp = dispatch_key(p.spec.key, [&](auto k) -> std::size_t {
+      using K = decltype(k);
+      if constexpr (std::is_same_v<K, Row4>) return 0;
+      else return radix_temp_bytes<K>(p.n(), true);
+    });
+    return p.has_payload() ? temp : align_up(temp) + 2 * align_up(p.n() * sizeof(index_t));
+  };
+  pairs.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
+    index_t* vals[2] = {b.vals[0], b.vals[1]};
+    void* temp = b.workspace;
+    std::size_t bytes = b.workspace_bytes;
+    if (!p.has_payload()) {
+      char* base = static_cast<char*>(b.workspace);
+      const std::size_t vb = align_up(p.n() * sizeof(index_t));
+      vals[0] = reinterpret_cast<index_t*>(base);
+      vals[1] = reinterpret_cast<index_t*>(base + vb);
+      temp = base + 2 * vb;
+      bytes = b.workspace_bytes - 2 * vb;
+      iota_kernel<<<grid_for(p.n(), kBlock), kBlock, 0, b.stream>>>(vals[0], p.n());
+    }
+    return dispatch_key(p.spec.key, [&](auto k) -> int {
+      using K = decltype(k);
+      if constexpr (std::is_same_v<K, Row4>) return 0;
+      else return radix_sort<K>(temp, bytes, b.keys, vals, p.n(), int(sizeof(K) * 8), b.stream);
+    });
+  };
+  r.add(pairs);
+}
+
+}  // namespace sb::baselines

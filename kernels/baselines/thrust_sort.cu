@@ -1,0 +1,81 @@
+// thrust::sort / thrust::sort_by_key baseline (library: CCCL's Thrust), as a user calls it,
+// except that its temporary memory comes from the harness's workspace through an arena
+// allocator instead of cudaMalloc inside the timed region.
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <new>
+
+#include "baselines.hpp"
+#include "sortbench/keys.hpp"
+
+namespace sb::baselines {
+namespace {
+
+// Bump allocation over the workspace; everything is released when thrust frees the last block.
+class ArenaAllocator {
+ public:
+  using value_type = char;
+  ArenaAllocator(void* base, std::size_t bytes) : base_(static_cast<char*>(base)), bytes_(bytes) {}
+  char* allocate(std::ptrdiff_t n) {
+    const std::size_t size = (static_cast<std::size_t>(n) + 255) & ~std::size_t{255};
+    if (used_ + size > bytes_) throw std::bad_alloc();
+    char* p = base_ + used_;
+    used_ += size;
+    ++live_;
+    return p;
+  }
+  void deallocate(char*, std::size_t) {
+    if (--live_ == 0) used_ = 0;
+  }
+
+ private:
+  char* base_;
+  std::size_t bytes_;
+  std::size_t used_ = 0;
+  int live_ = 0;
+};
+
+template <typename K>
+void thrust_sort(const SortProblem& p, const DeviceBuffers& b) {
+  ArenaAllocator arena(b.workspace, b.workspace_bytes);
+  auto policy = thrust::cuda::par_nosync(arena).on(b.stream);
+  K* keys = static_cast<K*>(b.keys[0]);
+  if (p.has_payload())
+    thrust::sort_by_key(policy, keys, keys + p.n(), b.vals[0]);
+  else
+    thrust::sort(policy, keys, keys + p.n());
+}
+
+}  // namespace
+
+void add_thrust(Registry& r) {
+  Algorithm a;
+  a.name = "thrust-sort";
+  a.family = "baselines";
+  a.backend = Backend::gpu;
+  a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32};
+  a.payload = true;
+  a.stable = false;  // thrust::sort promises no stability (it happens to radix sort primitives)
+  a.source = "thrust::sort / thrust::sort_by_key with thrust::cuda::par_nosync";
+  a.workspace_bytes = [](const SortProblem& p) {
+    // Thrust's radix path needs CUB's temporary storage plus one copy of keys and values.
+    std::size_t cub_bytes = 0;
+    cub::DoubleBuffer<std::uint32_t> k;
+    cub::DoubleBuffer<index_t> v;
+    cub::DeviceRadixSort::SortPairs(nullptr, cub_bytes, k, v, p.n());
+    return cub_bytes + 2 * p.n() * p.spec.element_bytes() + (std::size_t{16} << 20);
+  };
+  a.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
+    dispatch_key(p.spec.key, [&](auto k) {
+      using K = decltype(k);
+      if constexpr (!std::is_same_v<K, Row4>) thrust_sort<K>(p, b);
+    });
+    return 0;
+  };
+  r.add(a);
+}
+
+}  // namespace sb::baselines

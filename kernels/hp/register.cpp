@@ -1,0 +1,8 @@
+// The hp family's registration (its algorithms land with their own issue).
+#include "sortbench/registry.hpp"
+
+namespace sb {
+
+void register_hp(Registry&) {}
+
+}  // namespace sb

@@ -1,0 +1,253 @@
+#include "sortbench/benchmark.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "sortbench/cuda_check.hpp"
+#include "sortbench/device_buffer.hpp"
+#include "sortbench/device_info.hpp"
+#include "sortbench/errors.hpp"
+#include "sortbench/generator.hpp"
+#include "sortbench/verify.hpp"
+
+namespace sb {
+
+std::string_view to_string(RowStatus s) {
+  switch (s) {
+    case RowStatus::ok: return "ok";
+    case RowStatus::unsupported: return "unsupported";
+    case RowStatus::error: return "error";
+    case RowStatus::verify_failed: return "verify_failed";
+  }
+  return "?";
+}
+
+bool any_failed_verification(const std::vector<ResultRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.status == RowStatus::verify_failed; });
+}
+
+namespace {
+
+std::string bytes_text(std::uint64_t b) {
+  return b >= (1ull << 30) ? fmt::format("{:.2f} GiB", b / double(1ull << 30))
+                           : fmt::format("{:.1f} MiB", b / double(1ull << 20));
+}
+
+Params params_for(const Algorithm& a, const Params& all) {
+  Params mine;
+  for (const auto& name : a.params)
+    if (auto it = all.find(name); it != all.end()) mine.insert(*it);
+  return mine;
+}
+
+ResultRow start_row(const Algorithm& a, const RunPlan& plan, const InputSpec& spec, const InputStats& stats) {
+  ResultRow row;
+  row.algorithm = a.name;
+  row.family = a.family;
+  row.backend = a.backend;
+  row.stable = a.stable;
+  row.requested = plan.request;
+  row.spec = spec;
+  row.realized = stats;
+  row.params = params_for(a, plan.params);
+  row.verification = "not run";
+  return row;
+}
+
+void finish_timing(ResultRow& row, const std::vector<double>& samples, double copy_bw) {
+  row.time = summarize_times(samples);
+  const double seconds = row.time.median_ms * 1e-3;
+  if (seconds > 0) {
+    row.keys_per_s = static_cast<double>(row.spec.n) / seconds;
+    row.bandwidth_gbs = 2.0 * static_cast<double>(row.spec.n * row.spec.element_bytes()) / seconds / 1e9;
+    if (row.backend == Backend::gpu && copy_bw > 0) row.bandwidth_pct = 100.0 * row.bandwidth_gbs / copy_bw;
+  }
+}
+
+void apply_verification(ResultRow& row, const VerifyReport& v) {
+  row.verification = v.message;
+  if (!v.ok) {
+    row.status = RowStatus::verify_failed;
+    row.reason = v.message;
+  }
+}
+
+// Sticky CUDA errors leave the context unusable: stop the run rather than fail every row.
+void require_usable_context() {
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess)
+    throw Error(ExitCode::cuda, fmt::format("the CUDA context is no longer usable ({}: {}); rerun the remaining "
+                                            "algorithms in a new process",
+                                            cudaGetErrorName(err), cudaGetErrorString(err)));
+}
+
+struct HostInput {
+  std::vector<unsigned char> keys;
+  std::vector<index_t> vals;
+};
+
+class DeviceSession {
+ public:
+  DeviceSession(const InputSpec& spec) : spec_(spec) {
+    SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    const std::uint64_t kb = spec.n * key_bytes(spec.key);
+    const std::uint64_t vb = spec.n * payload_bytes(spec.payload);
+    std::size_t free_bytes = 0, total = 0;
+    SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    const std::uint64_t needed = 3 * (kb + vb);
+    if (needed > free_bytes)
+      throw Error(ExitCode::device_memory,
+                  fmt::format("the input needs {} on the GPU (input plus two work buffers of {} each) but {} are "
+                              "free; lower -n",
+                              bytes_text(needed), bytes_text(kb + vb), bytes_text(free_bytes)));
+    pristine_keys_ = DeviceBuffer(kb);
+    if (vb) pristine_vals_ = DeviceBuffer(vb);
+    generate_device(spec, pristine_keys_.get(), pristine_vals_.as<index_t>(), stream_);
+    stats_ = input_stats_device(spec, pristine_keys_.get(), stream_);
+    for (int i = 0; i < 2; ++i) {
+      keys_[i] = DeviceBuffer(kb);
+      if (vb) vals_[i] = DeviceBuffer(vb);
+    }
+  }
+  ~DeviceSession() { cudaStreamDestroy(stream_); }
+
+  const InputStats& stats() const { return stats_; }
+
+  HostInput to_host() const {
+    HostInput h;
+    h.keys.resize(pristine_keys_.bytes());
+    h.vals.resize(pristine_vals_.bytes() / sizeof(index_t));
+    if (!h.keys.empty())
+      SB_CUDA_CHECK(cudaMemcpy(h.keys.data(), pristine_keys_.get(), h.keys.size(), cudaMemcpyDeviceToHost));
+    if (!h.vals.empty())
+      SB_CUDA_CHECK(cudaMemcpy(h.vals.data(), pristine_vals_.get(), pristine_vals_.bytes(), cudaMemcpyDeviceToHost));
+    return h;
+  }
+
+  void run(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row,
+           double copy_bw) {
+    const std::size_t ws_bytes = a.workspace_bytes(problem);
+    std::size_t free_bytes = 0, total = 0;
+    SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    if (ws_bytes > free_bytes) {
+      row.status = RowStatus::unsupported;
+      row.reason = fmt::format("workspace needs {} but {} are free", bytes_text(ws_bytes), bytes_text(free_bytes));
+      return;
+    }
+    DeviceBuffer workspace(ws_bytes);
+    DeviceBuffers work;
+    for (int i = 0; i < 2; ++i) {
+      work.keys[i] = keys_[i].get();
+      work.vals[i] = vals_[i].as<index_t>();
+    }
+    work.workspace = workspace.get();
+    work.workspace_bytes = ws_bytes;
+    work.stream = stream_;
+    const DeviceTiming timing =
+        time_device(a, problem, {pristine_keys_.get(), pristine_vals_.as<index_t>()}, work, settings);
+    finish_timing(row, timing.samples_ms, copy_bw);
+    VerifyInput v;
+    v.key = spec_.key;
+    v.n = spec_.n;
+    v.keys_in = pristine_keys_.get();
+    v.keys_out = work.keys[timing.result];
+    v.vals_out = problem.has_payload() ? work.vals[timing.result] : nullptr;
+    v.check_stable = a.stable;
+    apply_verification(row, verify_device(v, stream_));
+  }
+
+ private:
+  InputSpec spec_;
+  cudaStream_t stream_{};
+  DeviceBuffer pristine_keys_, pristine_vals_;
+  DeviceBuffer keys_[2], vals_[2];
+  InputStats stats_;
+};
+
+void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const HostInput& input,
+                        const MeasureSettings& settings, ResultRow& row) {
+  std::vector<unsigned char> keys(input.keys.size());
+  std::vector<index_t> vals(input.vals.size());
+  const index_t* in_vals = input.vals.empty() ? nullptr : input.vals.data();
+  const auto samples =
+      time_host(a, problem, input.keys.data(), in_vals, keys.data(), vals.empty() ? nullptr : vals.data(), settings);
+  finish_timing(row, samples, 0);
+  VerifyInput v;
+  v.key = problem.spec.key;
+  v.n = problem.n();
+  v.keys_in = input.keys.data();
+  v.keys_out = keys.data();
+  v.vals_out = in_vals ? vals.data() : nullptr;
+  v.check_stable = a.stable;
+  apply_verification(row, verify_host(v));
+}
+
+}  // namespace
+
+std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer) {
+  const InputSpec spec = derive_input_spec(plan.request);
+  const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
+                                     [](const Algorithm* a) { return a->backend == Backend::gpu; });
+  std::unique_ptr<DeviceSession> device;
+  HostInput host;
+  InputStats stats;
+  if (needs_gpu) {
+    if (auto why = cuda_unavailable_reason())
+      throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
+    device = std::make_unique<DeviceSession>(spec);
+    stats = device->stats();
+  } else {
+    host.keys.resize(spec.n * key_bytes(spec.key));
+    host.vals.resize(spec.payload == Payload::index ? spec.n : 0);
+    generate_host(spec, host.keys.data(), host.vals.empty() ? nullptr : host.vals.data());
+    stats = input_stats_host(spec, host.keys.data());
+  }
+  if (observer) observer->input_ready(spec, stats);
+
+  bool host_copy_ready = !needs_gpu;
+  std::vector<ResultRow> rows;
+  for (const Algorithm* a : plan.algorithms) {
+    if (observer) observer->row_started(*a);
+    ResultRow row = start_row(*a, plan, spec, stats);
+    SortProblem problem{spec, stats, row.params};
+    try {
+      if (auto why = a->why_unsupported(problem)) {
+        row.status = RowStatus::unsupported;
+        row.reason = *why;
+      } else if (a->backend == Backend::gpu) {
+        device->run(*a, problem, plan.settings, row, plan.copy_bandwidth_gbs);
+        if (a->details) row.details = a->details(problem);
+      } else {
+        if (!host_copy_ready) host = device->to_host(), host_copy_ready = true;
+        run_host_algorithm(*a, problem, host, plan.settings, row);
+        if (a->details) row.details = a->details(problem);
+      }
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      row.status = RowStatus::error;
+      row.reason = e.what();
+      if (needs_gpu) {
+        cudaGetLastError();
+        try {
+          require_usable_context();
+        } catch (...) {
+          rows.push_back(row);
+          if (observer) observer->row_done(rows.back());
+          throw;
+        }
+      }
+    } catch (const std::exception& e) {
+      row.status = RowStatus::error;
+      row.reason = e.what();
+    }
+    rows.push_back(row);
+    if (observer) observer->row_done(rows.back());
+  }
+  return rows;
+}
+
+}  // namespace sb

@@ -1,0 +1,61 @@
+// One benchmark run: generate an input once, then for each algorithm check support,
+// allocate its workspace, time it, verify its output and produce a ResultRow. The app and
+// the sweep both drive this; printers and writers only read its rows.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sortbench/algorithm.hpp"
+#include "sortbench/harness.hpp"
+#include "sortbench/input_spec.hpp"
+
+namespace sb {
+
+enum class RowStatus { ok, unsupported, error, verify_failed };
+std::string_view to_string(RowStatus s);
+
+struct ResultRow {
+  std::string algorithm;
+  std::string family;
+  Backend backend = Backend::gpu;
+  bool stable = false;
+  InputRequest requested;
+  InputSpec spec;
+  InputStats realized;
+  Params params;
+
+  RowStatus status = RowStatus::ok;
+  std::string reason;        // why unsupported / the error / the verification failure
+  std::string verification;  // "passed", a failure message, or "not run"
+  TimingStats time;
+  double keys_per_s = 0;
+  double bandwidth_gbs = 0;      // 2 * n * element bytes / median time
+  double bandwidth_pct = 0;      // of the measured device-to-device copy bandwidth (GPU rows)
+  Details details;
+};
+
+struct RunPlan {
+  InputRequest request;
+  std::vector<const Algorithm*> algorithms;
+  MeasureSettings settings;
+  Params params;
+  double copy_bandwidth_gbs = 0;  // for bandwidth_pct; 0 leaves it unset
+};
+
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void input_ready(const InputSpec&, const InputStats&) {}
+  virtual void row_started(const Algorithm&) {}
+  virtual void row_done(const ResultRow&) {}
+};
+
+// Throws UsageError for bad parameters, Error(no_device) when GPU algorithms are selected
+// and no device answers, Error(device_memory) when the input does not fit, Error(cuda)
+// when the CUDA context becomes unusable. A failing algorithm becomes a row, not a throw.
+std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer = nullptr);
+
+bool any_failed_verification(const std::vector<ResultRow>& rows);
+
+}  // namespace sb

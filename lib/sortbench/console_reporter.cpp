@@ -1,0 +1,52 @@
+// The console table: one line per result, aligned columns, reasons in full below it.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sortbench/device_info.hpp"
+#include "sortbench/report.hpp"
+
+namespace sb {
+
+std::string format_input_summary(const InputSpec& s, const InputStats& z) {
+  return fmt::format(
+      "input: n={} key={} payload={} dist={} seed={}\n"
+      "  requested: minVal={} maxVal={} range={} len={} delta={:.6g} sigma={:.6g}\n"
+      "  realized:  min={} max={} len={}\n",
+      s.n, to_string(s.key), to_string(s.payload), to_string(s.dist), s.seed, s.min_val, s.max_val, s.range, s.len,
+      s.delta(), s.sigma(), z.min, z.max, z.len);
+}
+
+std::string format_context_line(const RunContext& c) {
+  if (!c.gpu) return fmt::format("host: {} ({} threads), no GPU\n", c.host.cpu_model, c.host.cpu_threads);
+  const DeviceInfo& d = *c.gpu;
+  return fmt::format("gpu: {} ({} SMs, {:.0f} GiB, driver {}, runtime {}), copy bandwidth {:.0f} GB/s\n", d.name,
+                     d.sm_count, d.memory_bytes / double(1ull << 30), format_cuda_version(d.driver_version),
+                     format_cuda_version(d.runtime_version), d.copy_bandwidth_gbs);
+}
+
+std::string format_table(const std::vector<ResultRow>& rows) {
+  std::size_t width = 9;
+  for (const auto& r : rows) width = std::max(width, r.algorithm.size());
+  std::string out = fmt::format("{:<{}}  {:>4}  {:>11}  {:>11}  {:>7}  {:>9}  {:>9}  {:>6}  {}\n", "algorithm",
+                                width, "bk", "median ms", "min ms", "rel sd", "Gkeys/s", "GB/s", "%copy", "status");
+  std::vector<std::string> notes;
+  for (const auto& r : rows) {
+    std::string status = r.status == RowStatus::ok ? "verified" : std::string(to_string(r.status));
+    if (r.status != RowStatus::ok) notes.push_back(fmt::format("  {}: {}", r.algorithm, r.reason));
+    for (const auto& [k, v] : r.details) status += fmt::format(" {}={}", k, v);
+    if (r.time.samples) {
+      out += fmt::format("{:<{}}  {:>4}  {:>11.4f}  {:>11.4f}  {:>6.2f}%  {:>9.3f}  {:>9.1f}  {:>6}  {}\n",
+                         r.algorithm, width, to_string(r.backend), r.time.median_ms, r.time.min_ms,
+                         100 * r.time.rel_stddev, r.keys_per_s / 1e9, r.bandwidth_gbs,
+                         r.bandwidth_pct > 0 ? fmt::format("{:.1f}", r.bandwidth_pct) : std::string("-"), status);
+    } else {
+      out += fmt::format("{:<{}}  {:>4}  {:>11}  {:>11}  {:>7}  {:>9}  {:>9}  {:>6}  {}\n", r.algorithm, width,
+                         to_string(r.backend), "-", "-", "-", "-", "-", "-", status);
+    }
+  }
+  for (const auto& n : notes) out += n + "\n";
+  return out;
+}
+
+}  // namespace sb

@@ -1,0 +1,42 @@
+// What the run's GPU is, for the context block and for algorithms sizing their launches.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace sb {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t memory_free_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+  std::uint64_t shared_mem_per_block_optin = 0;
+  std::uint64_t shared_mem_per_sm = 0;
+  int max_threads_per_sm = 0;
+  int sm_clock_mhz = 0;   // peak
+  int mem_clock_mhz = 0;  // peak
+  int mem_bus_bits = 0;
+  int driver_version = 0;   // e.g. 13000
+  int runtime_version = 0;
+  double copy_bandwidth_gbs = 0;  // measured device-to-device copy, bytes read + written
+};
+
+// nullopt when a CUDA device is usable, otherwise why not (one line).
+std::optional<std::string> cuda_unavailable_reason();
+
+// Throws Error(no_device) when no device answers. With measure_bandwidth, times a
+// device-to-device copy (about 0.2 s).
+DeviceInfo query_device(int ordinal, bool measure_bandwidth);
+
+// Median of several timed cudaMemcpyAsync device-to-device copies of `bytes`, in GB/s
+// counting bytes read plus bytes written.
+double measure_copy_bandwidth_gbs(std::uint64_t bytes);
+
+std::string format_cuda_version(int v);
+
+}  // namespace sb

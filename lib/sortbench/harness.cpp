@@ -1,0 +1,61 @@
+#include "sortbench/harness.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+namespace sb {
+
+TimingStats summarize_times(std::vector<double> ms) {
+  TimingStats s;
+  s.samples = ms.size();
+  if (ms.empty()) return s;
+  std::sort(ms.begin(), ms.end());
+  s.min_ms = ms.front();
+  s.max_ms = ms.back();
+  const std::size_t m = ms.size() / 2;
+  s.median_ms = ms.size() % 2 ? ms[m] : 0.5 * (ms[m - 1] + ms[m]);
+  s.mean_ms = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+  double sq = 0;
+  for (double x : ms) sq += (x - s.mean_ms) * (x - s.mean_ms);
+  s.stddev_ms = ms.size() > 1 ? std::sqrt(sq / static_cast<double>(ms.size() - 1)) : 0.0;
+  s.rel_stddev = s.mean_ms > 0 ? s.stddev_ms / s.mean_ms : 0.0;
+  return s;
+}
+
+bool enough_samples(const std::vector<double>& ms, double elapsed_s, const MeasureSettings& s) {
+  if (ms.size() >= static_cast<std::size_t>(s.max_reps)) return true;
+  if (ms.size() < static_cast<std::size_t>(s.min_reps)) return false;
+  return summarize_times(ms).rel_stddev <= s.max_noise || elapsed_s >= s.budget_s;
+}
+
+std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem, const void* keys,
+                              const index_t* vals, void* work_keys, index_t* work_vals,
+                              const MeasureSettings& settings) {
+  using clock = std::chrono::steady_clock;
+  const std::size_t key_size = problem.n() * key_bytes(problem.spec.key);
+  const std::size_t val_size = problem.n() * sizeof(index_t);
+  auto reset = [&] {
+    if (key_size) std::memcpy(work_keys, keys, key_size);
+    if (vals && work_vals && val_size) std::memcpy(work_vals, vals, val_size);
+  };
+  const HostBuffers work{work_keys, vals ? work_vals : nullptr};
+  for (int i = 0; i < settings.warmup; ++i) {
+    reset();
+    algo.run_host(problem, work);
+  }
+  std::vector<double> samples;
+  const auto begin = clock::now();
+  do {
+    reset();
+    const auto t0 = clock::now();
+    algo.run_host(problem, work);
+    const auto t1 = clock::now();
+    samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  } while (!enough_samples(samples, std::chrono::duration<double>(clock::now() - begin).count(), settings));
+  return samples;
+}
+
+}  // namespace sb

@@ -1,0 +1,51 @@
+// The timing harness, after nvbench's cold measurement (detail/measure_cold.cu): before
+// each sample the pristine input is copied into the work buffers and L2 is flushed (both
+// untimed); CUDA events bracket only the sort. Samples continue until their relative
+// standard deviation is under max_noise or the time budget is spent, and at least min_reps.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sortbench/algorithm.hpp"
+
+namespace sb {
+
+struct MeasureSettings {
+  int warmup = 1;
+  int min_reps = 10;
+  int max_reps = 100000;
+  double max_noise = 0.01;  // relative standard deviation target
+  double budget_s = 2.0;    // wall-clock budget per algorithm, after min_reps
+  bool flush_l2 = true;
+};
+
+struct TimingStats {
+  std::size_t samples = 0;
+  double min_ms = 0, median_ms = 0, mean_ms = 0, max_ms = 0, stddev_ms = 0, rel_stddev = 0;
+};
+
+TimingStats summarize_times(std::vector<double> ms);
+bool enough_samples(const std::vector<double>& ms, double elapsed_s, const MeasureSettings& s);
+
+// Pristine input on the device; never written by a sort.
+struct DeviceInput {
+  const void* keys = nullptr;
+  const index_t* vals = nullptr;
+};
+
+struct DeviceTiming {
+  std::vector<double> samples_ms;
+  int result = 0;  // which of the work buffers holds the last sample's output
+};
+
+// work.workspace must already hold workspace_bytes(problem).
+DeviceTiming time_device(const Algorithm& algo, const SortProblem& problem, const DeviceInput& input,
+                         const DeviceBuffers& work, const MeasureSettings& settings);
+
+// Host: work_keys/work_vals are overwritten from the pristine input before each sample.
+std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem, const void* keys,
+                              const index_t* vals, void* work_keys, index_t* work_vals,
+                              const MeasureSettings& settings);
+
+}  // namespace sb

@@ -1,0 +1,184 @@
+// JSON form of the schema (docs/schema.md). Readers ignore fields they do not know.
+#include "sortbench/report.hpp"
+
+#include <stdexcept>
+
+namespace sb {
+
+using nlohmann::json;
+
+namespace {
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+template <typename T>
+std::optional<T> opt_from(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
+}
+
+template <typename E, typename Parse>
+E enum_from(const json& j, const char* key, Parse parse) {
+  const auto text = j.at(key).get<std::string>();
+  if (auto v = parse(text)) return *v;
+  throw std::runtime_error(std::string("unknown ") + key + " '" + text + "'");
+}
+
+double realized_range(const InputStats& s) { return static_cast<double>(s.max - s.min) + 1.0; }
+
+}  // namespace
+
+json to_json(const RunContext& c) {
+  json j;
+  j["sortbench_version"] = c.sortbench_version;
+  j["git_commit"] = c.git_commit;
+  j["date_utc"] = c.date_utc;
+  j["host"] = {{"hostname", c.host.hostname}, {"cpu", c.host.cpu_model}, {"cpu_threads", c.host.cpu_threads}};
+  if (c.gpu) {
+    const DeviceInfo& d = *c.gpu;
+    j["gpu"] = {{"ordinal", d.ordinal},
+                {"name", d.name},
+                {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                {"sm_count", d.sm_count},
+                {"memory_bytes", d.memory_bytes},
+                {"memory_free_bytes", d.memory_free_bytes},
+                {"l2_bytes", d.l2_bytes},
+                {"shared_mem_per_block_optin_bytes", d.shared_mem_per_block_optin},
+                {"sm_clock_peak_mhz", d.sm_clock_mhz},
+                {"mem_clock_peak_mhz", d.mem_clock_mhz},
+                {"mem_bus_bits", d.mem_bus_bits},
+                {"driver_version", format_cuda_version(d.driver_version)},
+                {"runtime_version", format_cuda_version(d.runtime_version)},
+                {"copy_bandwidth_gbs", d.copy_bandwidth_gbs}};
+  } else {
+    j["gpu"] = nullptr;
+  }
+  j["command_line"] = c.command_line;
+  j["measurement"] = {{"warmup", c.settings.warmup},         {"min_reps", c.settings.min_reps},
+                      {"max_reps", c.settings.max_reps},     {"max_noise", c.settings.max_noise},
+                      {"budget_s", c.settings.budget_s},     {"flush_l2", c.settings.flush_l2},
+                      {"timer", "cuda events (gpu), steady_clock (cpu)"}};
+  return j;
+}
+
+json to_json(const ResultRow& r) {
+  const InputRequest& q = r.requested;
+  const InputSpec& s = r.spec;
+  json requested = {{"n", opt(q.n)},         {"delta", opt(q.delta)},   {"sigma", opt(q.sigma)},
+                    {"len", opt(q.len)},     {"min_val", opt(q.min_val)}, {"max_val", opt(q.max_val)}};
+  json input = {{"requested", requested},
+                {"n", s.n},
+                {"min_val", s.min_val},
+                {"max_val", s.max_val},
+                {"range", s.range},
+                {"len", s.len},
+                {"delta", s.delta()},
+                {"sigma", s.sigma()},
+                {"dist", to_string(s.dist)},
+                {"key", to_string(s.key)},
+                {"payload", to_string(s.payload)},
+                {"seed", s.seed}};
+  const InputStats& z = r.realized;
+  json realized = {{"n", z.n}, {"min", z.min}, {"max", z.max}, {"len", z.len}};
+  if (z.n) {
+    realized["delta"] = static_cast<double>(z.n) / realized_range(z);
+    realized["sigma"] = z.len ? realized_range(z) / static_cast<double>(z.len) : 0.0;
+  }
+  json details = json::object();
+  for (const auto& [k, v] : r.details) details[k] = v;
+  json j = {{"algorithm", r.algorithm},
+            {"family", r.family},
+            {"backend", to_string(r.backend)},
+            {"stable", r.stable},
+            {"input", input},
+            {"realized", realized},
+            {"params", r.params},
+            {"status", to_string(r.status)},
+            {"reason", r.reason},
+            {"verification", r.verification},
+            {"details", details}};
+  if (r.time.samples) {
+    j["time_ms"] = {{"samples", r.time.samples}, {"min", r.time.min_ms},       {"median", r.time.median_ms},
+                    {"mean", r.time.mean_ms},    {"max", r.time.max_ms},       {"stddev", r.time.stddev_ms},
+                    {"rel_stddev", r.time.rel_stddev}};
+    j["keys_per_s"] = r.keys_per_s;
+    j["bandwidth_gbs"] = r.bandwidth_gbs;
+    j["bandwidth_pct_of_copy"] = r.bandwidth_pct;
+  } else {
+    j["time_ms"] = nullptr;
+  }
+  return j;
+}
+
+ResultRow row_from_json(const json& j) {
+  ResultRow r;
+  r.algorithm = j.at("algorithm").get<std::string>();
+  r.family = j.value("family", "");
+  r.backend = enum_from<Backend>(j, "backend", parse_backend);
+  r.stable = j.value("stable", false);
+  const json& in = j.at("input");
+  const json& q = in.at("requested");
+  r.requested.n = opt_from<std::uint64_t>(q, "n");
+  r.requested.delta = opt_from<double>(q, "delta");
+  r.requested.sigma = opt_from<double>(q, "sigma");
+  r.requested.len = opt_from<std::uint64_t>(q, "len");
+  r.requested.min_val = opt_from<std::int64_t>(q, "min_val");
+  r.requested.max_val = opt_from<std::int64_t>(q, "max_val");
+  r.spec.n = in.at("n").get<std::uint64_t>();
+  r.spec.min_val = in.at("min_val").get<std::int64_t>();
+  r.spec.max_val = in.at("max_val").get<std::int64_t>();
+  r.spec.range = in.at("range").get<std::uint64_t>();
+  r.spec.len = in.at("len").get<std::uint64_t>();
+  r.spec.dist = enum_from<Distribution>(in, "dist", parse_distribution);
+  r.spec.key = enum_from<KeyType>(in, "key", parse_key_type);
+  r.spec.payload = enum_from<Payload>(in, "payload", parse_payload);
+  r.spec.seed = in.at("seed").get<std::uint64_t>();
+  r.requested.dist = r.spec.dist;
+  r.requested.key = r.spec.key;
+  r.requested.payload = r.spec.payload;
+  r.requested.seed = r.spec.seed;
+  const json& z = j.at("realized");
+  r.realized.n = z.at("n").get<std::uint64_t>();
+  r.realized.min = z.at("min").get<std::int64_t>();
+  r.realized.max = z.at("max").get<std::int64_t>();
+  r.realized.len = z.at("len").get<std::uint64_t>();
+  if (j.contains("params")) r.params = j.at("params").get<Params>();
+  const auto status = j.at("status").get<std::string>();
+  if (status == "ok") r.status = RowStatus::ok;
+  else if (status == "unsupported") r.status = RowStatus::unsupported;
+  else if (status == "error") r.status = RowStatus::error;
+  else if (status == "verify_failed") r.status = RowStatus::verify_failed;
+  else throw std::runtime_error("unknown status '" + status + "'");
+  r.reason = j.value("reason", "");
+  r.verification = j.value("verification", "");
+  if (j.contains("details"))
+    for (const auto& [k, v] : j.at("details").items()) r.details.emplace_back(k, v.get<std::string>());
+  if (j.contains("time_ms") && !j.at("time_ms").is_null()) {
+    const json& t = j.at("time_ms");
+    r.time.samples = t.at("samples").get<std::size_t>();
+    r.time.min_ms = t.at("min").get<double>();
+    r.time.median_ms = t.at("median").get<double>();
+    r.time.mean_ms = t.at("mean").get<double>();
+    r.time.max_ms = t.at("max").get<double>();
+    r.time.stddev_ms = t.at("stddev").get<double>();
+    r.time.rel_stddev = t.at("rel_stddev").get<double>();
+    r.keys_per_s = j.value("keys_per_s", 0.0);
+    r.bandwidth_gbs = j.value("bandwidth_gbs", 0.0);
+    r.bandwidth_pct = j.value("bandwidth_pct_of_copy", 0.0);
+  }
+  return r;
+}
+
+json make_document(const RunContext& c, const std::vector<ResultRow>& rows) {
+  json doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["context"] = to_json(c);
+  doc["results"] = json::array();
+  for (const auto& r : rows) doc["results"].push_back(to_json(r));
+  return doc;
+}
+
+}  // namespace sb

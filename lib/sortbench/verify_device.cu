@@ -1,0 +1,93 @@
+// GPU verifier: one pass over the output with the checks of verify.hpp, counts gathered with
+// atomics. An index bitmap (n bits) catches repeated payload indices.
+#include "sortbench/cuda_check.hpp"
+#include "sortbench/device_buffer.hpp"
+#include "sortbench/launch.hpp"
+#include "sortbench/verify.hpp"
+
+namespace sb {
+namespace {
+
+constexpr int kBlock = 256;
+
+__device__ void note(unsigned long long* count, unsigned long long* first, std::uint64_t j) {
+  atomicAdd(count, 1ull);
+  atomicMin(first, static_cast<unsigned long long>(j));
+}
+
+__device__ void add_warp_sum(unsigned long long* target, unsigned long long v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(target, v);
+}
+
+// VerifyCounts viewed as an array of unsigned long long for the atomics.
+struct DeviceCounts {
+  unsigned long long unsorted, first_unsorted;
+  unsigned long long fp_in_a, fp_in_b, fp_out_a, fp_out_b;
+  unsigned long long bad_index, first_bad_index;
+  unsigned long long wrong_key, first_wrong_key;
+  unsigned long long repeated_index, first_repeated_index;
+  unsigned long long unstable, first_unstable;
+};
+static_assert(sizeof(DeviceCounts) == sizeof(VerifyCounts));
+
+template <typename K>
+__global__ void verify_kernel(VerifyInput in, std::uint32_t* seen, DeviceCounts* c) {
+  const K* kin = static_cast<const K*>(in.keys_in);
+  const K* kout = static_cast<const K*>(in.keys_out);
+  unsigned long long in_a = 0, in_b = 0, out_a = 0, out_b = 0;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  // Every thread runs the same trip count so the warp sums below see full warps.
+  const std::uint64_t trips = (in.n + stride - 1) / stride;
+  std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  for (std::uint64_t t = 0; t < trips; ++t, j += stride) {
+    if (j >= in.n) continue;
+    const Fingerprint a = fingerprint_of(kin[j]);
+    const Fingerprint b = fingerprint_of(kout[j]);
+    in_a += a.a, in_b += a.b, out_a += b.a, out_b += b.b;
+    if (j + 1 < in.n && out_of_order(kout, j)) note(&c->unsorted, &c->first_unsorted, j);
+    if (!in.vals_out) continue;
+    const index_t idx = in.vals_out[j];
+    if (idx >= in.n) {
+      note(&c->bad_index, &c->first_bad_index, j);
+      continue;
+    }
+    if (!bits_equal(kin[idx], kout[j])) note(&c->wrong_key, &c->first_wrong_key, j);
+    const std::uint32_t bit = 1u << (idx & 31);
+    if (atomicOr(&seen[idx >> 5], bit) & bit) note(&c->repeated_index, &c->first_repeated_index, j);
+    if (in.check_stable && j + 1 < in.n && breaks_stability(kout, in.vals_out, j))
+      note(&c->unstable, &c->first_unstable, j);
+  }
+  add_warp_sum(&c->fp_in_a, in_a);
+  add_warp_sum(&c->fp_in_b, in_b);
+  add_warp_sum(&c->fp_out_a, out_a);
+  add_warp_sum(&c->fp_out_b, out_b);
+}
+
+}  // namespace
+
+VerifyReport verify_device(const VerifyInput& in, cudaStream_t stream) {
+  if (in.n == 0) return summarize(VerifyCounts{}, 0);
+  DeviceBuffer counts(sizeof(DeviceCounts));
+  DeviceCounts init{};
+  init.first_unsorted = init.first_bad_index = init.first_wrong_key = init.first_repeated_index =
+      init.first_unstable = in.n;
+  SB_CUDA_CHECK(cudaMemcpyAsync(counts.get(), &init, sizeof init, cudaMemcpyHostToDevice, stream));
+  DeviceBuffer seen;
+  if (in.vals_out) {
+    seen = DeviceBuffer(((in.n + 31) / 32) * sizeof(std::uint32_t));
+    SB_CUDA_CHECK(cudaMemsetAsync(seen.get(), 0, seen.bytes(), stream));
+  }
+  const unsigned blocks = grid_for(in.n, kBlock, 65535u * 8);
+  dispatch_key(in.key, [&](auto k) {
+    verify_kernel<decltype(k)><<<blocks, kBlock, 0, stream>>>(in, seen.as<std::uint32_t>(),
+                                                                                  counts.as<DeviceCounts>());
+  });
+  SB_CUDA_CHECK_LAUNCH();
+  VerifyCounts host;
+  SB_CUDA_CHECK(cudaMemcpyAsync(&host, counts.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return summarize(host, in.n);
+}
+
+}  // namespace sb

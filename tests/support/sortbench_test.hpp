@@ -1,0 +1,51 @@
+// Test helpers: run one algorithm once on a generated input and hand back its output, and
+// the std::sort reference for the same input.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sortbench/algorithm.hpp"
+#include "sortbench/input_spec.hpp"
+#include "sortbench/registry.hpp"
+#include "sortbench/verify.hpp"
+
+namespace sb::test {
+
+struct Outcome {
+  std::optional<std::string> unsupported;  // set: the algorithm declined the input (nothing ran)
+  std::vector<unsigned char> keys;         // n * key_bytes, sorted output
+  std::vector<index_t> vals;               // payload output (empty without payload)
+  VerifyReport verify;                     // the harness's verifier on this output
+};
+
+// A spec from a few fields, through the same derivation as the command line.
+InputSpec make_spec(std::uint64_t n, Distribution dist = Distribution::uniform, KeyType key = KeyType::u32,
+                    Payload payload = Payload::none, std::optional<double> delta = std::nullopt,
+                    std::optional<std::uint64_t> len = std::nullopt, std::optional<std::int64_t> min_val = std::nullopt,
+                    std::uint64_t seed = 7);
+
+// Host input and the reference output (std::stable_sort of (key, index) records by key).
+struct Reference {
+  std::vector<unsigned char> input_keys;
+  std::vector<index_t> input_vals;
+  std::vector<unsigned char> sorted_keys;
+  std::vector<index_t> stable_vals;  // indices in stable order
+};
+Reference make_reference(const InputSpec& spec);
+
+// CPU backend algorithm, once, verified by verify_host.
+Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params& params = {});
+// GPU backend algorithm, once, on a device-generated input, verified by verify_device.
+// Returns a gtest-skippable outcome when the algorithm declines the input.
+Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Params& params = {});
+
+// Expects outcome.keys == reference.sorted_keys, a passed verification, and with a payload
+// for a stable algorithm the exact stable index order. Returns false (with gtest failures).
+bool expect_matches_reference(const Algorithm& algo, const InputSpec& spec, const Reference& ref,
+                              const Outcome& outcome);
+
+std::string describe(const InputSpec& spec);
+
+}  // namespace sb::test
