@@ -3,6 +3,8 @@
 // and without payload, negative minVal, and maxVal near 2^31 and 2^32.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "sortbench/registry.hpp"
@@ -45,14 +47,28 @@ std::vector<InputSpec> matrix() {
   return specs;
 }
 
+// SORTBENCH_TEST_ALGOS="hp*,cub-radix" limits the matrix to some algorithms (same syntax as --algo).
+std::vector<const Algorithm*> algorithms_under_test() {
+  const char* only = std::getenv("SORTBENCH_TEST_ALGOS");
+  std::vector<const Algorithm*> out;
+  if (only && *only) {
+    for (const Algorithm* a : registry().select(only, Backend::gpu))
+      if (a->backend == Backend::gpu) out.push_back(a);
+    return out;
+  }
+  for (const Algorithm& a : registry().all())
+    if (a.backend == Backend::gpu) out.push_back(&a);
+  return out;
+}
+
 class GpuMatrix : public testing::TestWithParam<InputSpec> {};
 
 TEST_P(GpuMatrix, EveryGpuAlgorithmMatchesStdSort) {
   const InputSpec spec = GetParam();
   const Reference ref = make_reference(spec);
   int ran = 0;
-  for (const Algorithm& algo : registry().all()) {
-    if (algo.backend != Backend::gpu) continue;
+  for (const Algorithm* a : algorithms_under_test()) {
+    const Algorithm& algo = *a;
     const Outcome out = run_device_once(algo, spec);
     if (out.unsupported) {
       EXPECT_FALSE(out.unsupported->empty()) << algo.name << " declined without a reason";
