@@ -11,16 +11,7 @@ namespace sb::test {
 namespace {
 
 TEST(CpuAlgorithms, EveryCpuAlgorithmMatchesStdSort) {
-  std::vector<InputSpec> specs;
-  for (std::uint64_t n : {0u, 1u, 2u, 33u, 1000u, 65537u})
-    for (Distribution d : all_distributions())
-      for (KeyType k : all_key_types())
-        for (Payload p : {Payload::none, Payload::index}) {
-          const bool is_signed = k == KeyType::i32 || k == KeyType::f32;
-          specs.push_back(make_spec(n, d, k, p, std::nullopt, std::nullopt,
-                                    is_signed ? std::optional<std::int64_t>(-static_cast<std::int64_t>(n / 2))
-                                              : std::nullopt));
-        }
+  const std::vector<InputSpec> specs = input_matrix({0, 1, 2, 33, 1000, 65537});
   for (const InputSpec& spec : specs) {
     const Reference ref = make_reference(spec);
     for (const Algorithm& algo : registry().all()) {
