@@ -42,19 +42,29 @@ __device__ __forceinline__ void compare_exchange(K& ka, index_t& va, K& kb, inde
   }
 }
 
-struct GlobalSlot {
-  __device__ __forceinline__ std::uint64_t operator()(std::uint64_t i) const { return i; }
+// Where a group pass reads or writes: plain arrays (global memory, or one tile of it), or a
+// tile in shared memory under the bank swizzle tile_slot.
+template <typename K, typename Index>
+struct PlainView {
+  using Key = K;
+  K* keys;
+  index_t* vals;
+  __device__ __forceinline__ Index at(Index i) const { return i; }
 };
-struct TileSlot {
-  __device__ __forceinline__ unsigned operator()(unsigned i) const { return tile_slot(i); }
+template <typename K>
+struct SwizzledView {
+  using Key = K;
+  K* keys;
+  index_t* vals;
+  __device__ __forceinline__ unsigned at(unsigned i) const { return tile_slot(i); }
 };
 
-// Loads group t's 2^kSteps elements, does steps j .. j-kSteps+1 on them, stores them back.
-// `offset` is the global index of element 0 (a tile's start in shared memory, else 0);
-// element i lives at slot(i).
-template <unsigned kSteps, typename K, bool kPayload, typename Index, typename Slot>
-__device__ __forceinline__ void group_pass(K* keys, index_t* vals, Index t, std::uint64_t offset, unsigned s,
-                                           unsigned j, Slot slot) {
+// Loads group t's 2^kSteps elements from `in`, does steps j .. j-kSteps+1 on them, stores
+// them to `out`. `offset` is the global index of element 0 (a tile's start, else 0).
+template <unsigned kSteps, bool kPayload, typename In, typename Out, typename Index>
+__device__ __forceinline__ void group_pass(const In& in, const Out& out, Index t, std::uint64_t offset, unsigned s,
+                                           unsigned j) {
+  using K = typename In::Key;
   constexpr unsigned kCount = 1u << kSteps;
   const Index base = static_cast<Index>(group_base(t, j, kSteps));
   const unsigned low = group_low_step(j, kSteps);
@@ -62,17 +72,17 @@ __device__ __forceinline__ void group_pass(K* keys, index_t* vals, Index t, std:
   index_t v[kCount];
 #pragma unroll
   for (unsigned m = 0; m < kCount; ++m) {
-    const Index i = slot(base + (static_cast<Index>(m) << low));
-    k[m] = keys[i];
-    if (kPayload) v[m] = vals[i];
+    const Index i = base + (static_cast<Index>(m) << low);
+    k[m] = in.keys[in.at(i)];
+    if (kPayload) v[m] = in.vals[in.at(i)];
   }
   const bool asc = ascending(offset + base, s);
   group_steps<kSteps>([&](unsigned a, unsigned b) { compare_exchange<K, kPayload>(k[a], v[a], k[b], v[b], asc); });
 #pragma unroll
   for (unsigned m = 0; m < kCount; ++m) {
-    const Index i = slot(base + (static_cast<Index>(m) << low));
-    keys[i] = k[m];
-    if (kPayload) vals[i] = v[m];
+    const Index i = base + (static_cast<Index>(m) << low);
+    out.keys[out.at(i)] = k[m];
+    if (kPayload) out.vals[out.at(i)] = v[m];
   }
 }
 
@@ -80,51 +90,60 @@ __device__ __forceinline__ void group_pass(K* keys, index_t* vals, Index t, std:
 template <unsigned kSteps, typename K, bool kPayload>
 __global__ void global_steps_kernel(K* keys, index_t* vals, std::uint64_t groups, unsigned s, unsigned j) {
   const std::uint64_t t = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (t < groups) group_pass<kSteps, K, kPayload>(keys, vals, t, 0, s, j, GlobalSlot{});
+  const PlainView<K, std::uint64_t> data{keys, vals};
+  if (t < groups) group_pass<kSteps, kPayload>(data, data, t, 0, s, j);
 }
 
-// One shared-memory round: steps j .. j-kSteps+1 on the tile, each thread taking groups in turn.
-template <unsigned kSteps, typename K, bool kPayload>
-__device__ __forceinline__ void shared_round(K* tile_keys, index_t* tile_vals, unsigned tile_log,
-                                             std::uint64_t offset, unsigned s, unsigned j) {
+// One round of a tile: steps j .. j-kSteps+1, each thread taking groups in turn.
+template <unsigned kSteps, bool kPayload, typename In, typename Out>
+__device__ __forceinline__ void tile_round(const In& in, const Out& out, unsigned tile_log, std::uint64_t offset,
+                                           unsigned s, unsigned j) {
   for (unsigned t = threadIdx.x; t < (1u << (tile_log - kSteps)); t += blockDim.x)
-    group_pass<kSteps, K, kPayload>(tile_keys, tile_vals, t, offset, s, j, TileSlot{});
+    group_pass<kSteps, kPayload>(in, out, t, offset, s, j);
 }
 
-// C2 (kRound 1), C2C4 (kRound 2) and C16 (kRound 4): block b loads tile b (2^tile_log
-// elements), runs stage first_stage from step first_step and every later stage up to
-// last_stage from step s-1, all down to step 0, and stores it back. A round does
-// min(kRound, steps left in the stage) steps in registers between two barriers.
+// The first round reads the tile from global memory, the last writes it there; the others
+// stay in shared memory.
+template <unsigned kSteps, bool kPayload, typename Global, typename Shared>
+__device__ __forceinline__ void tile_round(bool first, bool last, const Global& g, const Shared& sm,
+                                           unsigned tile_log, std::uint64_t offset, unsigned s, unsigned j) {
+  if (first && last) tile_round<kSteps, kPayload>(g, g, tile_log, offset, s, j);
+  else if (first) tile_round<kSteps, kPayload>(g, sm, tile_log, offset, s, j);
+  else if (last) tile_round<kSteps, kPayload>(sm, g, tile_log, offset, s, j);
+  else tile_round<kSteps, kPayload>(sm, sm, tile_log, offset, s, j);
+}
+
+// C2 (kRound 1), C2C4 (kRound 2) and C16 (kRound 4): block b sorts tile b (2^tile_log
+// elements) through stage first_stage from step first_step and every later stage up to
+// last_stage from step s-1, all down to step 0. A round does min(kRound, steps left in the
+// stage) steps in registers between two barriers. Departure from the article, whose C2
+// copies the tile into shared memory first and back at the end: the first round reads its
+// groups straight from global memory and the last round writes straight to it, two
+// shared-memory passes fewer.
 template <unsigned kRound, typename K, bool kPayload>
 __global__ void shared_steps_kernel(K* keys, index_t* vals, unsigned tile_log, unsigned first_stage,
                                     unsigned first_step, unsigned last_stage) {
   static_assert(kRound == 1 || kRound == 2 || kRound == 4, "C2, C4 and C16 rounds");
   extern __shared__ unsigned char shared_bytes[];
-  const unsigned tile = 1u << tile_log;
   K* tile_keys = reinterpret_cast<K*>(shared_bytes);
-  index_t* tile_vals = reinterpret_cast<index_t*>(tile_keys + tile);
+  const SwizzledView<K> sm{tile_keys, reinterpret_cast<index_t*>(tile_keys + (1u << tile_log))};
   const std::uint64_t offset = std::uint64_t{blockIdx.x} << tile_log;
-  for (unsigned i = threadIdx.x; i < tile; i += blockDim.x) {
-    tile_keys[tile_slot(i)] = keys[offset + i];
-    if (kPayload) tile_vals[tile_slot(i)] = vals[offset + i];
-  }
-  __syncthreads();
+  const PlainView<K, unsigned> g{keys + offset, kPayload ? vals + offset : nullptr};
+  bool first = true;
   for (unsigned s = first_stage; s <= last_stage; ++s) {
     for (int j = static_cast<int>(s == first_stage ? first_step : s - 1); j >= 0;) {
       const unsigned left = static_cast<unsigned>(j) + 1;
       const unsigned k = left < kRound ? left : kRound;
+      const bool last = s == last_stage && k == left;
       const unsigned jj = static_cast<unsigned>(j);
-      if (kRound >= 4 && k == 4) shared_round<(kRound >= 4 ? 4 : 1), K, kPayload>(tile_keys, tile_vals, tile_log, offset, s, jj);
-      else if (kRound >= 4 && k == 3) shared_round<(kRound >= 4 ? 3 : 1), K, kPayload>(tile_keys, tile_vals, tile_log, offset, s, jj);
-      else if (kRound >= 2 && k == 2) shared_round<(kRound >= 2 ? 2 : 1), K, kPayload>(tile_keys, tile_vals, tile_log, offset, s, jj);
-      else shared_round<1, K, kPayload>(tile_keys, tile_vals, tile_log, offset, s, jj);
+      if (kRound >= 4 && k == 4) tile_round<(kRound >= 4 ? 4 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, jj);
+      else if (kRound >= 4 && k == 3) tile_round<(kRound >= 4 ? 3 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, jj);
+      else if (kRound >= 2 && k == 2) tile_round<(kRound >= 2 ? 2 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, jj);
+      else tile_round<1, kPayload>(first, last, g, sm, tile_log, offset, s, jj);
+      if (!last) __syncthreads();
+      first = false;
       j -= static_cast<int>(k);
-      __syncthreads();
     }
-  }
-  for (unsigned i = threadIdx.x; i < tile; i += blockDim.x) {
-    keys[offset + i] = tile_keys[tile_slot(i)];
-    if (kPayload) vals[offset + i] = tile_vals[tile_slot(i)];
   }
 }
 

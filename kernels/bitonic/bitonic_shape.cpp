@@ -49,7 +49,9 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
   if (block <= 0 || block % d.warpSize != 0 || block > d.maxThreadsPerBlock)
     throw UsageError(fmt::format("--param block={} is not a multiple of {} up to {}", block, d.warpSize,
                                  d.maxThreadsPerBlock));
-  sh.global_threads = static_cast<unsigned>(block);
+  const KernelLimits limits = kernel_limits(sc, p.spec.key, p.has_payload());
+  const unsigned warp = static_cast<unsigned>(d.warpSize);
+  sh.global_threads = std::min(static_cast<unsigned>(block), limits.global_threads / warp * warp);
   if (!sc.shared) return sh;
 
   const std::size_t elem = element_bytes(p);
@@ -65,8 +67,10 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
                                  tile, elem, d.sharedMemPerBlockOptin));
   sh.tile_log = std::min(ceil_log2(static_cast<std::uint64_t>(tile)), sh.log_n);
   const unsigned threads_per_tile = static_cast<unsigned>(d.maxThreadsPerMultiProcessor) / kTilesPerSm;
-  const unsigned half_tile = sh.tile_log > 0 ? (1u << (sh.tile_log - 1)) : 1u;
-  sh.shared_threads = std::min({static_cast<unsigned>(d.maxThreadsPerBlock), threads_per_tile, half_tile});
+  // One group per thread in a full round (more threads would idle).
+  const unsigned groups = sh.tile_log > sc.shared_round ? (1u << (sh.tile_log - sc.shared_round)) : 1u;
+  sh.shared_threads = std::min({limits.shared_threads / warp * warp, threads_per_tile, groups});
+  if (sh.shared_threads == 0) sh.shared_threads = 1;
   return sh;
 }
 

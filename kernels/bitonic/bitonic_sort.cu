@@ -4,6 +4,9 @@
 // sentinels that sort last, sorted there, and its first n elements copied back.
 #include "bitonic_sort.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "bitonic_index.hpp"
 #include "bitonic_kernels.cuh"
 #include "sortbench/cuda_check.hpp"
@@ -21,6 +24,7 @@ void launch_all(const Schedule& sc, const LaunchShape& sh, K* keys, index_t* val
   auto* shared_kernel = sc.shared_round == 4   ? &shared_steps_kernel<4, K, kPayload>
                         : sc.shared_round == 2 ? &shared_steps_kernel<2, K, kPayload>
                                                : &shared_steps_kernel<1, K, kPayload>;
+  // (shared_kernel_of below names the same kernels for their thread limits.)
   if (sc.shared)
     SB_CUDA_CHECK(cudaFuncSetAttribute(shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(tile_bytes)));
@@ -81,7 +85,52 @@ int sort_typed(const Schedule& sc, const SortProblem& p, const DeviceBuffers& b)
   return 0;
 }
 
+template <typename K, bool kPayload>
+const void* shared_kernel_of(unsigned round) {
+  if (round == 4) return reinterpret_cast<const void*>(&shared_steps_kernel<4, K, kPayload>);
+  if (round == 2) return reinterpret_cast<const void*>(&shared_steps_kernel<2, K, kPayload>);
+  return reinterpret_cast<const void*>(&shared_steps_kernel<1, K, kPayload>);
+}
+
+template <typename K, bool kPayload>
+std::vector<const void*> global_kernels_of(unsigned max_steps) {
+  const std::vector<const void*> all{reinterpret_cast<const void*>(&global_steps_kernel<1, K, kPayload>),
+                                     reinterpret_cast<const void*>(&global_steps_kernel<2, K, kPayload>),
+                                     reinterpret_cast<const void*>(&global_steps_kernel<3, K, kPayload>),
+                                     reinterpret_cast<const void*>(&global_steps_kernel<4, K, kPayload>),
+                                     reinterpret_cast<const void*>(&global_steps_kernel<5, K, kPayload>),
+                                     reinterpret_cast<const void*>(&split_kernel<K, kPayload>)};
+  std::vector<const void*> out(all.begin(), all.begin() + max_steps);
+  out.push_back(all.back());
+  return out;
+}
+
+// The most threads per block every listed kernel can launch with (registers decide).
+unsigned max_threads(const std::vector<const void*>& kernels) {
+  int limit = 1 << 30;
+  for (const void* f : kernels) {
+    cudaFuncAttributes a{};
+    SB_CUDA_CHECK(cudaFuncGetAttributes(&a, f));
+    limit = std::min(limit, a.maxThreadsPerBlock);
+  }
+  return static_cast<unsigned>(limit);
+}
+
 }  // namespace
+
+KernelLimits kernel_limits(const Schedule& sc, KeyType key, bool payload) {
+  return dispatch_key(key, [&](auto k) -> KernelLimits {
+    using K = decltype(k);
+    if constexpr (std::is_same_v<K, Row4>) {
+      return {0, 0};
+    } else {
+      return payload ? KernelLimits{max_threads(global_kernels_of<K, true>(sc.max_global_steps)),
+                                    max_threads({shared_kernel_of<K, true>(sc.shared_round)})}
+                     : KernelLimits{max_threads(global_kernels_of<K, false>(sc.max_global_steps)),
+                                    max_threads({shared_kernel_of<K, false>(sc.shared_round)})};
+    }
+  });
+}
 
 int sort_device(const Schedule& s, const SortProblem& p, const DeviceBuffers& b) {
   return dispatch_key(p.spec.key, [&](auto k) -> int {

@@ -21,6 +21,15 @@ struct LaunchShape {
   unsigned global_threads = 0;  // threads of a B2..B16 / split block
 };
 
+// The most threads per block the schedule's kernels can launch with, for this key type and
+// payload (their register use decides): global-memory kernels (B2.. and split) and the
+// shared-memory kernel. 0 for key types the family does not sort.
+struct KernelLimits {
+  unsigned global_threads;
+  unsigned shared_threads;
+};
+KernelLimits kernel_limits(const Schedule& s, KeyType key, bool payload);
+
 // Throws UsageError for a tile or block parameter the device cannot take.
 LaunchShape launch_shape(const Schedule& s, const SortProblem& p);
 // Why this input cannot be taken (parameters included), or nullopt.
