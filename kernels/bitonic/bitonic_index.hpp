@@ -50,6 +50,26 @@ SB_HD_INLINE bool ascending(std::uint64_t i, unsigned s) { return ((i >> s) & 1)
 // row still hit 32 distinct banks. Our addition, not the article's.
 SB_HD_INLINE unsigned tile_slot(unsigned i) { return i ^ ((i >> 5) & 31u); }
 
+// The rounds of one shared-memory launch, in order: stage first_stage from step first_step,
+// then every stage up to last_stage from step s-1, each down to step 0, at most max_round
+// steps per round. Calls round(s, j, k, first, last): steps j .. j-k+1 of stage s; `first`
+// (the round reads global memory) and `last` (it writes global memory) mark the ends.
+template <typename Round>
+SB_HD_INLINE void for_each_tile_round(unsigned first_stage, unsigned first_step, unsigned last_stage,
+                                      unsigned max_round, Round&& round) {
+  bool first = true;
+  for (unsigned s = first_stage; s <= last_stage; ++s) {
+    for (int j = static_cast<int>(s == first_stage ? first_step : s - 1); j >= 0;) {
+      const unsigned left = static_cast<unsigned>(j) + 1;
+      const unsigned k = left < max_round ? left : max_round;
+      const bool last = s == last_stage && k == left;
+      round(s, static_cast<unsigned>(j), k, first, last);
+      first = false;
+      j -= static_cast<int>(k);
+    }
+  }
+}
+
 // Seed 000 "bitonic split": work item gid of N acts iff gid % (2 * distance) < distance and
 // pairs gid with gid + distance. The block direction comes from the stage width 2^s
 // (algorithms.md: the printed kernel's middle = 2 * distance is right only for step s-1):

@@ -129,22 +129,14 @@ __global__ void shared_steps_kernel(K* keys, index_t* vals, unsigned tile_log, u
   const SwizzledView<K> sm{tile_keys, reinterpret_cast<index_t*>(tile_keys + (1u << tile_log))};
   const std::uint64_t offset = std::uint64_t{blockIdx.x} << tile_log;
   const PlainView<K, unsigned> g{keys + offset, kPayload ? vals + offset : nullptr};
-  bool first = true;
-  for (unsigned s = first_stage; s <= last_stage; ++s) {
-    for (int j = static_cast<int>(s == first_stage ? first_step : s - 1); j >= 0;) {
-      const unsigned left = static_cast<unsigned>(j) + 1;
-      const unsigned k = left < kRound ? left : kRound;
-      const bool last = s == last_stage && k == left;
-      const unsigned jj = static_cast<unsigned>(j);
-      if (kRound >= 4 && k == 4) tile_round<(kRound >= 4 ? 4 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, jj);
-      else if (kRound >= 4 && k == 3) tile_round<(kRound >= 4 ? 3 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, jj);
-      else if (kRound >= 2 && k == 2) tile_round<(kRound >= 2 ? 2 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, jj);
-      else tile_round<1, kPayload>(first, last, g, sm, tile_log, offset, s, jj);
-      if (!last) __syncthreads();
-      first = false;
-      j -= static_cast<int>(k);
-    }
-  }
+  for_each_tile_round(first_stage, first_step, last_stage, kRound,
+                      [&](unsigned s, unsigned j, unsigned k, bool first, bool last) {
+                        if (kRound >= 4 && k == 4) tile_round<(kRound >= 4 ? 4 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, j);
+                        else if (kRound >= 4 && k == 3) tile_round<(kRound >= 4 ? 3 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, j);
+                        else if (kRound >= 2 && k == 2) tile_round<(kRound >= 2 ? 2 : 1), kPayload>(first, last, g, sm, tile_log, offset, s, j);
+                        else tile_round<1, kPayload>(first, last, g, sm, tile_log, offset, s, j);
+                        if (!last) __syncthreads();
+                      });
 }
 
 // Seed 000's bitonic split: n work items, those with gid % (2 * 2^j) < 2^j act on

@@ -18,32 +18,50 @@ struct Data {
   std::vector<std::uint32_t> vals;
 };
 
-// What one thread of a k-step kernel does to its group (kernel: group_pass).
+// Where a group pass reads or writes: the global arrays at `offset`, or a tile of shared
+// memory addressed through tile_slot (the kernels' PlainView and SwizzledView).
+struct View {
+  std::uint32_t* keys;
+  std::uint32_t* vals;
+  std::uint64_t offset;
+  bool swizzled;
+  std::uint64_t at(std::uint64_t i) const { return swizzled ? tile_slot(static_cast<unsigned>(i)) : offset + i; }
+};
+
+// What one thread of a k-step kernel does to its group (kernel: group_pass). `offset` is
+// the global index of the view's element 0.
 template <unsigned K>
-void group_pass(Data& d, std::uint64_t t, std::uint64_t offset, unsigned s, unsigned j) {
-  const std::uint64_t base = offset + group_base(t, j, K);
-  std::uint64_t idx[1u << K];
-  for (unsigned m = 0; m < (1u << K); ++m) idx[m] = group_element(base, j, K, m);
-  const bool asc = ascending(base, s);
+void group_pass(const View& in, const View& out, std::uint64_t t, std::uint64_t offset, unsigned s, unsigned j) {
+  const std::uint64_t base = group_base(t, j, K);
+  std::uint32_t k[1u << K], v[1u << K];
+  for (unsigned m = 0; m < (1u << K); ++m) {
+    const std::uint64_t i = in.at(group_element(base, j, K, m));
+    k[m] = in.keys[i];
+    v[m] = in.vals[i];
+  }
+  const bool asc = ascending(offset + base, s);
   group_steps<K>([&](unsigned a, unsigned b) {
-    const std::uint64_t x = idx[a], y = idx[b];
-    const auto less = [&](std::uint64_t p, std::uint64_t q) {
-      return d.keys[p] < d.keys[q] || (d.keys[p] == d.keys[q] && d.vals[p] < d.vals[q]);
-    };
-    if (must_swap(x, y, asc, less)) {
-      std::swap(d.keys[x], d.keys[y]);
-      std::swap(d.vals[x], d.vals[y]);
+    const auto less = [&](unsigned p, unsigned q) { return k[p] < k[q] || (k[p] == k[q] && v[p] < v[q]); };
+    if (must_swap(a, b, asc, less)) {
+      std::swap(k[a], k[b]);
+      std::swap(v[a], v[b]);
     }
   });
+  for (unsigned m = 0; m < (1u << K); ++m) {
+    const std::uint64_t i = out.at(group_element(base, j, K, m));
+    out.keys[i] = k[m];
+    out.vals[i] = v[m];
+  }
 }
 
-void group_pass(Data& d, unsigned k, std::uint64_t t, std::uint64_t offset, unsigned s, unsigned j) {
+void group_pass(const View& in, const View& out, unsigned k, std::uint64_t t, std::uint64_t offset, unsigned s,
+                unsigned j) {
   switch (k) {
-    case 1: return group_pass<1>(d, t, offset, s, j);
-    case 2: return group_pass<2>(d, t, offset, s, j);
-    case 3: return group_pass<3>(d, t, offset, s, j);
-    case 4: return group_pass<4>(d, t, offset, s, j);
-    case 5: return group_pass<5>(d, t, offset, s, j);
+    case 1: return group_pass<1>(in, out, t, offset, s, j);
+    case 2: return group_pass<2>(in, out, t, offset, s, j);
+    case 3: return group_pass<3>(in, out, t, offset, s, j);
+    case 4: return group_pass<4>(in, out, t, offset, s, j);
+    case 5: return group_pass<5>(in, out, t, offset, s, j);
   }
   FAIL() << "k " << k;
 }
@@ -52,19 +70,25 @@ void run_network(const Schedule& sc, Data& d, unsigned log_n, unsigned tile_log)
   const std::uint64_t n = std::uint64_t{1} << log_n;
   for (const Launch& l : plan_launches(sc, log_n, tile_log)) {
     switch (l.kernel) {
-      case Kernel::global_steps:
-        for (std::uint64_t t = 0; t < (n >> l.count); ++t) group_pass(d, l.count, t, 0, l.stage, l.step);
+      case Kernel::global_steps: {
+        const View all{d.keys.data(), d.vals.data(), 0, false};
+        for (std::uint64_t t = 0; t < (n >> l.count); ++t) group_pass(all, all, l.count, t, 0, l.stage, l.step);
         break;
-      case Kernel::shared_steps:
-        for (std::uint64_t offset = 0; offset < n; offset += std::uint64_t{1} << tile_log)
-          for (unsigned s = l.stage; s <= l.last_stage; ++s)
-            for (int j = static_cast<int>(s == l.stage ? l.step : s - 1); j >= 0;) {
-              const unsigned k = std::min(sc.shared_round, static_cast<unsigned>(j) + 1);
-              for (std::uint64_t t = 0; t < (std::uint64_t{1} << (tile_log - k)); ++t)
-                group_pass(d, k, t, offset, s, static_cast<unsigned>(j));
-              j -= static_cast<int>(k);
-            }
+      }
+      case Kernel::shared_steps: {
+        const std::uint64_t tile = std::uint64_t{1} << tile_log;
+        std::vector<std::uint32_t> tile_keys(tile, 0xdeadbeef), tile_vals(tile, 0xdeadbeef);
+        for (std::uint64_t offset = 0; offset < n; offset += tile) {
+          const View global{d.keys.data(), d.vals.data(), offset, false};
+          const View shared{tile_keys.data(), tile_vals.data(), 0, true};
+          for_each_tile_round(l.stage, l.step, l.last_stage, sc.shared_round,
+                              [&](unsigned s, unsigned j, unsigned k, bool first, bool last) {
+                                for (std::uint64_t t = 0; t < (tile >> k); ++t)
+                                  group_pass(first ? global : shared, last ? global : shared, k, t, offset, s, j);
+                              });
+        }
         break;
+      }
       case Kernel::split:
         for (std::uint64_t gid = 0; gid < n; ++gid) {
           if (!split_active(gid, l.step)) continue;
