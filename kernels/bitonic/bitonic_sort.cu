@@ -5,6 +5,7 @@
 #include "bitonic_sort.hpp"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "bitonic_index.hpp"
@@ -105,13 +106,19 @@ std::vector<const void*> global_kernels_of(unsigned max_steps) {
   return out;
 }
 
-// The most threads per block every listed kernel can launch with (registers decide).
+// The most threads per block every listed kernel can launch with (registers decide); asked
+// once per kernel, since launch_shape runs inside the timed region.
 unsigned max_threads(const std::vector<const void*>& kernels) {
+  static std::map<const void*, int> cache;
   int limit = 1 << 30;
   for (const void* f : kernels) {
-    cudaFuncAttributes a{};
-    SB_CUDA_CHECK(cudaFuncGetAttributes(&a, f));
-    limit = std::min(limit, a.maxThreadsPerBlock);
+    auto it = cache.find(f);
+    if (it == cache.end()) {
+      cudaFuncAttributes a{};
+      SB_CUDA_CHECK(cudaFuncGetAttributes(&a, f));
+      it = cache.emplace(f, a.maxThreadsPerBlock).first;
+    }
+    limit = std::min(limit, it->second);
   }
   return static_cast<unsigned>(limit);
 }
