@@ -26,7 +26,7 @@ TEST(CliGpu, DefaultRunOfCubRadixVerifies) {
 
 TEST(CliGpu, InputLargerThanTheGpuIsExitCode4WithBytes) {
   std::string err;
-  EXPECT_EQ(run("run -n 2^35 --algo cub-radix --quiet", err), 4) << err;
+  EXPECT_EQ(run("run -n 2^35 --delta 64 --algo cub-radix --quiet", err), 4) << err;
   EXPECT_NE(err.find("GiB"), std::string::npos) << err;
   EXPECT_NE(err.find("free"), std::string::npos) << err;
   EXPECT_NE(err.find("lower -n"), std::string::npos) << err;

@@ -67,7 +67,9 @@ TEST_P(GpuMatrix, EveryGpuAlgorithmMatchesStdSort) {
     ++ran;
     expect_matches_reference(algo, spec, ref, out);
   }
-  if (spec.key != KeyType::u32x4 || spec.payload == Payload::none) EXPECT_GT(ran, 0) << describe(spec);
+  // Over the whole registry, every input has at least one taker (cub-merge takes them all).
+  const char* only = std::getenv("SORTBENCH_TEST_ALGOS");
+  if (!only || !*only) EXPECT_GT(ran, 0) << describe(spec);
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, GpuMatrix, testing::ValuesIn(matrix()),
