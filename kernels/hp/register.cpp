@@ -39,6 +39,8 @@ namespace sb {
 void register_hp(Registry& r) {
   hp::add_paper(r);
   hp::add_cpu(r);
+  hp::add_fast(r);
+  hp::add_stable(r);
 }
 
 }  // namespace sb
