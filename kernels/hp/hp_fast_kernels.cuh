@@ -120,14 +120,7 @@ __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* offsets,
   auto bucket_start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * parts] : n; };
   u64 lo, hi;
   part_bounds(n, gridDim.x, blockIdx.x, 1, lo, hi);
-  // The bucket holding position lo: the last b with start(b) <= lo.
-  u32 first = 0, last = buckets;
-  while (last - first > 1) {
-    const u32 mid = first + (last - first) / 2;
-    if (bucket_start(mid) <= lo) first = mid;
-    else last = mid;
-  }
-  for (u32 b = first; lo < hi && b < buckets; ++b) {
+  for (u32 b = bucket_holding(bucket_start, buckets, lo); lo < hi && b < buckets; ++b) {
     const u64 end = bucket_start(b + 1) < hi ? bucket_start(b + 1) : hi;
     if (end <= lo) continue;
     for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
@@ -179,10 +172,10 @@ __global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, 
   const u64 t0 = blockIdx.x * u64{kExpandTile};
   const u64 t1 = t0 + kExpandTile < n ? t0 + kExpandTile : n;
   if (threadIdx.x == 0) {
-    const u64 len = *len_at;
-    const u64 first = run_at(run_end, 0, len, t0);
+    u64 first, count;
+    tile_runs(run_end, *len_at, t0, t1, first, count);
     s_first = first;
-    s_count = run_at(run_end, first, len, t1 - 1) + 1 - first;
+    s_count = count;
   }
   __syncthreads();
   const u64 first = s_first, count = s_count;

@@ -78,6 +78,27 @@ SB_HD_INLINE std::uint64_t run_at(const std::uint32_t* run_end, std::uint64_t lo
   return lo;
 }
 
+// The runs an output tile [t0, t1) needs (0 <= t0 < t1 <= n): from the first run ending
+// after t0 to the run holding t1 - 1. Every run holds at least one position, so count <= t1 - t0.
+SB_HD_INLINE void tile_runs(const std::uint32_t* run_end, std::uint64_t len, std::uint64_t t0, std::uint64_t t1,
+                            std::uint64_t& first, std::uint64_t& count) {
+  first = run_at(run_end, 0, len, t0);
+  count = run_at(run_end, first, len, t1 - 1) + 1 - first;
+}
+
+// The bucket holding position pos of the bucketed array, given start(b) (non-decreasing,
+// start(0) = 0 <= pos): the last b with start(b) <= pos.
+template <typename Start>
+SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buckets, std::uint64_t pos) {
+  std::uint32_t first = 0, last = buckets;
+  while (last - first > 1) {
+    const std::uint32_t mid = first + (last - first) / 2;
+    if (start(mid) <= pos) first = mid;
+    else last = mid;
+  }
+  return first;
+}
+
 // Stable variant: LSD passes of a stable counting sort over digits of digit_bits bits.
 SB_HD_INLINE unsigned bits_for_range(std::uint64_t range) {
   unsigned b = 0;
