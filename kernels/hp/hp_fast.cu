@@ -53,8 +53,9 @@ constexpr unsigned kWarpsPerHistBlock = kHistBlock / 32;
 constexpr unsigned kLowBits = 15;
 constexpr std::uint64_t kMaxBuckets = 4096;
 constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
-// hp-auto: the hybrid pays range-sized passes; past this many bins per key CUB is faster.
-constexpr double kAutoMaxBinsPerKey = 2.0;
+// hp-auto: the hybrid pays range-sized passes; past this many bins per key CUB is faster
+// (an estimate from traffic counts, see docs/hp.md).
+constexpr std::uint64_t kAutoMaxBinsPerKey = 2;
 
 std::uint64_t shared_bins_max() { return device_facts().smem_per_block / sizeof(u32); }
 
@@ -204,7 +205,7 @@ std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
 
 // ---- hp-auto ----
 
-enum class Choice { smem, hybrid, cub };
+using Choice = AutoChoice;
 const char* choice_name(Choice c) {
   switch (c) {
     case Choice::smem: return "hp-smem";
@@ -215,10 +216,7 @@ const char* choice_name(Choice c) {
 }
 
 Choice choose(const SortProblem& p) {
-  const u64 range = problem_range(p);
-  if (range <= shared_bins_max()) return Choice::smem;
-  if (!hybrid_unsupported(p) && double(range) <= kAutoMaxBinsPerKey * double(p.n())) return Choice::hybrid;
-  return Choice::cub;
+  return auto_choice(p.n(), problem_range(p), shared_bins_max(), kMaxBuckets << kLowBits, kAutoMaxBinsPerKey);
 }
 
 int cub_end_bit(const SortProblem& p) { return static_cast<int>(bits_for_range(problem_range(p))); }

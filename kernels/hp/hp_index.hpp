@@ -99,6 +99,17 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
   return first;
 }
 
+// hp-auto's rule: the shared-memory histogram when the range fits in shared memory; the
+// hybrid while the range fits its buckets and its two range-sized passes (memset and scan)
+// stay small next to n (at most max_bins_per_key bins per key); otherwise CUB radix sort.
+enum class AutoChoice { smem, hybrid, cub };
+SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, std::uint64_t shared_bins,
+                                    std::uint64_t hybrid_max_range, std::uint64_t max_bins_per_key) {
+  if (range <= shared_bins) return AutoChoice::smem;
+  if (range <= hybrid_max_range && range <= max_bins_per_key * n) return AutoChoice::hybrid;
+  return AutoChoice::cub;
+}
+
 // Stable variant: LSD passes of a stable counting sort over digits of digit_bits bits.
 SB_HD_INLINE unsigned bits_for_range(std::uint64_t range) {
   unsigned b = 0;

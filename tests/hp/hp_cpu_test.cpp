@@ -84,6 +84,16 @@ TEST(HpIndex, DigitsCoverTheRange) {
   EXPECT_EQ(digit_of(0xabcdu, 0, 4), 0xdu);
 }
 
+TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
+  const std::uint64_t shared = 56000, hybrid_max = std::uint64_t{1} << 27;
+  EXPECT_EQ(auto_choice(1, 1, shared, hybrid_max, 2), AutoChoice::smem);
+  EXPECT_EQ(auto_choice(1 << 26, 1000, shared, hybrid_max, 2), AutoChoice::smem);
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, shared, hybrid_max, 2), AutoChoice::hybrid);
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 25, shared, hybrid_max, 2), AutoChoice::hybrid);
+  EXPECT_EQ(auto_choice(1 << 24, (1 << 25) + 1, shared, hybrid_max, 2), AutoChoice::cub);
+  EXPECT_EQ(auto_choice(std::uint64_t{1} << 30, hybrid_max + 1, shared, hybrid_max, 2), AutoChoice::cub);
+}
+
 const Algorithm& algo(const char* name) {
   static const Registry r = [] {
     Registry reg;
