@@ -53,9 +53,11 @@ constexpr unsigned kWarpsPerHistBlock = kHistBlock / 32;
 constexpr unsigned kLowBits = 15;
 constexpr std::uint64_t kMaxBuckets = 4096;
 constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
-// hp-auto: the hybrid pays range-sized passes; past this many bins per key CUB is faster
+// hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived.
+constexpr std::uint64_t kAutoHybridMaxRange = std::uint64_t{1} << 19;
+constexpr std::uint64_t kAutoDenseKeysPerBin = 20;
+constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
 // (an estimate from traffic counts, see docs/hp.md).
-constexpr std::uint64_t kAutoMaxBinsPerKey = 2;
 
 std::uint64_t shared_bins_max() { return device_facts().smem_per_block / sizeof(u32); }
 
@@ -210,13 +212,16 @@ const char* choice_name(Choice c) {
   switch (c) {
     case Choice::smem: return "hp-smem";
     case Choice::hybrid: return "hp-hybrid";
+    case Choice::global: return "hp-global";
     case Choice::cub: break;
   }
   return "cub-radix-bits";
 }
 
 Choice choose(const SortProblem& p) {
-  return auto_choice(p.n(), problem_range(p), shared_bins_max(), kMaxBuckets << kLowBits, kAutoMaxBinsPerKey);
+  const AutoRule rule{shared_bins_max(), std::min<std::uint64_t>(kMaxBuckets << kLowBits, kAutoHybridMaxRange),
+                      kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
+  return auto_choice(p.n(), problem_range(p), rule);
 }
 
 int cub_end_bit(const SortProblem& p) { return static_cast<int>(bits_for_range(problem_range(p))); }
@@ -233,12 +238,19 @@ int run_cub(const SortProblem& p, const DeviceBuffers& b) {
   const u64 n = p.n();
   const int end_bit = cub_end_bit(p);
   if (n < 2 || end_bit == 0) return 0;
+  cub::DoubleBuffer<u32> keys(static_cast<u32*>(b.keys[0]), static_cast<u32*>(b.keys[1]));
+  std::size_t bytes = b.workspace_bytes;
+  const int direct_end_bit = static_cast<int>(bits_for_range(static_cast<std::uint64_t>(p.realized.max) + 1));
+  if (p.spec.key == KeyType::u32 && (direct_end_bit + 7) / 8 <= (end_bit + 7) / 8) {
+    // Same number of 8-bit digit passes without the offset passes.
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(b.workspace, bytes, keys, static_cast<std::int64_t>(n), 0,
+                                                 direct_end_bit, b.stream));
+    return keys.selector;
+  }
   const u32 min_word = word_of(p.realized.min);
   const unsigned grid = grid_for(n, 256);
   to_offsets<<<grid, 256, 0, b.stream>>>(static_cast<u32*>(b.keys[0]), n, min_word);
   SB_CUDA_CHECK_LAUNCH();
-  cub::DoubleBuffer<u32> keys(static_cast<u32*>(b.keys[0]), static_cast<u32*>(b.keys[1]));
-  std::size_t bytes = b.workspace_bytes;
   SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(b.workspace, bytes, keys, static_cast<std::int64_t>(n), 0, end_bit,
                                                b.stream));
   from_offsets<<<grid, 256, 0, b.stream>>>(keys.Current(), n, min_word);
@@ -275,12 +287,13 @@ void add_fast(Registry& r) {
   r.add(hybrid);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
-                              "picks hp-smem, hp-hybrid or CUB radix sort on the range's bits from n and range");
+                              "picks hp-smem, hp-hybrid, hp-global or CUB radix sort on the range's bits from n and range");
   aut.unsupported = common_limits;
   aut.workspace_bytes = [](const SortProblem& p) {
     switch (choose(p)) {
       case Choice::smem: return fast_bytes(Histogram::shared, p);
       case Choice::hybrid: return fast_bytes(Histogram::hybrid, p);
+      case Choice::global: return fast_bytes(Histogram::global, p);
       case Choice::cub: break;
     }
     return cub_bytes(p);
@@ -289,6 +302,7 @@ void add_fast(Registry& r) {
     switch (choose(p)) {
       case Choice::smem: return run_fast(Histogram::shared, p, b);
       case Choice::hybrid: return run_fast(Histogram::hybrid, p, b);
+      case Choice::global: return run_fast(Histogram::global, p, b);
       case Choice::cub: break;
     }
     return run_cub(p, b);

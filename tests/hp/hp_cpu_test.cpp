@@ -85,13 +85,14 @@ TEST(HpIndex, DigitsCoverTheRange) {
 }
 
 TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
-  const std::uint64_t shared = 56000, hybrid_max = std::uint64_t{1} << 27;
-  EXPECT_EQ(auto_choice(1, 1, shared, hybrid_max, 2), AutoChoice::smem);
-  EXPECT_EQ(auto_choice(1 << 26, 1000, shared, hybrid_max, 2), AutoChoice::smem);
-  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, shared, hybrid_max, 2), AutoChoice::hybrid);
-  EXPECT_EQ(auto_choice(1 << 24, 1 << 25, shared, hybrid_max, 2), AutoChoice::hybrid);
-  EXPECT_EQ(auto_choice(1 << 24, (1 << 25) + 1, shared, hybrid_max, 2), AutoChoice::cub);
-  EXPECT_EQ(auto_choice(std::uint64_t{1} << 30, hybrid_max + 1, shared, hybrid_max, 2), AutoChoice::cub);
+  const AutoRule rule{56000, std::uint64_t{1} << 19, 20, 4};
+  EXPECT_EQ(auto_choice(1, 1, rule), AutoChoice::smem);
+  EXPECT_EQ(auto_choice(1 << 26, 1000, rule), AutoChoice::smem);
+  EXPECT_EQ(auto_choice(1 << 24, (1 << 24) / 50, rule), AutoChoice::hybrid);      // delta 50, range 335K
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, rule), AutoChoice::global);      // delta 50, range 1.3M
+  EXPECT_EQ(auto_choice(1 << 24, (1 << 24) / 10, rule), AutoChoice::global);      // delta 10
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, rule), AutoChoice::cub);                // delta 1
+  EXPECT_EQ(auto_choice(1 << 21, 1 << 22, rule), AutoChoice::cub);                // delta 0.5
 }
 
 const Algorithm& algo(const char* name) {
