@@ -12,10 +12,6 @@
 namespace sb::radix {
 namespace {
 
-// Blocks resident at once per SM for the scatter kernel (~44 KiB shared, 256 threads): one
-// wave of blocks, each with a long contiguous run of tiles.
-constexpr unsigned kBlocksPerSm = 4;
-
 unsigned sm_count() {
   static const unsigned count = [] {
     int device = 0;
@@ -25,6 +21,18 @@ unsigned sm_count() {
     return static_cast<unsigned>(prop.multiProcessorCount);
   }();
   return count;
+}
+
+// Scatter blocks resident at once per SM: the grid is one wave of them, each block with a
+// long contiguous run of tiles (the histogram uses the same split).
+template <typename K, bool kPayload>
+unsigned resident_scatter_blocks() {
+  static const unsigned blocks = [] {
+    int b = 0;
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, lsd::scatter_kernel<K, kPayload>, lsd::kThreads, 0));
+    return static_cast<unsigned>(b > 0 ? b : 1);
+  }();
+  return blocks;
 }
 
 struct Layout {
@@ -38,10 +46,11 @@ std::size_t align256(std::size_t b) { return (b + 255) & ~std::size_t{255}; }
 Layout layout_of(const SortProblem& p) {
   Layout l;
   l.plan = pass_plan(p);
-  const std::uint64_t tile = dispatch_key(p.spec.key, [](auto k) -> std::uint64_t {
-    return lsd::TileShape<decltype(k)>::keys;
+  dispatch_key(p.spec.key, [&](auto k) {
+    using K = decltype(k);
+    const unsigned per_sm = p.has_payload() ? resident_scatter_blocks<K, true>() : resident_scatter_blocks<K, false>();
+    l.split = make_tile_split(p.n(), lsd::TileShape<K>::keys, sm_count() * per_sm);
   });
-  l.split = make_tile_split(p.n(), tile, sm_count() * kBlocksPerSm);
   l.counts_bytes = align256(std::size_t{l.plan.bins()} * l.split.blocks * sizeof(std::uint64_t));
   return l;
 }

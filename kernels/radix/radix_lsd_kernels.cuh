@@ -96,8 +96,12 @@ __device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t digit, bool val
   return seen + __popc(before);
 }
 
+// At least 3 resident blocks per SM (<= 80 registers): 16 keys, 16 ranks and 16 payload
+// words per thread would otherwise take ~110 registers and leave 2.
+inline constexpr unsigned kScatterMinBlocks = 3;
+
 template <typename K, bool kPayload>
-__global__ __launch_bounds__(kThreads) void scatter_kernel(const K* keys_in, const index_t* vals_in, K* keys_out,
+__global__ __launch_bounds__(kThreads, kScatterMinBlocks) void scatter_kernel(const K* keys_in, const index_t* vals_in, K* keys_out,
                                                            index_t* vals_out, std::uint64_t n, DigitSelect sel,
                                                            TileSplit split, const std::uint64_t* counts,
                                                            const std::uint64_t* row_start) {

@@ -36,8 +36,8 @@ __global__ void down_sweep(std::uint32_t* count, unsigned stage, std::uint32_t w
 
 // One thread walks the rows in input order: result[count[v]++] = row (stable by construction).
 template <typename K>
-__global__ void rearrange(const K* data, const index_t* vals, const std::uint32_t* count, DigitSelect sel,
-                          std::uint64_t n, K* result, index_t* result_vals) {
+__global__ void rearrange(const K* __restrict__ data, const index_t* __restrict__ vals, const std::uint32_t* count,
+                          DigitSelect sel, std::uint64_t n, K* __restrict__ result, index_t* __restrict__ result_vals) {
   __shared__ std::uint32_t next[radix_bins(kMaxRadixBits)];
   for (unsigned d = 0; d < radix_bins(sel.bits); ++d) next[d] = count[d];
   for (std::uint64_t i = 0; i < n; ++i) {
