@@ -6,7 +6,7 @@
 //   scan_rows_kernel   with scan_totals_kernel, the exclusive scan of counts in digit-major
 //                      order (two levels: each digit row, then the row totals)
 //   scatter_kernel     the seed's rearrange, per block and tile: warp match ranking
-//                      (__match_any_sync) in input order, a local sort by digit through
+//                      (ballots per digit bit) in input order, a local sort by digit through
 //                      shared memory, then runs of equal digits written out together
 #pragma once
 
@@ -82,12 +82,27 @@ __global__ __launch_bounds__(kThreads) void scan_totals_kernel(std::uint64_t* ro
   if (threadIdx.x < bins) row_total[threadIdx.x] = v;
 }
 
+// The lanes of this warp holding the same digit: one ballot per digit bit, as CUB's
+// MatchAny<bits> does it. Invalid lanes (past the input's end) match nobody.
+__device__ __forceinline__ std::uint32_t digit_peers(std::uint32_t digit, bool valid, unsigned bits) {
+  std::uint32_t peers = __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+  for (unsigned b = 0; b < kMaxRadixBits; ++b) {
+    if (b >= bits) break;  // bits is the same in every lane
+    const bool one = (digit >> b) & 1u;
+    const std::uint32_t ones = __ballot_sync(0xffffffffu, one);
+    peers &= one ? ones : ~ones;
+  }
+  return valid ? peers : 0u;
+}
+
 // Rank of a key among the keys with the same digit that precede it in this warp's segment,
-// from the warp's running counts (warp_count[d]: digit d keys seen so far). The lanes
-// sharing a digit find each other with one match; the lowest of them advances the count.
-__device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t digit, bool valid, std::uint32_t* warp_count) {
+// from the warp's running counts (warp_count[d]: digit d keys seen so far). The lowest lane
+// of each digit group advances the count for the group.
+__device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t digit, bool valid, unsigned bits,
+                                                   std::uint32_t* warp_count) {
   const unsigned lane = threadIdx.x % kWarp;
-  const std::uint32_t peers = __match_any_sync(0xffffffffu, valid ? digit : 0xffffffffu);
+  const std::uint32_t peers = digit_peers(digit, valid, bits);
   const std::uint32_t before = peers & ((1u << lane) - 1u);
   const std::uint32_t seen = valid ? warp_count[digit] : 0;
   __syncwarp();
@@ -141,7 +156,7 @@ __global__ __launch_bounds__(kThreads, kScatterMinBlocks) void scatter_kernel(co
 #pragma unroll
     for (unsigned r = 0; r < kRounds; ++r) {
       const bool valid = base + tile_offset(warp, r, lane, kRounds) < end;
-      rank[r] = warp_rank(valid ? key_digit(key[r], sel) : 0, valid, warp_count[warp]);
+      rank[r] = warp_rank(valid ? key_digit(key[r], sel) : 0, valid, sel.bits, warp_count[warp]);
     }
     __syncthreads();
 

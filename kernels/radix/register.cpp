@@ -1,6 +1,4 @@
 // The radix family's registration: radix-lsd-seed and radix-lsd (issue 5; seed 001).
-#include <fmt/format.h>
-
 #include "radix.hpp"
 #include "sortbench/registry.hpp"
 
@@ -35,7 +33,7 @@ void register_radix(Registry& r) {
   Algorithm seed = radix_base("radix-lsd-seed",
                               "seed 001 (22.8): atomic accumulator, Blelloch up_sweep/down_sweep launched per "
                               "stage, one-thread rearrange; per radix-bits digit");
-  seed.constraints = fmt::format("n <= 2^20 (single-thread rearrange)");
+  seed.constraints = "n <= 2^20 (single-thread rearrange)";
   seed.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     checked_plan(p);
     if (p.n() > radix::kSeedMaxN) return std::string("n above 2^20: single-thread rearrange (slow by design)");
