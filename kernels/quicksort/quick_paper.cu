@@ -214,7 +214,12 @@ void reserve_pending_launches(std::uint64_t count) {
   if (count <= reserved) return;
   std::size_t current = 0;
   SB_CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitDevRuntimePendingLaunchCount));
-  if (current < count) SB_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, count));
+  // The buffer takes device memory; where the runtime refuses a size, take half of it.
+  // Launches that do not fit fall back to the launching block, so any size is correct.
+  for (std::uint64_t want = count; want > current; want /= 2) {
+    if (cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, want) == cudaSuccess) break;
+    (void)cudaGetLastError();
+  }
   reserved = count;
 }
 
