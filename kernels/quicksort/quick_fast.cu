@@ -4,10 +4,17 @@
 //    grid sums the bucket sizes with atomics, its last block launches the scatter grid, whose
 //    last block launches the children (CDP2 has no device-side wait, so the last block to
 //    finish carries the recursion on);
-//  - smaller segments are split by one whole block (warp-aggregated shared-memory claims);
-//  - segments up to kFastSharedKeys are finished by a bitonic sort in shared memory.
+//  - a segment up to kGridSplitAbove keys belongs to one block, which splits it and its
+//    parts with the whole block (warp-aggregated shared-memory claims) from an explicit
+//    stack, without launching: device launches hardly overlap (1.3-2.7 us each for
+//    merge-dp on the H200, docs/quicksort.md), so they are kept for big parts;
+//  - segments up to kFastSharedKeys are finished in shared memory by CUB's BlockRadixSort
+//    (the paper's conclusion: replace the selection sort by a more parallel sort).
 // Every launch that the device refuses (nesting depth, pending-launch buffer, record pool)
 // falls back to the same work done by the launching block, so a sort never fails.
+#include <cub/block/block_radix_sort.cuh>
+#include <cuda/std/limits>
+
 #include "quicksort.hpp"
 #include "quicksort_device.cuh"
 #include "sortbench/cuda_check.hpp"
@@ -16,6 +23,8 @@ namespace sb::qs {
 namespace {
 
 constexpr int kFastThreads = 256;
+// Blocks per SM the register budget must allow: block-level splits are latency bound.
+constexpr int kFastMinBlocks = 2;
 constexpr u64 kFastSharedKeys = 4096;
 constexpr int kTileItems = 16;
 constexpr u64 kTile = u64(kFastThreads) * kTileItems;  // keys per block of a grid split
@@ -23,6 +32,10 @@ constexpr u64 kGridSplitAbove = u64(1) << 16;
 constexpr int kOversampling = 8;
 constexpr int kDeepestChild = kMaxNestingDepth - 2;
 constexpr int kGridLevelsMax = (kDeepestChild - 1) / 3 + 1;
+constexpr int kStackMax = 64;            // parts a block still owes (depth-first)
+constexpr int kSmallItems = 2;           // BlockRadixSort of up to 512 keys
+constexpr int kLargeItems = int(kFastSharedKeys / kFastThreads);
+using u32 = std::uint32_t;
 
 // One grid-wide split: its segment, pivots and the bucket totals the blocks add up.
 template <typename T>
@@ -45,9 +58,19 @@ struct Pool {
 };
 
 template <typename T>
+using SmallRadix = cub::BlockRadixSort<T, kFastThreads, kSmallItems>;
+template <typename T>
+using LargeRadix = cub::BlockRadixSort<T, kFastThreads, kLargeItems>;
+
+template <typename T>
 struct FastShared {
   SplitState<T> st;
-  T tile[kFastSharedKeys];
+  union {
+    typename SmallRadix<T>::TempStorage small;
+    typename LargeRadix<T>::TempStorage large;
+  } radix;
+  Segment stack[kStackMax];
+  int top;
   Segment child[kMaxArity];
   int nchild;
   int failed[kMaxArity];
@@ -55,7 +78,7 @@ struct FastShared {
 };
 
 template <typename T>
-__global__ void fast_block_kernel(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool);
+__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) fast_block_kernel(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool);
 
 template <typename T>
 __global__ void copy_kernel(const T* from, T* to, u64 begin, u64 len) {
@@ -63,15 +86,38 @@ __global__ void copy_kernel(const T* from, T* to, u64 begin, u64 len) {
     to[begin + i] = from[begin + i];
 }
 
-// Up to kFastSharedKeys keys: into shared memory, bitonic sort, out to buf[0].
+// A key no other key sorts after: pads a tile to the radix sort's full size. Padding
+// equal to a real key has the same bits, so the first len outputs are the sorted keys.
 template <typename T>
-__device__ void shared_sort_finish(Buffers<T> b, Segment s, T* tile) {
+__device__ T key_padding() {
+  return cuda::std::numeric_limits<T>::has_infinity ? cuda::std::numeric_limits<T>::infinity()
+                                                    : cuda::std::numeric_limits<T>::max();
+}
+
+// Up to ITEMS * kFastThreads keys: striped load, block radix sort, striped store to buf[0].
+template <int ITEMS, typename Sorter, typename T>
+__device__ void radix_finish(Buffers<T> b, Segment s, typename Sorter::TempStorage& temp) {
   const T* src = b.buf[s.buf] + s.begin;
-  for (u64 i = threadIdx.x; i < s.len; i += blockDim.x) tile[i] = src[i];
-  __syncthreads();
-  block_bitonic_sort(tile, s.len);
-  for (u64 i = threadIdx.x; i < s.len; i += blockDim.x) b.buf[0][s.begin + i] = tile[i];
-  __syncthreads();
+  T keys[ITEMS];
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it) {
+    const u32 i = u32(it) * kFastThreads + threadIdx.x;
+    keys[it] = i < s.len ? src[i] : key_padding<T>();
+  }
+  Sorter(temp).SortBlockedToStriped(keys);  // a sort: the input arrangement does not matter
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it) {
+    const u32 i = u32(it) * kFastThreads + threadIdx.x;
+    if (i < s.len) b.buf[0][s.begin + i] = keys[it];
+  }
+  __syncthreads();  // the temporary storage is reused by the next sort
+}
+
+// Up to kFastSharedKeys keys, finished in shared memory and written to buf[0].
+template <typename T>
+__device__ void shared_sort_finish(Buffers<T> b, Segment s, FastShared<T>& sh) {
+  if (s.len <= u64(kSmallItems) * kFastThreads) radix_finish<kSmallItems, SmallRadix<T>>(b, s, sh.radix.small);
+  else radix_finish<kLargeItems, LargeRadix<T>>(b, s, sh.radix.large);
 }
 
 // The children in sh.child: small ones sorted here, big ones launched (or finished here).
@@ -92,7 +138,7 @@ __device__ void recurse_children(Buffers<T> b, int arity, int depth, Pool<T> poo
   __syncthreads();
   for (int i = 0; i < sh.nchild; ++i) {
     const Segment c = sh.child[i];
-    if (c.len <= kFastSharedKeys) shared_sort_finish(b, c, sh.tile);
+    if (c.len <= kFastSharedKeys) shared_sort_finish(b, c, sh);
     else if (sh.failed[i]) block_finish(b, c);
   }
 }
@@ -130,22 +176,54 @@ __device__ void collect_buckets(Buffers<T> b, Segment s, int to, int nb, const u
   __syncthreads();
 }
 
-// Split of segment s by this block alone, then the children.
+// Split of segment s by this block alone; the parts are left in sh.child.
 template <typename T>
-__device__ void block_split(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool, FastShared<T>& sh) {
+__device__ void block_split(Buffers<T> b, Segment s, int arity, FastShared<T>& sh) {
   const int np = arity - 1;
   if (threadIdx.x == 0) choose_pivots(b.buf[s.buf], s.begin, s.len, np, kOversampling, sh.st);
   __syncthreads();
   const int to = 1 - s.buf;
   group_split(BlockGroup{int(blockDim.x)}, b.buf[s.buf], b.buf[to], s.begin, s.len, np, sh.st, Claim::ballot);
   collect_buckets(b, s, to, bucket_count(np), reinterpret_cast<const unsigned long long*>(sh.st.count), false, sh);
-  recurse_children(b, arity, depth, pool, sh);
+}
+
+// Sorts segment s entirely with this block: split, push the parts, pop the next one,
+// finish parts of up to kFastSharedKeys in shared memory. Parts that find the stack full
+// go to recurse_children (launched, or finished here if the launch is refused).
+template <typename T>
+__device__ void block_sort_owned(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool, FastShared<T>& sh) {
+  if (threadIdx.x == 0) {
+    sh.stack[0] = s;
+    sh.top = 1;
+  }
+  __syncthreads();
+  while (sh.top > 0) {
+    const Segment c = sh.stack[sh.top - 1];
+    __syncthreads();
+    if (threadIdx.x == 0) --sh.top;
+    if (c.len <= kFastSharedKeys) {
+      shared_sort_finish(b, c, sh);
+      continue;
+    }
+    block_split(b, c, arity, sh);
+    if (threadIdx.x == 0) {
+      int spill = 0;
+      for (int i = 0; i < sh.nchild; ++i) {
+        if (sh.top < kStackMax) sh.stack[sh.top++] = sh.child[i];
+        else sh.child[spill++] = sh.child[i];
+      }
+      sh.nchild = spill;
+    }
+    __syncthreads();
+    if (sh.nchild > 0) recurse_children(b, arity, depth, pool, sh);
+    __syncthreads();
+  }
 }
 
 template <typename T>
-__global__ void grid_count_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool);
+__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_count_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool);
 template <typename T>
-__global__ void grid_scatter_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool);
+__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_scatter_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool);
 
 // One thread: takes a record, picks pivots and launches the count grid. False if refused.
 template <typename T>
@@ -169,10 +247,10 @@ __device__ bool start_grid_split(Buffers<T> b, Segment s, int arity, int depth, 
 }
 
 template <typename T>
-__global__ void fast_block_kernel(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool) {
+__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) fast_block_kernel(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool) {
   __shared__ FastShared<T> sh;
   if (s.len <= kFastSharedKeys) {
-    shared_sort_finish(b, s, sh.tile);
+    shared_sort_finish(b, s, sh);
     return;
   }
   if (s.len > kGridSplitAbove && depth + 3 <= kDeepestChild) {
@@ -180,7 +258,7 @@ __global__ void fast_block_kernel(Buffers<T> b, Segment s, int arity, int depth,
     __syncthreads();
     if (sh.flag) return;
   }
-  block_split(b, s, arity, depth, pool, sh);
+  block_sort_owned(b, s, arity, depth, pool, sh);
 }
 
 // Whether this block is the last of its grid to finish (all blocks' atomics visible).
@@ -194,7 +272,7 @@ __device__ bool last_block(unsigned* done, int& flag) {
 }
 
 template <typename T>
-__global__ void grid_count_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool) {
+__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_count_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool) {
   __shared__ FastShared<T> sh;
   const Segment s = rec->seg;
   const int np = rec->np, nb = bucket_count(np);
@@ -225,11 +303,11 @@ __global__ void grid_count_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool)
     sh.flag = cudaGetLastError() != cudaSuccess;
   }
   __syncthreads();
-  if (sh.flag) block_split(b, s, rec->arity, rec->depth + 1, pool, sh);
+  if (sh.flag) block_sort_owned(b, s, rec->arity, rec->depth + 1, pool, sh);
 }
 
 template <typename T>
-__global__ void grid_scatter_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool) {
+__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_scatter_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool) {
   __shared__ FastShared<T> sh;
   const Segment s = rec->seg;
   const int np = rec->np, nb = bucket_count(np);
