@@ -242,7 +242,7 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
   EXPECT_TRUE(r.find("quick-direct")->why_unsupported(p).has_value());
   p.params["arity"] = "8";
   EXPECT_FALSE(r.find("quick-direct")->why_unsupported(p).has_value());
-  p.spec.n = (std::uint64_t{1} << 24) + 1;
+  p.spec.n = (std::uint64_t{1} << 22) + 1;
   EXPECT_TRUE(r.find("quick-seq")->why_unsupported(p).has_value());
   EXPECT_FALSE(r.find("quick-prefix")->why_unsupported(p).has_value());
 }
