@@ -2,11 +2,9 @@
 // equal, two values, sorted, reverse, organ pipe, few distinct values, for every split arity,
 // and n = 2^26 (nesting depth and pending-launch limits). The organ pipe is not one of the
 // generator's distributions, so the inputs are built here and compared with std::sort.
-// Also measures the host<->device copies that the paper adds to the CPU sort's time.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -118,29 +116,6 @@ INSTANTIATE_TEST_SUITE_P(Quicksort, QuicksortAdversarial, testing::ValuesIn(kAlg
                            std::replace(s.begin(), s.end(), '-', '_');
                            return s;
                          });
-
-// The paper times the CPU sort with the copies from and back to the GPU. Pageable host
-// memory, as a plain std::vector: the round trip must be exact; the times are printed
-// for docs/quicksort.md.
-TEST(QuicksortTransfers, RoundTripIsExactAndTimed) {
-  for (int lg : {16, 18, 20, 22, 24}) {
-    const std::size_t n = std::size_t(1) << lg;
-    std::vector<std::uint32_t> host = shaped<std::uint32_t>("uniform", n, 0), back(n);
-    DeviceBuffer dev(n * sizeof(std::uint32_t));
-    double best_h2d = 1e30, best_d2h = 1e30;
-    for (int rep = 0; rep < 5; ++rep) {
-      auto t0 = std::chrono::steady_clock::now();
-      SB_CUDA_CHECK(cudaMemcpy(dev.get(), host.data(), n * 4, cudaMemcpyHostToDevice));
-      auto t1 = std::chrono::steady_clock::now();
-      SB_CUDA_CHECK(cudaMemcpy(back.data(), dev.get(), n * 4, cudaMemcpyDeviceToHost));
-      auto t2 = std::chrono::steady_clock::now();
-      best_h2d = std::min(best_h2d, std::chrono::duration<double, std::milli>(t1 - t0).count());
-      best_d2h = std::min(best_d2h, std::chrono::duration<double, std::milli>(t2 - t1).count());
-    }
-    ASSERT_TRUE(back == host) << "n=2^" << lg;
-    std::printf("transfer u32 n=2^%d h2d_ms=%.4f d2h_ms=%.4f\n", lg, best_h2d, best_d2h);
-  }
-}
 
 }  // namespace
 }  // namespace sb::test
