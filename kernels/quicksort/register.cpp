@@ -108,8 +108,8 @@ void register_quicksort(Registry& r) {
   };
   r.add(merge);
 
-  Algorithm fast = base("quick-fast", "beyond seed 002: DP quicksort with grid- and block-wide K-way splits, "
-                                      "shared-memory bitonic sort up to 4096 keys");
+  Algorithm fast = base("quick-fast", "beyond seed 002: DP quicksort, grid-wide K-way splits above 2^16 keys, "
+                                      "one block per smaller part, CUB BlockRadixSort up to 4096 keys");
   fast.constraints = "split arity K = --param arity (2, 4, 8; default 4)";
   fast.workspace_bytes = [](const SortProblem& p) {
     qs::reserve_pending_launches(qs::pending_launch_bound(p.n(), 4096, kPendingLaunchFloor, kPendingLaunchCap));
