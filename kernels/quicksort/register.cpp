@@ -1,8 +1,127 @@
-// The quicksort family's registration (its algorithms land with their own issue).
+// The quicksort family (seed 002, Kimura 2016): P-Quick with Dynamic Parallelism in the
+// paper's Partition variants and noDP forms, its DP merge sort, and quick-fast.
+#include <optional>
+#include <string>
+
+#include "quicksort.hpp"
+#include "quicksort_index.hpp"
+#include "sortbench/keys.hpp"
 #include "sortbench/registry.hpp"
 
 namespace sb {
+namespace {
 
-void register_quicksort(Registry&) {}
+constexpr long kDefaultArity = 4;  // the paper's choice (figure 3)
+// Most launches that may wait at once; launches past it fall back to the launching block.
+constexpr std::uint64_t kPendingLaunchCap = std::uint64_t{1} << 18;
+constexpr std::uint64_t kPendingLaunchFloor = 2048;  // CUDA's default
+// One thread partitions the whole input first: 0.86 s at 2^20 and 20.5 s at 2^24 on an
+// H200 (docs/quicksort.md), so the cap keeps a sort within a few seconds.
+constexpr std::uint64_t kSeqMaxN = std::uint64_t{1} << 22;
+
+int arity_of(const SortProblem& p) { return static_cast<int>(p.param_int("arity", kDefaultArity)); }
+
+std::optional<std::string> arity_problem(const SortProblem& p) {
+  if (!qs::valid_arity(p.param_int("arity", kDefaultArity))) return std::string("--param arity must be 2, 4 or 8");
+  return std::nullopt;
+}
+
+template <typename F>
+void with_keys(const SortProblem& p, const DeviceBuffers& b, F&& f) {
+  dispatch_key(p.spec.key, [&](auto k) {
+    using K = decltype(k);
+    if constexpr (!std::is_same_v<K, Row4>) {
+      K* const keys[2] = {static_cast<K*>(b.keys[0]), static_cast<K*>(b.keys[1])};
+      f(keys);
+    }
+  });
+}
+
+Algorithm base(std::string name, std::string source) {
+  Algorithm a;
+  a.name = std::move(name);
+  a.family = "quicksort";
+  a.backend = Backend::gpu;
+  a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32};
+  a.payload = false;
+  a.stable = false;
+  a.source = std::move(source);
+  a.params = {"arity"};
+  a.unsupported = arity_problem;
+  a.details = [](const SortProblem& p) { return Details{{"arity", std::to_string(arity_of(p))}}; };
+  return a;
+}
+
+void add_paper_variant(Registry& r, const std::string& name, qs::Method m, bool dp, const std::string& what) {
+  Algorithm a = base(name, "seed 002 (Kimura 2016) section 4: " + what + (dp ? ", Dynamic Parallelism" : ", noDP"));
+  a.constraints = "split arity K = --param arity (2, 4, 8; default 4)";
+  if (m == qs::Method::seq) {
+    a.constraints += "; n <= 2^22";
+    a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
+      if (p.n() > kSeqMaxN) return std::string("n above 2^22: one-thread partition of the whole input (20 s at 2^24)");
+      return arity_problem(p);
+    };
+  }
+  if (dp) {
+    a.workspace_bytes = [](const SortProblem& p) {
+      qs::reserve_pending_launches(
+          qs::pending_launch_bound(p.n(), qs::kSelectionBelow, kPendingLaunchFloor, kPendingLaunchCap));
+      return std::size_t{0};
+    };
+    a.run_device = [m](const SortProblem& p, const DeviceBuffers& b) {
+      with_keys(p, b, [&](auto keys) { qs::launch_quick_dp(m, keys, p.n(), arity_of(p), b.stream); });
+      return 0;
+    };
+  } else {
+    a.workspace_bytes = [](const SortProblem& p) { return qs::nodp_workspace_bytes(p.n()); };
+    a.run_device = [m](const SortProblem& p, const DeviceBuffers& b) {
+      with_keys(p, b, [&](auto keys) { qs::run_quick_nodp(m, keys, p.n(), arity_of(p), b.workspace, b.stream); });
+      return 0;
+    };
+  }
+  r.add(a);
+}
+
+}  // namespace
+
+void register_quicksort(Registry& r) {
+  add_paper_variant(r, "quick-seq-nodp", qs::Method::seq, false, "Sequential (one-thread Partition)");
+  add_paper_variant(r, "quick-seq", qs::Method::seq, true, "Sequential (one-thread Partition)");
+  add_paper_variant(r, "quick-prefix-nodp", qs::Method::prefix, false, "Prefix (one warp, shuffle prefix sum)");
+  add_paper_variant(r, "quick-prefix", qs::Method::prefix, true, "Prefix (one warp, shuffle prefix sum)");
+  add_paper_variant(r, "quick-pprefix", qs::Method::pprefix, true, "P-Prefix (round r splits 2^r parts with 2^r warps)");
+  add_paper_variant(r, "quick-direct", qs::Method::direct, true, "Direct-Prefix (one-pass K-way split, two prefix sums)");
+
+  Algorithm merge = base("merge-dp", "seed 002 (Kimura 2016) section 5: Merge, merge sort with Dynamic Parallelism");
+  merge.params = {};
+  merge.unsupported = nullptr;
+  merge.details = nullptr;
+  merge.constraints = "halves by DP children, merge by a tail launch";
+  merge.workspace_bytes = [](const SortProblem& p) {
+    qs::reserve_pending_launches(qs::pending_launch_bound(p.n(), qs::kSelectionBelow / 2, kPendingLaunchFloor,
+                                                          kPendingLaunchCap));
+    return std::size_t{0};
+  };
+  merge.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
+    with_keys(p, b, [&](auto keys) { qs::launch_merge_dp(keys, p.n(), b.stream); });
+    return 0;
+  };
+  r.add(merge);
+
+  Algorithm fast = base("quick-fast", "beyond seed 002: DP quicksort, grid-wide K-way splits above 2^16 keys, "
+                                      "one block per smaller part, CUB BlockRadixSort up to 4096 keys");
+  fast.constraints = "split arity K = --param arity (2, 4, 8; default 4)";
+  fast.workspace_bytes = [](const SortProblem& p) {
+    qs::reserve_pending_launches(qs::pending_launch_bound(p.n(), 4096, kPendingLaunchFloor, kPendingLaunchCap));
+    return qs::fast_workspace_bytes(p.n());
+  };
+  fast.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
+    with_keys(p, b, [&](auto keys) {
+      qs::launch_quick_fast(keys, p.n(), arity_of(p), b.workspace, b.workspace_bytes, b.stream);
+    });
+    return 0;
+  };
+  r.add(fast);
+}
 
 }  // namespace sb

@@ -1,0 +1,46 @@
+// Host launchers of the quicksort family (seed 002). Each enqueues one sort of keys[0]
+// on a stream; the sorted keys end in keys[0]. keys[1] is scratch of the same size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace sb::qs {
+
+// The paper's Partition variants (section 4).
+enum class Method {
+  seq,      // Sequential: one thread partitions
+  prefix,   // Prefix: one warp, warp-shuffle prefix sum, K parts in log2 K rounds
+  pprefix,  // P-Prefix: round r splits its 2^r parts with 2^r warps at once
+  direct,   // Direct-Prefix: one warp, one K-way pass, two prefix sums (count, place)
+};
+
+const char* to_string(Method m);
+
+// Dynamic Parallelism: one block per segment, children launched from the device.
+template <typename T>
+void launch_quick_dp(Method m, T* const keys[2], std::uint64_t n, int arity, cudaStream_t stream);
+
+// noDP: the host drives the recursion level by level (one launch per level, one block per
+// segment) and reads the next level's segment count: one stream synchronization per level.
+std::size_t nodp_workspace_bytes(std::uint64_t n);
+template <typename T>
+void run_quick_nodp(Method m, T* const keys[2], std::uint64_t n, int arity, void* workspace, cudaStream_t stream);
+
+// Merge sort with Dynamic Parallelism: children sort the halves, a tail launch merges them.
+template <typename T>
+void launch_merge_dp(T* const keys[2], std::uint64_t n, cudaStream_t stream);
+
+// quick-fast: grid-wide K-way splits for big segments, block-wide splits below, shared-memory
+// bitonic sort for segments up to kFastSharedKeys.
+std::size_t fast_workspace_bytes(std::uint64_t n);
+template <typename T>
+void launch_quick_fast(T* const keys[2], std::uint64_t n, int arity, void* workspace, std::size_t workspace_bytes,
+                       cudaStream_t stream);
+
+// Raises cudaLimitDevRuntimePendingLaunchCount to at least `count` (never lowers it).
+void reserve_pending_launches(std::uint64_t count);
+
+}  // namespace sb::qs

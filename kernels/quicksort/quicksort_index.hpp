@@ -1,0 +1,113 @@
+// Index arithmetic of the quicksort family (seed 002, Kimura 2016: P-Quick, its K-way
+// Partition, and the DP merge sort), shared by the kernels and their CPU tests. No CUDA
+// includes: plain g++ compiles this file.
+//
+// Departures from the paper, all for inputs that break naive quicksort:
+//  - Every split is three-way per pivot: keys equal to a pivot form a bucket of their own
+//    that is finished at once. The paper's two-way `pivot < a[i]` split never shrinks a
+//    segment of equal keys.
+//  - Pivots are sample medians: the 2-way split takes the median of three keys spread
+//    over the segment (the middle one is the paper's pivot a[n/2]); a K-way split sorts
+//    `samples` spread keys and takes every (samples/K)-th. The middle key alone is the
+//    maximum of an organ-pipe input, which makes the recursion O(n) deep.
+#pragma once
+
+#include <cstdint>
+
+#include "sortbench/hd.hpp"
+
+namespace sb::qs {
+
+using u64 = std::uint64_t;
+
+inline constexpr int kMaxArity = 8;                     // split arity K: 2, 4 or 8
+inline constexpr int kMaxPivots = kMaxArity - 1;
+inline constexpr int kMaxBuckets = 2 * kMaxArity - 1;   // K ranges + K-1 "equal to pivot" ranges
+inline constexpr u64 kSelectionBelow = 32;              // P-Quick: selection sort when r - l < 32
+inline constexpr int kMaxNestingDepth = 24;             // CUDA Dynamic Parallelism nesting limit
+
+SB_HD_INLINE bool valid_arity(long k) { return k == 2 || k == 4 || k == 8; }
+SB_HD_INLINE constexpr int bucket_count(int npivots) { return 2 * npivots + 1; }
+// Odd buckets hold the keys equal to a pivot: already in their final place.
+SB_HD_INLINE bool is_equal_bucket(int b) { return (b & 1) != 0; }
+// Rounds of two-way splits that make K parts (Prefix, P-Prefix, Sequential): log2 K.
+SB_HD_INLINE int split_rounds(int arity) { return arity == 8 ? 3 : arity == 4 ? 2 : 1; }
+
+// Bucket of key x among sorted pivots p[0..np): 2j for p[j-1] < x < p[j], 2j+1 for x == p[j].
+template <typename T>
+SB_HD_INLINE int bucket_of(T x, const T* p, int np) {
+  int j = 0;
+  while (j < np && p[j] < x) ++j;
+  return (j < np && !(x < p[j])) ? 2 * j + 1 : 2 * j;
+}
+
+// Output offsets of the buckets: exclusive prefix sum of the counts, from `begin`.
+SB_HD_INLINE void bucket_offsets(const u64* counts, int nb, u64 begin, u64* offsets) {
+  u64 at = begin;
+  for (int b = 0; b < nb; ++b) {
+    offsets[b] = at;
+    at += counts[b];
+  }
+}
+
+// Position of sample i of s spread evenly over [begin, begin + len): centres of s equal strata.
+SB_HD_INLINE u64 sample_position(u64 begin, u64 len, int i, int s) {
+  return begin + (len / u64(2 * s)) * u64(2 * i + 1) + (len % u64(2 * s)) * u64(2 * i + 1) / u64(2 * s);
+}
+
+// Samples used to pick the K-1 pivots of one split.
+SB_HD_INLINE constexpr int sample_count(int npivots, int oversampling) { return (npivots + 1) * oversampling - 1; }
+
+template <typename T>
+SB_HD_INLINE void selection_sort(T* a, u64 len) {
+  for (u64 i = 0; i + 1 < len; ++i) {
+    u64 m = i;
+    for (u64 j = i + 1; j < len; ++j)
+      if (a[j] < a[m]) m = j;
+    if (m != i) {
+      const T t = a[i];
+      a[i] = a[m];
+      a[m] = t;
+    }
+  }
+}
+
+// Sorts samples[0..s) in place and writes the npivots pivots: sample (j+1)*(s+1)/(np+1) - 1.
+template <typename T>
+SB_HD_INLINE void pivots_from_samples(T* samples, int s, int npivots, T* pivots) {
+  selection_sort(samples, u64(s));
+  for (int j = 0; j < npivots; ++j) pivots[j] = samples[(j + 1) * (s + 1) / (npivots + 1) - 1];
+}
+
+// Bitonic sort of any length, all comparators ascending (min to the lower index): step j of
+// stage k pairs i with its mirror i ^ (k-1) when j == k/2, else with i ^ j. Positions past
+// the end act as +infinity, so pairs with partner >= len are skipped and no padding is needed.
+SB_HD_INLINE u64 bitonic_partner(u64 i, u64 k, u64 j) { return j == k / 2 ? (i ^ (k - 1)) : (i ^ j); }
+SB_HD_INLINE u64 pow2_at_least(u64 x) {
+  u64 p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+// Merge path: how many of the first `diag` outputs of merge(a, b) come from a (ties take a).
+template <typename T>
+SB_HD_INLINE u64 merge_path(const T* a, u64 na, const T* b, u64 nb, u64 diag) {
+  u64 lo = diag > nb ? diag - nb : 0;
+  u64 hi = diag < na ? diag : na;
+  while (lo < hi) {
+    const u64 mid = lo + (hi - lo) / 2;
+    if (!(b[diag - 1 - mid] < a[mid])) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Pending device launches the tree may need: every launched child holds at least
+// `min_child` keys and the children of one level are disjoint.
+SB_HD_INLINE u64 pending_launch_bound(u64 n, u64 min_child, u64 floor_count, u64 cap) {
+  u64 c = n / min_child + 1;
+  if (c < floor_count) c = floor_count;
+  return c > cap ? cap : c;
+}
+
+}  // namespace sb::qs
