@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(SORTBENCH_VERSION_STRING));
   std::vector<sb::cli::Command> commands{sb::cli::add_list(app), sb::cli::add_info(app), sb::cli::add_gen(app),
-                                         sb::cli::add_run(app)};
+                                         sb::cli::add_run(app), sb::cli::add_sweep(app),
+                                         sb::cli::add_compare(app)};
   sb::cli::set_command_line(sb::cli::joined_command_line(argc, argv));
   try {
     app.parse(argc, argv);
