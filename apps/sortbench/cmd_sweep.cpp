@@ -1,6 +1,7 @@
 // sortbench sweep: run a spec's rows (datasets/*.json) into a JSONL file, resumable and
 // shardable (lib/sortbench/sweep.hpp; docs/sweep.md). This file only wires options and
 // prints progress; the rows, the file and the loop live in lib/.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -72,10 +73,14 @@ class Progress : public SweepObserver {
   void draw(const SweepRow& row, std::string_view algorithm) {
     constexpr int kWidth = 30;
     const int filled = total_ ? static_cast<int>(kWidth * done_ / total_) : kWidth;
-    std::string line = fmt::format("\r\033[K[{}{}] {}/{} row {} {} | {} elapsed {} eta {}", std::string(filled, '#'),
-                                   std::string(kWidth - filled, '.'), done_, total_, row.index, algorithm, row.key,
-                                   format_duration(elapsed()), format_duration(eta()));
-    std::cerr << line << std::flush;
+    std::string line = fmt::format("[{}{}] {}/{} elapsed {} eta {} | row {} {} | {}", std::string(filled, '#'),
+                                   std::string(kWidth - filled, '.'), done_, total_, format_duration(elapsed()),
+                                   format_duration(eta()), row.index, algorithm, row.key);
+    // A line wider than the terminal wraps, and \r would then redraw only its last part.
+    winsize ws{};
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && line.size() >= ws.ws_col)
+      line.resize(ws.ws_col - 1);
+    std::cerr << "\r\033[K" << line << std::flush;
   }
   bool tty_;
   std::size_t total_ = 0, done_ = 0, ran_ = 0;
