@@ -89,11 +89,10 @@ class Labels:
         self.rule = figure.get("label_rule")
 
     def __call__(self, algorithm):
-        if algorithm in self.names:
-            return self.names[algorithm]
-        if self.rule == "bitonic-suffix-upper" and algorithm.startswith("bitonic-"):
-            return algorithm[len("bitonic-"):].upper()
-        return algorithm
+        label = self.names.get(algorithm, algorithm)
+        if algorithm not in self.names and self.rule == "bitonic-suffix-upper" and algorithm.startswith("bitonic-"):
+            label = algorithm[len("bitonic-"):].upper()
+        return " " + label if label.startswith("_") else label  # matplotlib hides labels starting with _
 
 
 def device_name(context):
@@ -166,10 +165,12 @@ def plot_lines(plt, figure, rows, context, out_dir):
             if n not in names:
                 handles.append(h)
                 names.append(n)
-    fig.legend(handles, names, loc="upper center", ncol=min(6, max(1, len(names))), fontsize=8,
-               bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle(f"{figure.get('title', '')} [{device_name(context)}]", y=1.0 + 0.25 / nrows, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    height = 3.2 * nrows
+    legend_rows = math.ceil(len(names) / 4)
+    bottom = (0.3 + 0.25 * legend_rows) / height
+    fig.legend(handles, names, loc="lower center", ncol=min(4, max(1, len(names))), fontsize=8)
+    fig.suptitle(f"{figure.get('title', '')} [{device_name(context)}]", fontsize=11)
+    fig.tight_layout(rect=(0, bottom, 1, 1 - 0.1 / nrows))
     written = [save(plt, fig, out_dir, figure["file"] + ".png")]
     if "highlight" in figure:
         want = figure["highlight"]

@@ -7,7 +7,8 @@
 #
 # SORTBENCH: the executable (default build/apps/sortbench/sortbench).
 # SWEEP_GPUS: how many GPUs to use (default: CUDA_VISIBLE_DEVICES, else nvidia-smi -L, else 1).
-# Shard files stay beside OUT (OUT.shard-I-of-N.jsonl, with .log) so --resume continues them.
+# Shard files stay beside OUT (NAME.shard-I-of-N.jsonl for NAME.jsonl, each with a .log) so
+# --resume continues them.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -33,9 +34,10 @@ if [ "$gpus" -eq 1 ]; then
   exec "$sortbench" sweep --spec "$spec" --out "$out" "$@"
 fi
 
+base=${out%.jsonl}
 pids=()
 for ((i = 0; i < gpus; i++)); do
-  shard="$out.shard-$i-of-$gpus.jsonl"
+  shard="$base.shard-$i-of-$gpus.jsonl"
   "$sortbench" sweep --spec "$spec" --out "$shard" --shard "$i/$gpus" --device "$i" "$@" 2>"$shard.log" &
   pids+=("$!")
 done
@@ -43,18 +45,18 @@ status=0
 for ((i = 0; i < gpus; i++)); do
   if ! wait "${pids[$i]}"; then
     status=1
-    echo "sweep.sh: shard $i/$gpus failed; its log: $out.shard-$i-of-$gpus.jsonl.log" >&2
-    tail -n 3 "$out.shard-$i-of-$gpus.jsonl.log" >&2 || true
+    echo "sweep.sh: shard $i/$gpus failed; its log: $base.shard-$i-of-$gpus.jsonl.log" >&2
+    tail -n 3 "$base.shard-$i-of-$gpus.jsonl.log" >&2 || true
   fi
 done
 
 # Merge: complete lines only (a killed shard may end in a partial one), rows in order.
-python3 - "$out" "$gpus" <<'PY'
+python3 - "$out" "$base" "$gpus" <<'PY'
 import json, os, sys
-out, gpus = sys.argv[1], int(sys.argv[2])
+out, base, gpus = sys.argv[1], sys.argv[2], int(sys.argv[3])
 context, rows = None, []
 for i in range(gpus):
-    path = f"{out}.shard-{i}-of-{gpus}.jsonl"
+    path = f"{base}.shard-{i}-of-{gpus}.jsonl"
     if not os.path.exists(path):
         continue
     with open(path, encoding="utf-8") as f:
@@ -64,7 +66,9 @@ for i in range(gpus):
             continue
         j = json.loads(line)
         if "context" in j and "algorithm" not in j:
-            context = context or line
+            if context is None:
+                j.setdefault("sweep", {})["shard"] = f"merged from {gpus} shards"
+                context = json.dumps(j)
         else:
             rows.append((j["row_index"], line))
 rows.sort(key=lambda r: r[0])  # stable: algorithms keep their order within a row
