@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -49,6 +50,7 @@ class Progress : public SweepObserver {
   void result_done(const SweepRow& row, const ResultRow& r) override {
     ++done_;
     ++ran_;
+    ++by_status_[r.status];
     const std::string outcome = r.status == RowStatus::ok ? fmt::format("{:.4f} ms", r.time.median_ms)
                                                           : fmt::format("{}: {}", to_string(r.status), r.reason);
     if (tty_) {
@@ -63,6 +65,13 @@ class Progress : public SweepObserver {
   }
   void finish() {
     if (tty_) std::cerr << "\r\033[K";
+  }
+  // "24 ok, 2 unsupported, 1 verify_failed" for the results of this run.
+  std::string tally() const {
+    std::string out;
+    for (const auto& [status, count] : by_status_)
+      out += fmt::format("{}{} {}", out.empty() ? "" : ", ", count, to_string(status));
+    return out.empty() ? "none" : out;
   }
 
  private:
@@ -84,6 +93,7 @@ class Progress : public SweepObserver {
   }
   bool tty_;
   std::size_t total_ = 0, done_ = 0, ran_ = 0;
+  std::map<RowStatus, std::size_t> by_status_;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -166,12 +176,12 @@ int run_sweep_command(const SweepOptions& o) {
   }
   progress.finish();
   if (outcome.stopped_on_time) {
-    std::cerr << fmt::format("sweep: stopped after --stop-after {} s with {} results left ({} written now); continue "
-                             "with: {}\n",
-                             o.stop_after_s, outcome.remaining, outcome.written, resume_command(o));
+    std::cerr << fmt::format("sweep: stopped after --stop-after {} s with {} results left ({} written now: {}); "
+                             "continue with: {}\n",
+                             o.stop_after_s, outcome.remaining, outcome.written, progress.tally(), resume_command(o));
   } else {
-    std::cerr << fmt::format("sweep: complete, {} results written now, {} in {}\n", outcome.written,
-                             outcome.written + existing.results, o.out);
+    std::cerr << fmt::format("sweep: complete, {} results written now ({}), {} in {}\n", outcome.written,
+                             progress.tally(), outcome.written + existing.results, o.out);
   }
   return 0;
 }
