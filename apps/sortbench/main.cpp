@@ -3,12 +3,13 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "sortbench/build_info.hpp"
 #include "sortbench/errors.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"sortbench: a GPU sorting benchmark suite"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(SORTBENCH_VERSION_STRING));
+  app.set_version_flag("--version", std::string(sb::build_version()) + " (" + sb::build_git_commit() + ")");
   std::vector<sb::cli::Command> commands{sb::cli::add_list(app), sb::cli::add_info(app), sb::cli::add_gen(app),
                                          sb::cli::add_run(app), sb::cli::add_sweep(app),
                                          sb::cli::add_compare(app)};

@@ -63,6 +63,13 @@ int significant_bits(const SortProblem& p) {
   return static_cast<int>(bit_width64(span));
 }
 
+// u32 keys whose own top bits are zero sort on [0, bit_width(max)) without the offset
+// passes, when that costs no more 8-bit digit passes than the offset's bit width.
+int direct_end_bit(const SortProblem& p) { return static_cast<int>(bit_width64(static_cast<std::uint64_t>(p.realized.max))); }
+bool sorts_in_place(const SortProblem& p) {
+  return p.spec.key == KeyType::u32 && (direct_end_bit(p) + 7) / 8 <= (significant_bits(p) + 7) / 8;
+}
+
 const std::vector<KeyType> kScalarKeys{KeyType::u32, KeyType::i32, KeyType::f32};
 
 Algorithm radix_base(std::string name, std::string source) {
@@ -110,6 +117,10 @@ void add_cub_radix(Registry& r) {
   bits.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
     const int end_bit = significant_bits(p);
     if (end_bit == 0 || p.n() < 2) return 0;  // one distinct key: already sorted, stably
+    index_t* const* vals = p.has_payload() ? b.vals : nullptr;
+    std::size_t bytes = b.workspace_bytes;
+    if (sorts_in_place(p))
+      return radix_sort<std::uint32_t>(b.workspace, bytes, b.keys, vals, p.n(), direct_end_bit(p), b.stream);
     const std::uint32_t omin = ordered_value(p.spec.key, p.realized.min);
     const unsigned grid = grid_for(p.n(), kBlock);
     int sel = 0;
@@ -117,15 +128,16 @@ void add_cub_radix(Registry& r) {
       using K = decltype(k);
       if constexpr (!std::is_same_v<K, Row4>) {
         keys_to_offsets<K><<<grid, kBlock, 0, b.stream>>>(b.keys[0], p.n(), omin);
-        std::size_t bytes = b.workspace_bytes;
-        sel = radix_sort<std::uint32_t>(b.workspace, bytes, b.keys, p.has_payload() ? b.vals : nullptr, p.n(),
-                                        end_bit, b.stream);
+        sel = radix_sort<std::uint32_t>(b.workspace, bytes, b.keys, vals, p.n(), end_bit, b.stream);
         offsets_to_keys<K><<<grid, kBlock, 0, b.stream>>>(b.keys[sel], p.n(), omin);
       }
     });
     return sel;
   };
-  bits.details = [](const SortProblem& p) { return Details{{"end_bit", std::to_string(significant_bits(p))}}; };
+  bits.details = [](const SortProblem& p) {
+    if (sorts_in_place(p)) return Details{{"end_bit", std::to_string(direct_end_bit(p))}, {"offset", "none"}};
+    return Details{{"end_bit", std::to_string(significant_bits(p))}, {"offset", "key - min"}};
+  };
   r.add(bits);
 
   Algorithm pairs = radix_base("cub-radix-pairs",

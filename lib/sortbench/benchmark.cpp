@@ -1,6 +1,7 @@
 #include "sortbench/benchmark.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -116,6 +117,29 @@ class DeviceSession {
 
   const InputStats& stats() const { return stats_; }
 
+  // What moving this input to the host and the sorted result back costs (pageable memory,
+  // as a CPU sort called from GPU code would do it): median of three round trips.
+  double transfer_ms(const HostInput& host) const {
+    std::vector<double> ms;
+    std::vector<unsigned char> staging(host.keys.size() + host.vals.size() * sizeof(index_t));
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!host.keys.empty())
+        SB_CUDA_CHECK(cudaMemcpy(staging.data(), pristine_keys_.get(), host.keys.size(), cudaMemcpyDeviceToHost));
+      if (!host.vals.empty())
+        SB_CUDA_CHECK(cudaMemcpy(staging.data() + host.keys.size(), pristine_vals_.get(), pristine_vals_.bytes(),
+                                 cudaMemcpyDeviceToHost));
+      if (!host.keys.empty())
+        SB_CUDA_CHECK(cudaMemcpy(keys_[0].get(), staging.data(), host.keys.size(), cudaMemcpyHostToDevice));
+      if (!host.vals.empty())
+        SB_CUDA_CHECK(cudaMemcpy(vals_[0].get(), staging.data() + host.keys.size(), pristine_vals_.bytes(),
+                                 cudaMemcpyHostToDevice));
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[1];
+  }
+
   HostInput to_host() const {
     HostInput h;
     h.keys.resize(pristine_keys_.bytes());
@@ -224,6 +248,12 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
         if (!host_copy_ready) host = device->to_host(), host_copy_ready = true;
         run_host_algorithm(*a, problem, host, plan.settings, row);
         if (a->details) row.details = a->details(problem);
+        if (device && row.time.samples) {
+          // The input lives on the GPU: a CPU sort of it also pays for the round trip.
+          const double transfer = device->transfer_ms(host);
+          row.details.emplace_back("transfer_ms", fmt::format("{:.4f}", transfer));
+          row.details.emplace_back("median_with_transfer_ms", fmt::format("{:.4f}", row.time.median_ms + transfer));
+        }
       }
     } catch (const UsageError&) {
       throw;

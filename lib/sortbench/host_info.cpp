@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "sortbench/build_info.hpp"
 #include "sortbench/report.hpp"
 
 namespace sb {
@@ -35,8 +36,8 @@ std::string utc_now_iso8601() {
 
 RunContext make_context() {
   RunContext c;
-  c.sortbench_version = SORTBENCH_VERSION;
-  c.git_commit = SORTBENCH_GIT_COMMIT;
+  c.sortbench_version = build_version();
+  c.git_commit = build_git_commit();
   c.date_utc = utc_now_iso8601();
   c.host = query_host();
   return c;

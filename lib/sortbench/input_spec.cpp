@@ -196,7 +196,7 @@ InputSpec derive_input_spec(const InputRequest& r) {
     throw UsageError(fmt::format(
         "--len {} exceeds -n {}: {} keys cannot hold {} distinct values; lower --len or use --dist distinct",
         spec.len, spec.n, spec.n, spec.len));
-  if (spec.dist == Distribution::equal && spec.len != 1)
+  if (spec.dist == Distribution::equal && spec.n > 0 && spec.len != 1)
     throw UsageError(fmt::format("--dist equal has len 1, but len is {}; drop --len/--sigma", spec.len));
   if (spec.payload == Payload::index && spec.n > (std::uint64_t{1} << 32))
     throw UsageError(fmt::format("--payload index holds 32-bit positions, so -n must be <= 2^32; got {}", spec.n));

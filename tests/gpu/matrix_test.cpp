@@ -15,17 +15,7 @@ namespace {
 
 std::vector<InputSpec> matrix() {
   const std::vector<std::uint64_t> sizes{0, 1, 2, 3, 31, 32, 33, 1000, 1025, 65537, 1u << 20, 1u << 24};
-  std::vector<InputSpec> specs;
-  for (std::uint64_t n : sizes)
-    for (Distribution d : all_distributions())
-      for (KeyType k : all_key_types())
-        for (Payload p : {Payload::none, Payload::index}) {
-          // Signed keys straddle zero: minVal = -n/2.
-          const bool is_signed = k == KeyType::i32 || k == KeyType::f32;
-          specs.push_back(make_spec(n, d, k, p, std::nullopt, std::nullopt,
-                                    is_signed ? std::optional<std::int64_t>(-static_cast<std::int64_t>(n / 2))
-                                              : std::nullopt));
-        }
+  std::vector<InputSpec> specs = input_matrix(sizes);
   // Values at the top of the 32-bit ranges, dense duplicates, and very few distinct values.
   for (std::uint64_t n : {std::uint64_t{1000}, std::uint64_t{65537}, std::uint64_t{1} << 20})
     for (Payload p : {Payload::none, Payload::index}) {
@@ -77,7 +67,9 @@ TEST_P(GpuMatrix, EveryGpuAlgorithmMatchesStdSort) {
     ++ran;
     expect_matches_reference(algo, spec, ref, out);
   }
-  if (spec.key != KeyType::u32x4 || spec.payload == Payload::none) EXPECT_GT(ran, 0) << describe(spec);
+  // Over the whole registry, every input has at least one taker (cub-merge takes them all).
+  const char* only = std::getenv("SORTBENCH_TEST_ALGOS");
+  if (!only || !*only) EXPECT_GT(ran, 0) << describe(spec);
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, GpuMatrix, testing::ValuesIn(matrix()),

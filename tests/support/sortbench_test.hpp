@@ -26,6 +26,10 @@ InputSpec make_spec(std::uint64_t n, Distribution dist = Distribution::uniform, 
                     std::optional<std::uint64_t> len = std::nullopt, std::optional<std::int64_t> min_val = std::nullopt,
                     std::uint64_t seed = 7);
 
+// Every distribution x key type x payload for each size; signed keys straddle zero
+// (minVal = -n/2).
+std::vector<InputSpec> input_matrix(const std::vector<std::uint64_t>& sizes);
+
 // Host input and the reference output (std::stable_sort of (key, index) records by key).
 struct Reference {
   std::vector<unsigned char> input_keys;

@@ -28,6 +28,19 @@ InputSpec make_spec(std::uint64_t n, Distribution dist, KeyType key, Payload pay
   return derive_input_spec(r);
 }
 
+std::vector<InputSpec> input_matrix(const std::vector<std::uint64_t>& sizes) {
+  std::vector<InputSpec> specs;
+  for (std::uint64_t n : sizes)
+    for (Distribution d : all_distributions())
+      for (KeyType k : all_key_types())
+        for (Payload p : {Payload::none, Payload::index}) {
+          const bool is_signed = k == KeyType::i32 || k == KeyType::f32;
+          const auto min_val = is_signed ? std::optional<std::int64_t>(-static_cast<std::int64_t>(n / 2)) : std::nullopt;
+          specs.push_back(make_spec(n, d, k, p, std::nullopt, std::nullopt, min_val));
+        }
+  return specs;
+}
+
 std::string describe(const InputSpec& s) {
   return fmt::format("n={} key={} payload={} dist={} min={} max={} len={}", s.n, to_string(s.key),
                      to_string(s.payload), to_string(s.dist), s.min_val, s.max_val, s.len);

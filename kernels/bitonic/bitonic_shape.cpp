@@ -1,0 +1,115 @@
+// Host side of the bitonic family that needs no kernels: block and tile sizes read from the
+// device (or --param tile= / block=), the workspace of the padded buffers, and the details
+// recorded with a result (launches and the global traffic they move).
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "bitonic_index.hpp"
+#include "bitonic_sort.hpp"
+#include "sortbench/cuda_check.hpp"
+#include "sortbench/errors.hpp"
+
+namespace sb::bitonic {
+namespace {
+
+// Tiles resident per SM: two, so that one block's global loads overlap the other's rounds.
+constexpr unsigned kTilesPerSm = 2;
+// Warps per block of the global-memory kernels (a full SM takes several such blocks).
+constexpr unsigned kGlobalWarps = 8;
+// Largest padded size: payloads are 32-bit input positions, and a padding element's payload
+// 0xffffffff must stay above every real one.
+constexpr std::uint64_t kMaxPadded = std::uint64_t{1} << 32;
+
+const cudaDeviceProp& device_props() {
+  static std::map<int, cudaDeviceProp> cache;
+  int device = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&device));
+  auto it = cache.find(device);
+  if (it == cache.end()) {
+    cudaDeviceProp prop{};
+    SB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    it = cache.emplace(device, prop).first;
+  }
+  return it->second;
+}
+
+std::size_t element_bytes(const SortProblem& p) { return key_bytes(p.spec.key) + (p.has_payload() ? 4 : 0); }
+
+bool is_pow2(long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+}  // namespace
+
+LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
+  const cudaDeviceProp& d = device_props();
+  LaunchShape sh;
+  sh.log_n = ceil_log2(p.n() < 1 ? 1 : p.n());
+  const long block = p.param_int("block", static_cast<long>(d.warpSize) * kGlobalWarps);
+  if (block <= 0 || block % d.warpSize != 0 || block > d.maxThreadsPerBlock)
+    throw UsageError(fmt::format("--param block={} is not a multiple of {} up to {}", block, d.warpSize,
+                                 d.maxThreadsPerBlock));
+  const KernelLimits limits = kernel_limits(sc, p.spec.key, p.has_payload());
+  const unsigned warp = static_cast<unsigned>(d.warpSize);
+  sh.global_threads = std::min(static_cast<unsigned>(block), limits.global_threads / warp * warp);
+  if (!sc.shared) return sh;
+
+  const std::size_t elem = element_bytes(p);
+  // Largest power of two that one block may hold and kTilesPerSm blocks share an SM with.
+  long tile = 1;
+  while ((2 * tile) * elem <= d.sharedMemPerBlockOptin &&
+         kTilesPerSm * ((2 * tile) * elem + d.reservedSharedMemPerBlock) <= d.sharedMemPerMultiprocessor)
+    tile *= 2;
+  tile = p.param_int("tile", tile);
+  if (!is_pow2(tile) || tile < 2 || static_cast<std::size_t>(tile) * elem > d.sharedMemPerBlockOptin)
+    throw UsageError(fmt::format("--param tile={} is not a power of two from 2 whose {} bytes per element fit {} "
+                                 "bytes of shared memory",
+                                 tile, elem, d.sharedMemPerBlockOptin));
+  sh.tile_log = std::min(ceil_log2(static_cast<std::uint64_t>(tile)), sh.log_n);
+  const unsigned threads_per_tile = static_cast<unsigned>(d.maxThreadsPerMultiProcessor) / kTilesPerSm;
+  // One group per thread in a full round (more threads would idle).
+  const unsigned groups = sh.tile_log > sc.shared_round ? (1u << (sh.tile_log - sc.shared_round)) : 1u;
+  sh.shared_threads = std::min({limits.shared_threads / warp * warp, threads_per_tile, groups});
+  if (sh.shared_threads == 0) sh.shared_threads = 1;
+  return sh;
+}
+
+std::optional<std::string> unsupported_reason(const Schedule& sc, const SortProblem& p) {
+  if (p.n() > kMaxPadded)
+    return std::string("n above 2^32: the padded size must fit a 32-bit payload");
+  try {
+    launch_shape(sc, p);
+  } catch (const UsageError& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+std::size_t workspace_bytes(const SortProblem& p) {
+  const std::uint64_t n = p.n();
+  if (n < 2) return 0;
+  const std::uint64_t padded = std::uint64_t{1} << ceil_log2(n);
+  if (padded == n) return 0;
+  return padded_vals_offset(padded, key_bytes(p.spec.key)) + (p.has_payload() ? padded * sizeof(index_t) : 0);
+}
+
+Details details(const Schedule& s, const SortProblem& p) {
+  const LaunchShape sh = launch_shape(s, p);
+  const std::vector<Launch> launches = p.n() < 2 ? std::vector<Launch>{} : plan_launches(s, sh.log_n, sh.tile_log);
+  std::map<std::string, int> per_kernel;
+  for (const Launch& l : launches) ++per_kernel[kernel_name(s, l)];
+  std::string kernels;
+  for (const auto& [name, count] : per_kernel) kernels += fmt::format("{}{}x{}", kernels.empty() ? "" : " ", count, name);
+  Details d{{"padded_n", std::to_string(std::uint64_t{1} << sh.log_n)},
+            {"global_passes", std::to_string(launches.size())},
+            {"launches", kernels},
+            {"traffic_bytes", std::to_string(traffic_bytes(launches.size(), sh.log_n, p.n(), element_bytes(p)))},
+            {"block", std::to_string(sh.global_threads)}};
+  if (s.shared) {
+    d.emplace_back("tile", std::to_string(std::uint64_t{1} << sh.tile_log));
+    d.emplace_back("shared_block", std::to_string(sh.shared_threads));
+  }
+  return d;
+}
+
+}  // namespace sb::bitonic

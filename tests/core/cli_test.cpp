@@ -1,0 +1,141 @@
+// The command line as a user meets it: each user error is one line on stderr, a documented
+// exit code, and no output file.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sortbench/device_info.hpp"
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result run(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string err_path = (dir / "sortbench_cli_err.txt").string();
+  const std::string cmd = std::string(SORTBENCH_EXE) + " " + args + " 2>" + err_path;
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream f(err_path);
+  r.err.assign(std::istreambuf_iterator<char>(f), {});
+  return r;
+}
+
+std::size_t lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+void expect_usage_error(const std::string& args, const std::string& mention) {
+  const Result r = run(args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(lines(r.err), 1u) << args << ": one line expected, got:\n" << r.err;
+  EXPECT_NE(r.err.find(mention), std::string::npos) << args << ": '" << mention << "' not in: " << r.err;
+}
+
+TEST(Cli, ListShowsTheBaselines) {
+  const Result r = run("list");
+  EXPECT_EQ(r.code, 0);
+  for (const char* name : {"cub-radix", "cub-radix-bits", "cub-radix-pairs", "cub-merge", "thrust-sort",
+                           "cpu-std-sort", "cpu-parallel-sort"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+TEST(Cli, UsageErrorsAreOneLineWithExitCode2) {
+  expect_usage_error("run --algo cub-radx --backend cpu", "did you mean cub-radix");
+  expect_usage_error("run -n -5 --backend cpu --algo cpu-std-sort", "-n");
+  expect_usage_error("run -n lots --backend cpu --algo cpu-std-sort", "not a number");
+  expect_usage_error("run -n 99999999999999999999999 --backend cpu --algo cpu-std-sort", "too large");
+  expect_usage_error("run --delta 0 --backend cpu --algo cpu-std-sort", "--delta");
+  expect_usage_error("run --delta -3 --backend cpu --algo cpu-std-sort", "--delta");
+  expect_usage_error("run --sigma 0.5 --backend cpu --algo cpu-std-sort", "--sigma");
+  expect_usage_error("run -n 100 --max-val 10 --len 20 --backend cpu --algo cpu-std-sort", "exceeds range");
+  expect_usage_error("run -n 10 --max-val 100 --len 20 --backend cpu --algo cpu-std-sort", "exceeds -n");
+  expect_usage_error("run --min-val 5 --max-val 5 --backend cpu --algo cpu-std-sort", "must be below");
+  expect_usage_error("run --max-val 2^33 --backend cpu --algo cpu-std-sort", "32 bits");
+  expect_usage_error("run --min-val -2^40 --key i32 --backend cpu --algo cpu-std-sort", "32 bits");
+  expect_usage_error("run --dist lumpy --backend cpu --algo cpu-std-sort", "--dist");
+  expect_usage_error("run --algo cub-radix --backend cpu", "--backend cpu");
+  expect_usage_error("run --param nosuch=1 --backend cpu --algo cpu-std-sort", "nosuch");
+  expect_usage_error("run --no-such-flag", "no-such-flag");
+  expect_usage_error("gen -n 2^26 --key f32", "--key f32");
+}
+
+TEST(Cli, DesignCardExampleParses) {
+  // Runs where a GPU is present (exit 0), reports the missing device otherwise (exit 3):
+  // never a usage error.
+  const Result r = run("run --algo hp --delta 50 --sigma 50 -n 2^16 --reps 1 --quiet");
+  EXPECT_TRUE(r.code == 0 || r.code == 3) << r.code << ": " << r.err;
+}
+
+TEST(Cli, NoDeviceSuggestsTheCpuBackend) {
+  if (!sb::cuda_unavailable_reason()) GTEST_SKIP() << "a CUDA device is present";
+  const Result r = run("run --algo cub-radix -n 1000");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("--backend cpu"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnwritableJsonFailsBeforeSortingAndWritesNothing) {
+  const Result r = run("run --backend cpu --algo cpu-std-sort -n 1000 --json /nonexistent-dir/x.json");
+  EXPECT_EQ(r.code, 5);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_EQ(r.out.find("verified"), std::string::npos) << "nothing may run before the check";
+}
+
+TEST(Cli, CpuRunWritesJsonAndCsv) {
+  const auto dir = std::filesystem::temp_directory_path() / "sortbench_cli_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string json = (dir / "r.json").string(), csv = (dir / "r.csv").string();
+  const Result r = run("run --backend cpu --algo all -n 64K --delta 50 --payload index --reps 3 --budget 0.1 --json " +
+                       json + " --csv " + csv);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream jf(json);
+  const auto doc = nlohmann::json::parse(jf);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_TRUE(doc["context"]["gpu"].is_null());
+  ASSERT_GE(doc["results"].size(), 2u);
+  for (const auto& row : doc["results"]) {
+    EXPECT_EQ(row["input"]["n"], 65536);
+    EXPECT_EQ(row["input"]["requested"]["delta"], 50.0);
+    if (row["status"] == "ok") {
+      EXPECT_EQ(row["verification"], "passed");
+      EXPECT_GE(row["time_ms"]["samples"].get<int>(), 3);
+    }
+  }
+  std::ifstream cf(csv);
+  std::string header, line;
+  std::getline(cf, header);
+  std::size_t rows = 0;
+  while (std::getline(cf, line)) ++rows;
+  EXPECT_EQ(rows, doc["results"].size());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, GenPrintsRealizedStatisticsAndWritesRawKeys) {
+  const auto path = (std::filesystem::temp_directory_path() / "sortbench_gen.bin").string();
+  const Result r = run("gen --backend cpu -n 1000 --max-val 500 --len 17 --out " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("len      17"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("realized len 17"), std::string::npos) << r.out;
+  EXPECT_EQ(std::filesystem::file_size(path), 4000u);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
