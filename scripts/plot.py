@@ -8,7 +8,7 @@ merged) and draws every figure the spec's "plot" list describes, into DIR:
 
   kind "lines"   time (ms, median) against an input field, one line per algorithm, one panel
                  per value of the "panels" fields; "highlight" also draws the paper's own
-                 panel alone as FILE-main.png.
+                 panel alone as FILE-main.png; "only" (fnmatch patterns) picks algorithms.
   kind "table"   a table of times against n (the bitonic article's): FILE.png with our lines
                  and the article's numbers dashed, FILE.md with both side by side.
   kind "winner"  for each cell of an x by y grid of input fields (delta by sigma at fixed n),
@@ -18,6 +18,7 @@ merged) and draws every figure the spec's "plot" list describes, into DIR:
 Only rows with status "ok" are drawn; labels map algorithm names to the paper's names.
 """
 import argparse
+import fnmatch
 import json
 import math
 import os
@@ -110,7 +111,13 @@ def algorithm_order(rows):
     return list(order)
 
 
-def draw_lines(ax, rows, x_field, labels, logx=False, logy=False):
+def color_map(rows):
+    """One color per algorithm for a whole figure, so panels missing an algorithm agree."""
+    palette = [f"C{i}" for i in range(10)] + ["black", "grey", "olive", "navy", "maroon", "teal", "gold", "indigo"]
+    return {a: palette[i % len(palette)] for i, a in enumerate(algorithm_order(rows))}
+
+
+def draw_lines(ax, rows, x_field, labels, logx=False, logy=False, colors=None):
     series = defaultdict(dict)
     for r in rows:
         t = median_ms(r)
@@ -119,7 +126,8 @@ def draw_lines(ax, rows, x_field, labels, logx=False, logy=False):
     for algorithm in algorithm_order(rows):
         points = sorted(series.get(algorithm, {}).items())
         if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=labels(algorithm))
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=labels(algorithm),
+                    color=(colors or {}).get(algorithm))
     ax.set_xlabel(x_field)
     ax.set_ylabel("time (ms)")
     if logx:
@@ -134,7 +142,19 @@ def panel_title(fields, key):
     return ", ".join(f"{f} = {fmt_value(v)}" for f, v in zip(fields, key))
 
 
+def selected(figure, rows):
+    """The rows of the algorithms the figure's "only" list names (fnmatch patterns), or all."""
+    only = figure.get("only")
+    if not only:
+        return rows
+    return [r for r in rows if any(fnmatch.fnmatchcase(r["algorithm"], p) for p in only)]
+
+
 def plot_lines(plt, figure, rows, context, out_dir):
+    rows = selected(figure, rows)
+    if not any(median_ms(r) is not None for r in rows):
+        print(f"plot.py: {figure['file']}: no timed rows of its algorithms; skipped", file=sys.stderr)
+        return []
     x_field = figure.get("x", "n")
     panels = figure.get("panels", [])
     labels = Labels(figure)
@@ -151,9 +171,10 @@ def plot_lines(plt, figure, rows, context, out_dir):
         nrows = math.ceil(len(groups) / ncols)
         position = {k: divmod(i, ncols) for i, k in enumerate(groups)}
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), squeeze=False)
+    colors = color_map(rows)
     for key, group in groups.items():
         ax = axes[position[key]]
-        draw_lines(ax, group, x_field, labels, figure.get("logx", False), figure.get("logy", False))
+        draw_lines(ax, group, x_field, labels, figure.get("logx", False), figure.get("logy", False), colors)
         if panels:
             ax.set_title(panel_title(panels, key), fontsize=9)
     for ax in axes.flat:
@@ -177,7 +198,7 @@ def plot_lines(plt, figure, rows, context, out_dir):
         chosen = [r for r in rows if all(close(requested(r, f), v) for f, v in want.items())]
         if chosen:
             fig, ax = plt.subplots(figsize=(6, 4))
-            draw_lines(ax, chosen, x_field, labels, figure.get("logx", False), figure.get("logy", False))
+            draw_lines(ax, chosen, x_field, labels, figure.get("logx", False), figure.get("logy", False), colors)
             ax.legend(fontsize=8)
             ax.set_title(f"{figure.get('title', '')}: {panel_title(list(want), list(want.values()))}\n"
                          f"[{device_name(context)}]", fontsize=10)

@@ -45,6 +45,16 @@ TEST(PlotPy, LinesFigureFromTheSmokeFixture) {
   expect_png(dir.file("smoke.png"));
 }
 
+TEST(PlotPy, PaperFigureWithItsOwnPanelAndEveryVariant) {
+  if (!have_matplotlib()) GTEST_SKIP() << "python3 cannot import matplotlib; scripts/setup.sh installs python3-matplotlib";
+  test::TempDir dir;
+  const auto r = run_command(plot("datasets/hp-6.3.2-duplicates.json", "tests/fixtures/hp-results.jsonl", dir.path()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_png(dir.file("hp-fig7-paper.png"));       // every delta x sigma panel, the paper's algorithms
+  expect_png(dir.file("hp-fig7-paper-main.png"));  // figure 7 itself: delta 50, sigma 50
+  expect_png(dir.file("hp-fig7.png"));             // every hp variant
+}
+
 TEST(PlotPy, BitonicTableBesideTheArticle) {
   if (!have_matplotlib()) GTEST_SKIP() << "python3 cannot import matplotlib; scripts/setup.sh installs python3-matplotlib";
   test::TempDir dir;
