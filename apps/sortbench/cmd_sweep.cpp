@@ -139,6 +139,10 @@ int run_sweep_command(const SweepOptions& o) {
     if (!o.resume)
       throw UsageError(fmt::format("{} already exists; give --resume to continue it, or remove it to start over",
                                    o.out));
+    existing = read_sweep_file(o.out, false);
+    if (!existing.sweep_name.empty() && existing.sweep_name != spec.name)
+      throw UsageError(fmt::format("{} holds the sweep '{}', not '{}' of {}; give another --out", o.out,
+                                   existing.sweep_name, spec.name, spec.path));
     existing = read_sweep_file(o.out, true);
     if (existing.dropped_bytes)
       std::cerr << fmt::format("sweep: dropped a partial last line ({} bytes) of {}: the result in flight when it "

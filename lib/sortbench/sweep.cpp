@@ -476,6 +476,9 @@ SweepFile read_sweep_file(const std::string& path, bool truncate_partial) {
     }
     if (j.contains("context")) {
       f.has_context = true;
+      if (j.contains("sweep") && j.at("sweep").is_object() && j.at("sweep").contains("name") &&
+          j.at("sweep").at("name").is_string())
+        f.sweep_name = j.at("sweep").at("name").get<std::string>();
       continue;
     }
     if (!j.contains("row_key") || !j.contains("algorithm") || !j.at("row_key").is_string())

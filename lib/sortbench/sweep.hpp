@@ -65,6 +65,7 @@ std::string result_key(std::string_view row_key, std::string_view algorithm);
 // What an existing sweep output holds.
 struct SweepFile {
   bool has_context = false;
+  std::string sweep_name;            // the context line's sweep.name, when it has one
   std::set<std::string> done;        // result_key of every complete result line
   std::size_t results = 0;
   std::size_t dropped_bytes = 0;     // a trailing partial line, cut off by read_sweep_file

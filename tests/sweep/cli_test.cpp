@@ -139,6 +139,14 @@ TEST(SweepCli, SpecErrorsExitWithTheUsageCode) {
   const auto r = run_command(exe() + " sweep --spec " + spec + " --out " + dir.file("o.jsonl"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(spec + ": axes[0] (n): the axis has no values"), std::string::npos) << r.output;
+  // --resume refuses the output of another spec.
+  const std::string other = dir.file("other.json");
+  test::write_text(other, R"({"name": "other", "backend": "cpu", "algorithms": ["cpu-std-sort"],
+                              "axes": [{"name": "n", "values": [1024]}]})");
+  ASSERT_EQ(run_command(exe() + " sweep --spec " + other + " --out " + dir.file("other.jsonl")).exit_code, 0);
+  const auto mixed = run_command(exe() + " sweep --spec " + kSmoke + " --out " + dir.file("other.jsonl") + " --resume");
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.output;
+  EXPECT_NE(mixed.output.find("holds the sweep 'other', not 'smoke'"), std::string::npos) << mixed.output;
   const auto missing = run_command(exe() + " sweep --spec " + dir.file("none.json") + " --dry-run");
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
 }
