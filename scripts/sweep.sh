@@ -30,7 +30,9 @@ fi
 [ "${gpus:-0}" -ge 1 ] || gpus=1
 mkdir -p "$(dirname "$out")"
 
-if [ "$gpus" -eq 1 ]; then
+dry_run=0
+for arg in "$@"; do [ "$arg" = "--dry-run" ] && dry_run=1; done
+if [ "$gpus" -eq 1 ] || [ "$dry_run" -eq 1 ]; then
   exec "$sortbench" sweep --spec "$spec" --out "$out" "$@"
 fi
 
@@ -71,6 +73,8 @@ for i in range(gpus):
                 context = json.dumps(j)
         else:
             rows.append((j["row_index"], line))
+if context is None and not rows:
+    sys.exit(f"sweep.sh: no shard output to merge; {out} left as it was")
 rows.sort(key=lambda r: r[0])  # stable: algorithms keep their order within a row
 tmp = out + ".tmp"
 with open(tmp, "w", encoding="utf-8") as f:
