@@ -1,5 +1,6 @@
 // CUB DeviceRadixSort baselines (library: CCCL's cub/device/device_radix_sort.cuh).
-//   cub-radix        all key bits, DoubleBuffer (no copy back), pairs when a payload is given
+//   cub-radix        all key bits, DoubleBuffer (no copy back), pairs when a payload is given;
+//                    u32x4 rows through CUB's decomposer interface (word 0 most significant)
 //   cub-radix-bits   keys mapped in place to offsets from the input's minimum, sorted on
 //                    bit_width(max - min) bits only: the strongest CUB call for a known range
 //   cub-radix-pairs  always SortPairs; without a payload it attaches the original index
@@ -24,13 +25,29 @@ __global__ void iota_kernel(index_t* vals, std::uint64_t n) {
     vals[i] = static_cast<index_t>(i);
 }
 
-// Sorts keys[0] (and vals[0] when vals is set) on bits [0, end_bit); returns the
-// DoubleBuffer selector. With temp == nullptr only sets temp_bytes.
+// A row as CUB's radix sort sees a custom key: a tuple of its words, most significant first
+// (the same decomposition the generator sorts with).
+struct Row4Decomposer {
+  __host__ __device__ cuda::std::tuple<std::uint32_t&, std::uint32_t&, std::uint32_t&, std::uint32_t&>
+  operator()(Row4& r) const {
+    return {r.w[0], r.w[1], r.w[2], r.w[3]};
+  }
+};
+
+// Sorts keys[0] (and vals[0] when vals is set) on bits [0, end_bit) (rows: on all their
+// bits); returns the DoubleBuffer selector. With temp == nullptr only sets temp_bytes.
 template <typename K>
 int radix_sort(void* temp, std::size_t& temp_bytes, void* const keys[2], index_t* const vals[2], std::uint64_t n,
                int end_bit, cudaStream_t stream) {
   cub::DoubleBuffer<K> d_keys(static_cast<K*>(keys[0]), static_cast<K*>(keys[1]));
-  if (vals) {
+  if constexpr (std::is_same_v<K, Row4>) {
+    if (vals) {
+      cub::DoubleBuffer<index_t> d_vals(vals[0], vals[1]);
+      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, d_keys, d_vals, n, Row4Decomposer{}, stream));
+    } else {
+      SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, n, Row4Decomposer{}, stream));
+    }
+  } else if (vals) {
     cub::DoubleBuffer<index_t> d_vals(vals[0], vals[1]);
     SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, d_keys, d_vals, n, 0, end_bit, stream));
   } else {
@@ -87,23 +104,19 @@ Algorithm radix_base(std::string name, std::string source) {
 }  // namespace
 
 void add_cub_radix(Registry& r) {
-  Algorithm full = radix_base("cub-radix", "CUB DeviceRadixSort (all key bits, DoubleBuffer)");
+  Algorithm full = radix_base("cub-radix", "CUB DeviceRadixSort (all key bits, DoubleBuffer; u32x4 rows "
+                                            "through a decomposer)");
+  full.key_types.push_back(KeyType::u32x4);
   full.workspace_bytes = [](const SortProblem& p) {
-    return dispatch_key(p.spec.key, [&](auto k) -> std::size_t {
-      using K = decltype(k);
-      if constexpr (std::is_same_v<K, Row4>) return 0;
-      else return radix_temp_bytes<K>(p.n(), p.has_payload());
-    });
+    return dispatch_key(p.spec.key,
+                        [&](auto k) -> std::size_t { return radix_temp_bytes<decltype(k)>(p.n(), p.has_payload()); });
   };
   full.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
     return dispatch_key(p.spec.key, [&](auto k) -> int {
       using K = decltype(k);
-      if constexpr (std::is_same_v<K, Row4>) return 0;
-      else {
-        std::size_t bytes = b.workspace_bytes;
-        return radix_sort<K>(b.workspace, bytes, b.keys, p.has_payload() ? b.vals : nullptr, p.n(),
-                             int(sizeof(K) * 8), b.stream);
-      }
+      std::size_t bytes = b.workspace_bytes;
+      return radix_sort<K>(b.workspace, bytes, b.keys, p.has_payload() ? b.vals : nullptr, p.n(), int(sizeof(K) * 8),
+                           b.stream);
     });
   };
   r.add(full);

@@ -1,8 +1,64 @@
-// The radix family's registration (its algorithms land with their own issue).
+// The radix family's registration: radix-lsd-seed and radix-lsd (issue 5; seed 001).
+#include "radix.hpp"
 #include "sortbench/registry.hpp"
 
 namespace sb {
+namespace {
 
-void register_radix(Registry&) {}
+radix::PassPlan checked_plan(const SortProblem& p) { return radix::pass_plan(p); }  // throws on bad radix-bits
+
+Details pass_details(const SortProblem& p) {
+  const radix::PassPlan plan = checked_plan(p);
+  return {{"radix_bits", std::to_string(plan.bits)},
+          {"key_bits", std::to_string(plan.key_bits)},
+          {"passes", std::to_string(plan.passes())}};
+}
+
+Algorithm radix_base(std::string name, std::string source) {
+  Algorithm a;
+  a.name = std::move(name);
+  a.family = "radix";
+  a.backend = Backend::gpu;
+  a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u32x4};
+  a.payload = true;
+  a.stable = true;
+  a.source = std::move(source);
+  a.params = {"radix-bits"};
+  return a;
+}
+
+}  // namespace
+
+void register_radix(Registry& r) {
+  Algorithm seed = radix_base("radix-lsd-seed",
+                              "seed 001 (22.8): atomic accumulator, Blelloch up_sweep/down_sweep launched per "
+                              "stage, one-thread rearrange; per radix-bits digit");
+  seed.constraints = "n <= 2^20 (single-thread rearrange)";
+  seed.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
+    checked_plan(p);
+    if (p.n() > radix::kSeedMaxN) return std::string("n above 2^20: single-thread rearrange (slow by design)");
+    return std::nullopt;
+  };
+  seed.workspace_bytes = radix::seed_workspace_bytes;
+  seed.run_device = radix::seed_sort;
+  seed.details = pass_details;
+  r.add(seed);
+
+  Algorithm lsd = radix_base("radix-lsd",
+                             "seed 001 made parallel: per-block histograms, device-wide scan of (digit, block) "
+                             "counts, stable warp-match ranking scatter");
+  lsd.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
+    checked_plan(p);
+    return std::nullopt;
+  };
+  lsd.workspace_bytes = radix::lsd_workspace_bytes;
+  lsd.run_device = [](const SortProblem& p, const DeviceBuffers& b) { return radix::lsd_sort(p, b); };
+  lsd.details = [](const SortProblem& p) {
+    Details d = pass_details(p);
+    d.emplace_back("launch", radix::lsd_launch_summary(p));
+    return d;
+  };
+  r.add(lsd);
+}
 
 }  // namespace sb

@@ -1,0 +1,314 @@
+// hp-smem, hp-global, hp-hybrid, hp-auto: the H-P idea made fast on a current GPU (beyond
+// seed 004; method notes in docs/hp.md). All three concrete versions share the pipeline
+//   histogram A over range  ->  one fused scan that emits the compressed runs
+//   (value, end) of the non-empty bins (0-compressed H-P, Algorithm 5 lines 2-12)  ->
+//   the expansion of the runs straight into y (Algorithm 5 lines 13-17 without B);
+// they differ in the histogram: shared-memory privatized (range fits in shared memory),
+// global atomics, or the hybrid that splits keys by their high bits first.
+// hp-auto picks one of them, or hands the input to CUB radix sort on the range's bits.
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <fmt/format.h>
+
+#include "hp.hpp"
+#include "hp_fast_kernels.cuh"
+#include "hp_index.hpp"
+#include "sortbench/cuda_check.hpp"
+#include "sortbench/launch.hpp"
+
+namespace sb::hp {
+namespace {
+
+using namespace fast;
+
+// Device facts, queried once.
+struct DeviceFacts {
+  int sms = 0;
+  std::size_t smem_per_block = 0;  // opt-in maximum of dynamic shared memory per block
+};
+const DeviceFacts& device_facts() {
+  static const DeviceFacts facts = [] {
+    int dev = 0;
+    SB_CUDA_CHECK(cudaGetDevice(&dev));
+    cudaDeviceProp prop{};
+    SB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    return DeviceFacts{prop.multiProcessorCount, prop.sharedMemPerBlockOptin};
+  }();
+  return facts;
+}
+
+constexpr unsigned kHistBlock = 1024;
+constexpr unsigned kPartBlock = 512;
+// Shared memory a privatized histogram block aims at when the bins leave room for copies:
+// two 1024-thread blocks still fit on one SM.
+constexpr std::size_t kSharedCopiesBytes = 48 * 1024;
+constexpr unsigned kWarpsPerHistBlock = kHistBlock / 32;
+// Hybrid: bins per bucket (2^kLowBits words of shared memory) and the most buckets a part's
+// counters may use; together the largest range the hybrid takes.
+constexpr unsigned kLowBits = 15;
+constexpr std::uint64_t kMaxBuckets = 4096;
+constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
+// hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived.
+constexpr std::uint64_t kAutoHybridMaxRange = std::uint64_t{1} << 19;
+constexpr std::uint64_t kAutoDenseKeysPerBin = 20;
+constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
+// (an estimate from traffic counts, see docs/hp.md).
+
+std::uint64_t shared_bins_max() { return device_facts().smem_per_block / sizeof(u32); }
+
+using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
+using RunsOut = thrust::tabulate_output_iterator<EmitRun>;
+
+std::size_t runs_scan_temp_bytes(u64 range) {
+  std::size_t bytes = 0;
+  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{}),
+                                              RunsOut(EmitRun{}), static_cast<std::int64_t>(range)));
+  return bytes;
+}
+
+std::uint64_t hybrid_parts(u64 n) {
+  const u64 by_size = ceil_div(n ? n : 1, kKeysPerPart);
+  return min_u64(by_size, std::uint64_t(device_facts().sms) * 8);
+}
+
+// The workspace of a fast run; a layout pass (base == nullptr) only sums the sizes.
+struct FastArrays {
+  u32 *A, *run_end, *run_val, *len, *counts = nullptr;
+  void* temp;
+  std::size_t temp_bytes;
+  u64 parts = 0, buckets = 0;
+  FastArrays(char* base, u64 n, u64 range, bool hybrid) {
+    Carve c;
+    const u64 m = min_u64(n, range);
+    A = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
+    run_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
+    run_val = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
+    len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
+    temp_bytes = runs_scan_temp_bytes(range);
+    if (hybrid) {
+      parts = hybrid_parts(n);
+      buckets = buckets_for(range, kLowBits);
+      counts = reinterpret_cast<u32*>(base + c.take(parts * buckets * sizeof(u32)));
+      std::size_t count_scan = 0;
+      SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, count_scan, counts, counts,
+                                                  static_cast<std::int64_t>(parts * buckets)));
+      temp_bytes = std::max(temp_bytes, count_scan);
+    }
+    temp = base + c.take(temp_bytes);
+    bytes = c.used;
+  }
+  std::size_t bytes = 0;
+};
+
+enum class Histogram { shared, global, hybrid };
+
+struct Run {
+  u64 n, range;
+  u32 min_word;
+  cudaStream_t stream;
+};
+
+void hist_shared_launch(const Run& r, const u32* x, u32* A) {
+  const auto bins = static_cast<u32>(r.range);
+  const u32 copies = static_cast<u32>(std::clamp<u64>(kSharedCopiesBytes / (bins * sizeof(u32)), 1, kWarpsPerHistBlock));
+  const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
+  static const bool attr_set = [] {
+    SB_CUDA_CHECK(cudaFuncSetAttribute(hist_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(device_facts().smem_per_block)));
+    return true;
+  }();
+  (void)attr_set;
+  int per_sm = 0;
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hist_shared, kHistBlock, smem));
+  const unsigned grid = grid_for(ceil_div(r.n, 4), kHistBlock, u64(std::max(per_sm, 1)) * device_facts().sms);
+  hist_shared<<<grid, kHistBlock, smem, r.stream>>>(x, r.n, r.min_word, bins, copies, A);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+void hist_hybrid_launch(const Run& r, const FastArrays& a, u32* x, std::uint16_t* low) {
+  const auto parts = static_cast<unsigned>(a.parts);
+  const auto buckets = static_cast<u32>(a.buckets);
+  const std::size_t count_smem = buckets * sizeof(u32);
+  bucket_count<<<parts, kPartBlock, count_smem, r.stream>>>(x, r.n, r.min_word, kLowBits, buckets, a.counts);
+  SB_CUDA_CHECK_LAUNCH();
+  std::size_t temp_bytes = a.temp_bytes;
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
+                                              static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
+  bucket_scatter<<<parts, kPartBlock, count_smem, r.stream>>>(x, r.n, r.min_word, kLowBits, buckets, a.counts, low);
+  SB_CUDA_CHECK_LAUNCH();
+  const std::size_t hist_smem = (std::size_t{1} << kLowBits) * sizeof(u32);
+  static const bool attr_set = [hist_smem] {
+    SB_CUDA_CHECK(cudaFuncSetAttribute(bucket_hist, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(hist_smem)));
+    return true;
+  }();
+  (void)attr_set;
+  int per_sm = 0;
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bucket_hist, kHistBlock, hist_smem));
+  const unsigned grid = grid_for(r.n, kHistBlock, u64(std::max(per_sm, 1)) * device_facts().sms);
+  bucket_hist<<<grid, kHistBlock, hist_smem, r.stream>>>(low, r.n, a.counts, parts, buckets, kLowBits, a.A);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+// Runs one fast version; returns the buffer holding y.
+int run_fast(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
+  const Run r{p.n(), problem_range(p), word_of(p.realized.min), b.stream};
+  if (r.n == 0) return 0;
+  FastArrays a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid);
+  u32* x = static_cast<u32*>(b.keys[0]);
+  // The hybrid keeps its bucketed low bits in keys[1] and expands into keys[0].
+  u32* y = static_cast<u32*>(b.keys[h == Histogram::hybrid ? 0 : 1]);
+  SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+  switch (h) {
+    case Histogram::shared: hist_shared_launch(r, x, a.A); break;
+    case Histogram::global:
+      hist_global<<<grid_for(ceil_div(r.n, 4), 256, u64(device_facts().sms) * 16), 256, 0, r.stream>>>(
+          x, r.n, r.min_word, a.A);
+      SB_CUDA_CHECK_LAUNCH();
+      break;
+    case Histogram::hybrid:
+      hist_hybrid_launch(r, a, x, reinterpret_cast<std::uint16_t*>(b.keys[1]));
+      break;
+  }
+  std::size_t temp_bytes = a.temp_bytes;
+  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+      a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
+      RunsOut(EmitRun{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}), static_cast<std::int64_t>(r.range),
+      r.stream));
+  expand_runs<<<static_cast<unsigned>(ceil_div(r.n, kExpandTile)), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val,
+                                                                                             a.len, r.n, y);
+  SB_CUDA_CHECK_LAUNCH();
+  return h == Histogram::hybrid ? 0 : 1;
+}
+
+std::size_t fast_bytes(Histogram h, const SortProblem& p) {
+  return FastArrays(nullptr, p.n(), problem_range(p), h == Histogram::hybrid).bytes;
+}
+
+std::optional<std::string> shared_unsupported(const SortProblem& p) {
+  if (auto why = common_limits(p)) return why;
+  if (problem_range(p) > shared_bins_max())
+    return fmt::format("range {} above {} bins: the histogram must fit in shared memory", problem_range(p),
+                       shared_bins_max());
+  return std::nullopt;
+}
+
+std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
+  if (auto why = common_limits(p)) return why;
+  if (buckets_for(problem_range(p), kLowBits) > kMaxBuckets)
+    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, kLowBits);
+  return std::nullopt;
+}
+
+// ---- hp-auto ----
+
+using Choice = AutoChoice;
+const char* choice_name(Choice c) {
+  switch (c) {
+    case Choice::smem: return "hp-smem";
+    case Choice::hybrid: return "hp-hybrid";
+    case Choice::global: return "hp-global";
+    case Choice::cub: break;
+  }
+  return "cub-radix-bits";
+}
+
+Choice choose(const SortProblem& p) {
+  const AutoRule rule{shared_bins_max(), std::min<std::uint64_t>(kMaxBuckets << kLowBits, kAutoHybridMaxRange),
+                      kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
+  return auto_choice(p.n(), problem_range(p), rule);
+}
+
+int cub_end_bit(const SortProblem& p) { return static_cast<int>(bits_for_range(problem_range(p))); }
+
+std::size_t cub_bytes(const SortProblem& p) {
+  std::size_t bytes = 0;
+  cub::DoubleBuffer<u32> keys(nullptr, nullptr);
+  SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, static_cast<std::int64_t>(p.n()), 0, 32));
+  return bytes;
+}
+
+// CUB radix sort of the offsets from the minimum on bit_width(range - 1) bits.
+int run_cub(const SortProblem& p, const DeviceBuffers& b) {
+  const u64 n = p.n();
+  const int end_bit = cub_end_bit(p);
+  if (n < 2 || end_bit == 0) return 0;
+  cub::DoubleBuffer<u32> keys(static_cast<u32*>(b.keys[0]), static_cast<u32*>(b.keys[1]));
+  std::size_t bytes = b.workspace_bytes;
+  const int direct_end_bit = static_cast<int>(bits_for_range(static_cast<std::uint64_t>(p.realized.max) + 1));
+  if (p.spec.key == KeyType::u32 && (direct_end_bit + 7) / 8 <= (end_bit + 7) / 8) {
+    // Same number of 8-bit digit passes without the offset passes.
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(b.workspace, bytes, keys, static_cast<std::int64_t>(n), 0,
+                                                 direct_end_bit, b.stream));
+    return keys.selector;
+  }
+  const u32 min_word = word_of(p.realized.min);
+  const unsigned grid = grid_for(n, 256);
+  to_offsets<<<grid, 256, 0, b.stream>>>(static_cast<u32*>(b.keys[0]), n, min_word);
+  SB_CUDA_CHECK_LAUNCH();
+  SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(b.workspace, bytes, keys, static_cast<std::int64_t>(n), 0, end_bit,
+                                               b.stream));
+  from_offsets<<<grid, 256, 0, b.stream>>>(keys.Current(), n, min_word);
+  SB_CUDA_CHECK_LAUNCH();
+  return keys.selector;
+}
+
+Algorithm fast_member(std::string name, Histogram h, std::string source) {
+  Algorithm a = family_base(std::move(name), Backend::gpu, std::move(source));
+  a.unsupported = common_limits;
+  a.workspace_bytes = [h](const SortProblem& p) { return fast_bytes(h, p); };
+  a.run_device = [h](const SortProblem& p, const DeviceBuffers& b) { return run_fast(h, p, b); };
+  return a;
+}
+
+}  // namespace
+
+void add_fast(Registry& r) {
+  Algorithm smem = fast_member("hp-smem", Histogram::shared,
+                               "beyond seed 004: shared-memory privatized histogram, fused binarize/scan/compress, "
+                               "run expansion with coalesced stores");
+  smem.constraints = "range fits in shared memory (about 56K bins on Hopper)";
+  smem.unsupported = shared_unsupported;
+  r.add(smem);
+
+  r.add(fast_member("hp-global", Histogram::global,
+                    "beyond seed 004: global-atomic (L2) histogram, fused binarize/scan/compress, run expansion"));
+
+  Algorithm hybrid = fast_member("hp-hybrid", Histogram::hybrid,
+                                 "beyond seed 004: split by high bits (2-byte low bits per key), shared-memory "
+                                 "histogram per bucket, fused scan/compress, run expansion");
+  hybrid.constraints = fmt::format("range at most {} buckets of 2^{} bins", kMaxBuckets, kLowBits);
+  hybrid.unsupported = hybrid_unsupported;
+  r.add(hybrid);
+
+  Algorithm aut = family_base("hp-auto", Backend::gpu,
+                              "picks hp-smem, hp-hybrid, hp-global or CUB radix sort on the range's bits from n and range");
+  aut.unsupported = common_limits;
+  aut.workspace_bytes = [](const SortProblem& p) {
+    switch (choose(p)) {
+      case Choice::smem: return fast_bytes(Histogram::shared, p);
+      case Choice::hybrid: return fast_bytes(Histogram::hybrid, p);
+      case Choice::global: return fast_bytes(Histogram::global, p);
+      case Choice::cub: break;
+    }
+    return cub_bytes(p);
+  };
+  aut.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
+    switch (choose(p)) {
+      case Choice::smem: return run_fast(Histogram::shared, p, b);
+      case Choice::hybrid: return run_fast(Histogram::hybrid, p, b);
+      case Choice::global: return run_fast(Histogram::global, p, b);
+      case Choice::cub: break;
+    }
+    return run_cub(p, b);
+  };
+  aut.details = [](const SortProblem& p) { return Details{{"variant", choice_name(choose(p))}}; };
+  r.add(aut);
+}
+
+}  // namespace sb::hp

@@ -1,0 +1,131 @@
+// Index arithmetic of the H-P family (seed 004, Kozakai 2022), shared by the CUDA kernels,
+// the CPU versions and the CPU tests. No CUDA includes: g++ compiles this file.
+//
+// Keys u32 and i32 are handled as 32-bit words: offset = key - minVal and key = minVal +
+// offset in modular uint32 arithmetic, which is exact for any range <= 2^32 and any sign of
+// minVal. minVal and maxVal - 1 are the input's realized minimum and maximum, as the
+// paper's Assumptions state ("minVal: minimum value among input data").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sortbench/hd.hpp"
+
+namespace sb::hp {
+
+// The 32-bit word of a realized minimum (u32 or i32 value, as int64).
+SB_HD_INLINE std::uint32_t word_of(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+SB_HD_INLINE std::uint32_t key_offset(std::uint32_t key, std::uint32_t min_word) { return key - min_word; }
+SB_HD_INLINE std::uint32_t key_at(std::uint32_t offset, std::uint32_t min_word) { return min_word + offset; }
+
+// range = maxVal - minVal with maxVal = realized max + 1.
+SB_HD_INLINE std::uint64_t range_of(std::int64_t min, std::int64_t max) {
+  return static_cast<std::uint64_t>(max - min) + 1;
+}
+
+SB_HD_INLINE std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+SB_HD_INLINE std::uint64_t min_u64(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
+
+// Carves the one workspace allocation into aligned arrays (paper section 5: one cudaMalloc
+// for all auxiliary arrays). The same sequence of take() calls sizes and lays it out.
+struct Carve {
+  static constexpr std::size_t kAlign = 256;
+  std::size_t used = 0;
+  std::size_t take(std::size_t bytes) {
+    const std::size_t at = used;
+    used += (bytes + kAlign - 1) / kAlign * kAlign;
+    return at;
+  }
+};
+
+// The part [lo, hi) of n items that part p of parts takes; parts cover 0..n in order, each
+// starting at a multiple of align (vector loads).
+SB_HD_INLINE void part_bounds(std::uint64_t n, std::uint64_t parts, std::uint64_t p, std::uint64_t align,
+                              std::uint64_t& lo, std::uint64_t& hi) {
+  const std::uint64_t per = ceil_div(ceil_div(n, parts), align) * align;
+  lo = min_u64(p * per, n);
+  hi = min_u64(lo + per, n);
+}
+
+// Large-range hybrid: an offset splits into a bucket (its high bits) and a bin inside the
+// bucket (its low_bits low bits), so that each bucket's histogram fits in shared memory.
+SB_HD_INLINE std::uint32_t bucket_of(std::uint32_t offset, unsigned low_bits) { return offset >> low_bits; }
+SB_HD_INLINE std::uint32_t bin_in_bucket(std::uint32_t offset, unsigned low_bits) {
+  return offset & ((std::uint32_t{1} << low_bits) - 1);
+}
+SB_HD_INLINE std::uint64_t buckets_for(std::uint64_t range, unsigned low_bits) {
+  return ceil_div(range, std::uint64_t{1} << low_bits);
+}
+
+// Fused binarize + scan + compress: one 64-bit scan carries both prefix sums of
+// Algorithm 5 (A01p in the high word, Ap in the low word). Ap <= n < 2^32 never carries.
+SB_HD_INLINE std::uint64_t pack_bin(std::uint32_t count) {
+  return (count ? std::uint64_t{1} << 32 : 0) | count;
+}
+SB_HD_INLINE std::uint32_t packed_nonzero(std::uint64_t p) { return static_cast<std::uint32_t>(p >> 32); }
+SB_HD_INLINE std::uint32_t packed_count(std::uint64_t p) { return static_cast<std::uint32_t>(p); }
+
+// The run (compressed non-empty bin) that holds output position pos: the first j in
+// [lo, hi) with run_end[j] > pos, where run_end is the inclusive prefix sum of run lengths.
+SB_HD_INLINE std::uint64_t run_at(const std::uint32_t* run_end, std::uint64_t lo, std::uint64_t hi,
+                                  std::uint64_t pos) {
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (run_end[mid] > pos) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// The runs an output tile [t0, t1) needs (0 <= t0 < t1 <= n): from the first run ending
+// after t0 to the run holding t1 - 1. Every run holds at least one position, so count <= t1 - t0.
+SB_HD_INLINE void tile_runs(const std::uint32_t* run_end, std::uint64_t len, std::uint64_t t0, std::uint64_t t1,
+                            std::uint64_t& first, std::uint64_t& count) {
+  first = run_at(run_end, 0, len, t0);
+  count = run_at(run_end, first, len, t1 - 1) + 1 - first;
+}
+
+// The bucket holding position pos of the bucketed array, given start(b) (non-decreasing,
+// start(0) = 0 <= pos): the last b with start(b) <= pos.
+template <typename Start>
+SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buckets, std::uint64_t pos) {
+  std::uint32_t first = 0, last = buckets;
+  while (last - first > 1) {
+    const std::uint32_t mid = first + (last - first) / 2;
+    if (start(mid) <= pos) first = mid;
+    else last = mid;
+  }
+  return first;
+}
+
+// hp-auto's rule, calibrated on an H200 (results/h200/hp.json, n = 2^24 and 2^26): the
+// shared-memory histogram when the range fits in shared memory; with at least
+// dense_keys_per_bin keys per bin and a range the hybrid's buckets cover cheaply, the hybrid;
+// with at least sparse_keys_per_bin keys per bin the global (L2) histogram; otherwise CUB
+// radix sort on the range's bits (at delta = 1 it beat every H-P variant by 1.7x or more).
+enum class AutoChoice { smem, hybrid, global, cub };
+struct AutoRule {
+  std::uint64_t shared_bins;
+  std::uint64_t hybrid_max_range;
+  std::uint64_t dense_keys_per_bin;
+  std::uint64_t sparse_keys_per_bin;
+};
+SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule) {
+  if (range <= rule.shared_bins) return AutoChoice::smem;
+  if (range <= rule.hybrid_max_range && range * rule.dense_keys_per_bin <= n) return AutoChoice::hybrid;
+  if (range * rule.sparse_keys_per_bin <= n) return AutoChoice::global;
+  return AutoChoice::cub;
+}
+
+// Stable variant: LSD passes of a stable counting sort over digits of digit_bits bits.
+SB_HD_INLINE unsigned bits_for_range(std::uint64_t range) {
+  unsigned b = 0;
+  while (b < 64 && (std::uint64_t{1} << b) < range) ++b;
+  return b;
+}
+SB_HD_INLINE std::uint32_t digit_of(std::uint32_t offset, unsigned shift, unsigned digit_bits) {
+  return (offset >> shift) & ((std::uint32_t{1} << digit_bits) - 1);
+}
+
+}  // namespace sb::hp

@@ -1,0 +1,42 @@
+// Host side of the pass plan shared by radix-lsd-seed and radix-lsd: the digit width
+// parameter and the bits the realized keys need (radix_index.hpp, PassPlan).
+#include <fmt/format.h>
+
+#include "radix.hpp"
+#include "sortbench/errors.hpp"
+
+namespace sb::radix {
+
+unsigned radix_bits_param(const SortProblem& p) {
+  const long bits = p.param_int("radix-bits", kDefaultRadixBits);
+  if (bits < 1 || bits > static_cast<long>(kMaxRadixBits))
+    throw UsageError(fmt::format("--radix-bits {} is outside 1..{} for the radix family; give e.g. --radix-bits 8",
+                                 bits, kMaxRadixBits));
+  return static_cast<unsigned>(bits);
+}
+
+PassPlan pass_plan(const SortProblem& p) {
+  const unsigned bits = radix_bits_param(p);
+  return dispatch_key(p.spec.key, [&](auto k) {
+    using K = decltype(k);
+    if constexpr (std::is_same_v<K, Row4>) {
+      // Realized min and max are taken over all four words.
+      return make_pass_plan(bits, 4, static_cast<std::uint32_t>(p.realized.min),
+                            static_cast<std::uint32_t>(p.realized.max));
+    } else {
+      return make_pass_plan(bits, 1, KeyTraits<K>::ordered(KeyTraits<K>::from_value(p.realized.min)),
+                            KeyTraits<K>::ordered(KeyTraits<K>::from_value(p.realized.max)));
+    }
+  });
+}
+
+const char* to_string(LsdPhase phase) {
+  switch (phase) {
+    case LsdPhase::histogram: return "histogram";
+    case LsdPhase::scan: return "scan";
+    case LsdPhase::scatter: break;
+  }
+  return "scatter";
+}
+
+}  // namespace sb::radix

@@ -1,0 +1,165 @@
+// A sequential model of the fast GPU pipeline (kernels/hp/hp_fast_kernels.cuh, hp_stable.cu)
+// built from the same hp_index.hpp functions the kernels call: bucket split by parts,
+// per-slice bucket histograms, the packed binarize/scan/compress, and the tiled expansion;
+// and the stable digit passes. Checked against std::sort / std::stable_sort, with small
+// bucket and tile sizes so that every edge (empty buckets, slices crossing buckets, runs
+// longer than a tile) occurs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "../../kernels/hp/hp_index.hpp"
+
+namespace sb::hp {
+namespace {
+
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+
+struct Shape {
+  unsigned low_bits;
+  u64 parts, slices, tile;
+};
+
+std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range, const Shape& s) {
+  const u64 n = x.size();
+  const u64 buckets = buckets_for(range, s.low_bits);
+  // bucket_count + exclusive scan
+  std::vector<u32> offsets(buckets * s.parts, 0);
+  for (u64 p = 0; p < s.parts; ++p) {
+    u64 lo, hi;
+    part_bounds(n, s.parts, p, 4, lo, hi);
+    for (u64 i = lo; i < hi; ++i) ++offsets[bucket_of(key_offset(x[i], min_word), s.low_bits) * s.parts + p];
+  }
+  u32 sum = 0;
+  for (u32& o : offsets) sum += std::exchange(o, sum);
+  // bucket_scatter (any order inside a bucket; here reversed per part to show it is free)
+  std::vector<u32> cursor = offsets;
+  std::vector<std::uint16_t> low(n);
+  for (u64 p = s.parts; p-- > 0;) {
+    u64 lo, hi;
+    part_bounds(n, s.parts, p, 4, lo, hi);
+    for (u64 i = hi; i-- > lo;) {
+      const u32 off = key_offset(x[i], min_word);
+      low[cursor[bucket_of(off, s.low_bits) * s.parts + p]++] = static_cast<std::uint16_t>(bin_in_bucket(off, s.low_bits));
+    }
+  }
+  // bucket_hist: slices of the bucketed array, each crossing bucket edges as it must
+  std::vector<u32> A(range, 0);
+  auto start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * s.parts] : n; };
+  for (u64 g = 0; g < s.slices; ++g) {
+    u64 lo, hi;
+    part_bounds(n, s.slices, g, 1, lo, hi);
+    for (u32 b = lo < n ? bucket_holding(start, u32(buckets), lo) : 0; lo < hi && b < buckets; ++b) {
+      const u64 end = std::min<u64>(start(b + 1), hi);
+      for (u64 i = lo; i < end; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
+      lo = std::max(lo, end);
+    }
+  }
+  // fused scan: runs of the non-empty bins
+  std::vector<u32> run_end, run_val;
+  u64 scan = 0;
+  u32 len = 0;
+  for (u64 i = 0; i < range; ++i) {
+    scan += pack_bin(A[i]);
+    if (A[i]) {
+      EXPECT_EQ(packed_nonzero(scan) - 1, run_end.size());
+      run_end.push_back(packed_count(scan));
+      run_val.push_back(min_word + u32(i));
+    }
+    if (i == range - 1) len = packed_nonzero(scan);
+  }
+  EXPECT_EQ(len, run_end.size());
+  // expand_runs: tile windows, a binary search for the first of 4 positions, then a walk
+  std::vector<u32> y(n);
+  for (u64 t0 = 0; t0 < n; t0 += s.tile) {
+    const u64 t1 = std::min(t0 + s.tile, n);
+    u64 first, count;
+    tile_runs(run_end.data(), len, t0, t1, first, count);
+    EXPECT_LE(count, t1 - t0);
+    const u32* w_end = run_end.data() + first;
+    for (u64 base = t0; base < t1; base += 4) {
+      u64 j = run_at(w_end, 0, count, base);
+      for (u64 q = 0; q < 4 && base + q < t1; ++q) {
+        while (j + 1 < count && w_end[j] <= base + q) ++j;
+        y[base + q] = run_val[first + j];
+      }
+    }
+  }
+  return y;
+}
+
+std::vector<u32> make_keys(u64 n, u32 min_word, u64 range, u64 len, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<u32> values(len);
+  for (u32& v : values) v = min_word + u32(rng() % range);
+  values[0] = min_word;  // realized min and max are the range's ends
+  if (len > 1) values[1] = min_word + u32(range - 1);
+  std::vector<u32> x(n);
+  for (u64 i = 0; i < n; ++i) x[i] = values[i < len ? i : rng() % len];
+  std::shuffle(x.begin(), x.end(), rng);
+  return x;
+}
+
+TEST(HpPipelineModel, HybridMatchesStdSort) {
+  const std::vector<Shape> shapes{{4, 3, 5, 16}, {6, 7, 2, 64}, {15, 1, 1, 4096}, {3, 16, 9, 8}};
+  unsigned seed = 1;
+  for (u64 n : {1ull, 2ull, 5ull, 100ull, 1001ull, 40000ull})
+    for (u64 range : {1ull, 2ull, 17ull, 1000ull, 70000ull})
+      for (u64 len : {1ull, 2ull, 50ull, 5000ull}) {
+        if (len > range || (len > n && n > 1)) continue;
+        if (n == 1 && range > 1) continue;
+        for (u32 min_word : {0u, u32(-1000), 0xffffffffu - u32(range - 1)})
+          for (const Shape& s : shapes) {
+            const std::vector<u32> x = make_keys(n, min_word, range, std::min(len, n), seed++);
+            std::vector<u32> want = x;
+            std::sort(want.begin(), want.end(), [&](u32 a, u32 b) { return a - min_word < b - min_word; });
+            ASSERT_EQ(hybrid_model(x, min_word, range, s), want)
+                << "n=" << n << " range=" << range << " len=" << len << " min=" << min_word << " low=" << s.low_bits;
+          }
+      }
+}
+
+// hp-stable: LSD digit passes; each pass counts digits per part, scans digit-major, and
+// scatters each part in input order.
+TEST(HpPipelineModel, StableDigitPassesMatchStableSort) {
+  for (u64 n : {1ull, 9ull, 1000ull, 30000ull})
+    for (u64 range : {1ull, 3ull, 256ull, 257ull, 100000ull}) {
+      const u32 min_word = u32(-77);
+      const std::vector<u32> x = make_keys(n, min_word, range, std::min<u64>(n, range), unsigned(n + range));
+      std::vector<u32> keys = x, vals(n);
+      std::iota(vals.begin(), vals.end(), 0u);
+      const unsigned digit_bits = 8, bits = bits_for_range(range);
+      const u64 parts = 7;
+      for (unsigned shift = 0; shift < bits; shift += digit_bits) {
+        std::vector<u32> offsets((u64{1} << digit_bits) * parts, 0);
+        for (u64 p = 0; p < parts; ++p) {
+          u64 lo, hi;
+          part_bounds(n, parts, p, 1, lo, hi);
+          for (u64 i = lo; i < hi; ++i) ++offsets[digit_of(key_offset(keys[i], min_word), shift, digit_bits) * parts + p];
+        }
+        u32 sum = 0;
+        for (u32& o : offsets) sum += std::exchange(o, sum);
+        std::vector<u32> k2(n), v2(n);
+        for (u64 p = 0; p < parts; ++p) {
+          u64 lo, hi;
+          part_bounds(n, parts, p, 1, lo, hi);
+          for (u64 i = lo; i < hi; ++i) {
+            const u32 at = offsets[digit_of(key_offset(keys[i], min_word), shift, digit_bits) * parts + p]++;
+            k2[at] = keys[i], v2[at] = vals[i];
+          }
+        }
+        keys.swap(k2), vals.swap(v2);
+      }
+      std::vector<u32> order(n);
+      std::iota(order.begin(), order.end(), 0u);
+      std::stable_sort(order.begin(), order.end(), [&](u32 a, u32 b) { return x[a] - min_word < x[b] - min_word; });
+      ASSERT_EQ(vals, order) << "n=" << n << " range=" << range;
+    }
+}
+
+}  // namespace
+}  // namespace sb::hp
