@@ -31,6 +31,8 @@ Command add_list(CLI::App& app);
 Command add_info(CLI::App& app);
 Command add_gen(CLI::App& app);
 Command add_run(CLI::App& app);
+Command add_sweep(CLI::App& app);
+Command add_compare(CLI::App& app);
 
 // The command line as typed, for the context block.
 std::string joined_command_line(int argc, char** argv);
