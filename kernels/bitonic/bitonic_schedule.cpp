@@ -85,13 +85,20 @@ std::uint64_t traffic_bytes(std::size_t launches, unsigned log_n, std::uint64_t 
   return elements * element_bytes;
 }
 
-std::string kernel_name(const Schedule& sc, const Launch& l) {
+std::string kernel_name(const Launch& l, unsigned shared_round) {
   switch (l.kernel) {
     case Kernel::global_steps: return "B" + std::to_string(1u << l.count);
-    case Kernel::shared_steps: return sc.shared_round == 4 ? "C16" : sc.shared_round == 2 ? "C2C4" : "C2";
+    case Kernel::shared_steps: return shared_round == 4 ? "C16" : shared_round == 2 ? "C2C4" : "C2";
     case Kernel::split: break;
   }
   return "split";
+}
+
+unsigned threads_for_resident_blocks(unsigned regs_per_thread, unsigned regs_per_sm, unsigned blocks, unsigned warp,
+                                     unsigned alloc_unit) {
+  if (blocks == 0 || warp == 0) return 0;
+  const unsigned per_warp = std::max(1u, (regs_per_thread * warp + alloc_unit - 1) / alloc_unit) * alloc_unit;
+  return regs_per_sm / per_warp / blocks * warp;
 }
 
 }  // namespace sb::bitonic

@@ -81,10 +81,21 @@ TEST(BitonicSchedule, KernelNames) {
   const Schedule& c2c4 = schedules()[5];
   ASSERT_EQ(c2c4.name, "bitonic-b2b4b8b16c2c4");
   std::vector<std::string> names;
-  for (const Launch& l : plan_launches(c2c4, 9, 2)) names.push_back(kernel_name(c2c4, l));
+  for (const Launch& l : plan_launches(c2c4, 9, 2)) names.push_back(kernel_name(l, c2c4.shared_round));
   EXPECT_EQ(names.front(), "C2C4");
   EXPECT_NE(std::find(names.begin(), names.end(), "B16"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "B8"), names.end());
+}
+
+TEST(BitonicSchedule, ThreadsForResidentBlocks) {
+  // Hopper: 65536 registers per SM, allocated per warp in units of 256.
+  EXPECT_EQ(threads_for_resident_blocks(128, 65536, 2, 32, 256), 256u);  // C16 with payload
+  EXPECT_EQ(threads_for_resident_blocks(40, 65536, 2, 32, 256), 800u);   // 51 warps per SM, 25 per block
+  EXPECT_EQ(threads_for_resident_blocks(32, 65536, 2, 32, 256), 1024u);
+  EXPECT_EQ(threads_for_resident_blocks(28, 65536, 2, 32, 256), 1024u);  // 28 rounds up to 32
+  EXPECT_EQ(threads_for_resident_blocks(33, 65536, 1, 32, 256), 1632u);  // 33 rounds up to 40: 51 warps
+  EXPECT_EQ(threads_for_resident_blocks(255, 65536, 16, 32, 256), 0u);  // 8 warps per SM
+  EXPECT_EQ(threads_for_resident_blocks(32, 65536, 0, 32, 256), 0u);
 }
 
 }  // namespace
