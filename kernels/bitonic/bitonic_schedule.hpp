@@ -68,4 +68,27 @@ std::string kernel_name(const Launch& l, unsigned shared_round);
 unsigned threads_for_resident_blocks(unsigned regs_per_thread, unsigned regs_per_sm, unsigned blocks, unsigned warp,
                                      unsigned alloc_unit);
 
+// What limits the blocks of a shared-memory kernel on one SM.
+struct SmLimits {
+  unsigned regs_per_thread;   // the kernel's
+  unsigned max_block_threads; // the kernel's (registers) and the device's
+  unsigned tiles_by_shared;   // tiles whose shared memory fits one SM
+  unsigned threads_per_sm;
+  unsigned blocks_per_sm;
+  unsigned regs_per_sm;
+  unsigned warp;
+  unsigned alloc_unit;        // registers are allocated per warp in units of this many
+};
+struct SharedBlock {
+  unsigned threads;  // per block
+  unsigned blocks;   // resident per SM
+};
+// Blocks per SM of `threads` threads each.
+unsigned resident_blocks(const SmLimits& l, unsigned threads);
+// The block size of a shared-memory launch: a power of two from one warp up to `groups`
+// (one group per thread in a round; more threads would idle), the one that keeps the most
+// threads resident per SM; on a tie the smaller, so more tiles overlap their global loads
+// and stores with other tiles' rounds. Powers of two divide the groups of every round evenly.
+SharedBlock shared_block(const SmLimits& l, unsigned groups);
+
 }  // namespace sb::bitonic

@@ -14,7 +14,8 @@
 namespace sb::bitonic {
 namespace {
 
-// Tiles resident per SM: two, so that one block's global loads overlap the other's rounds.
+// Tiles resident per SM at least: two, so that one block's global loads overlap another's
+// rounds (the tile is the largest that allows this; the block size may let more share an SM).
 constexpr unsigned kTilesPerSm = 2;
 // Registers are allocated per warp in units of this many (CUDA occupancy calculator, compute
 // capability 5.0 to 9.0); cudaDeviceProp does not report it.
@@ -73,32 +74,27 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
                                  "bytes of shared memory",
                                  tile, elem, d.sharedMemPerBlockOptin));
   sh.tile_log = std::min(ceil_log2(static_cast<std::uint64_t>(tile)), sh.log_n);
-  // Tiles per SM: kTilesPerSm where shared memory allows, and then the block size such that
-  // that many blocks also fit the register file. (Sizing blocks by the kernel's own thread
-  // limit alone let C16's 128-register blocks of 512 threads, and C2C4's 40-register blocks
-  // of 1024, run one per SM: one tile per SM, its loads, rounds and stores not overlapped.)
+  // Block size: the power of two that keeps the most threads resident per SM, counting what
+  // shared memory, registers and threads allow. (Sizing blocks by the kernel's own thread
+  // limit alone ran C16's 128-register blocks of 512 threads and C2C4's 40-register blocks
+  // of 1024 one per SM: their loads, rounds and stores not overlapped with another tile's.)
   const std::size_t tile_bytes = (std::size_t{1} << sh.tile_log) * elem;
-  const std::size_t by_shared = d.sharedMemPerMultiprocessor / (tile_bytes + d.reservedSharedMemPerBlock);
-  const unsigned tiles_per_sm = static_cast<unsigned>(std::clamp<std::size_t>(by_shared, 1, kTilesPerSm));
-  const unsigned threads_per_tile = static_cast<unsigned>(d.maxThreadsPerMultiProcessor) / tiles_per_sm;
-  const unsigned by_registers = threads_for_resident_blocks(
-      limits.shared_regs, static_cast<unsigned>(d.regsPerMultiprocessor), tiles_per_sm, warp, kRegisterAllocationUnit);
-  // One group per thread in a full round (more threads would idle).
+  const SmLimits sm{limits.shared_regs,
+                    limits.shared_threads / warp * warp,
+                    static_cast<unsigned>(d.sharedMemPerMultiprocessor / (tile_bytes + d.reservedSharedMemPerBlock)),
+                    static_cast<unsigned>(d.maxThreadsPerMultiProcessor),
+                    static_cast<unsigned>(d.maxBlocksPerMultiProcessor),
+                    static_cast<unsigned>(d.regsPerMultiprocessor),
+                    warp,
+                    kRegisterAllocationUnit};
   const unsigned groups = sh.tile_log > sh.shared_round ? (1u << (sh.tile_log - sh.shared_round)) : 1u;
-  sh.shared_threads = std::min({limits.shared_threads / warp * warp, threads_per_tile, groups, by_registers});
-  if (sh.shared_threads == 0) sh.shared_threads = std::min(groups, warp);
-  const long shared_block = p.param_int("shared_block", sh.shared_threads);
-  if (shared_block <= 0 || shared_block > static_cast<long>(limits.shared_threads))
-    throw UsageError(fmt::format("--param shared_block={} is not between 1 and the kernel's limit {}", shared_block,
+  const SharedBlock chosen = shared_block(sm, groups);
+  const long threads = p.param_int("shared_block", chosen.threads);
+  if (threads <= 0 || threads > static_cast<long>(limits.shared_threads))
+    throw UsageError(fmt::format("--param shared_block={} is not between 1 and the kernel's limit {}", threads,
                                  limits.shared_threads));
-  sh.shared_threads = static_cast<unsigned>(shared_block);
-  // What the chosen block size leaves resident (reported in details).
-  sh.tiles_per_sm = tiles_per_sm;
-  while (sh.tiles_per_sm > 1 &&
-         (threads_for_resident_blocks(limits.shared_regs, static_cast<unsigned>(d.regsPerMultiprocessor),
-                                      sh.tiles_per_sm, warp, kRegisterAllocationUnit) < sh.shared_threads ||
-          sh.tiles_per_sm * sh.shared_threads > static_cast<unsigned>(d.maxThreadsPerMultiProcessor)))
-    --sh.tiles_per_sm;
+  sh.shared_threads = static_cast<unsigned>(threads);
+  sh.tiles_per_sm = resident_blocks(sm, sh.shared_threads);
   return sh;
 }
 

@@ -98,5 +98,25 @@ TEST(BitonicSchedule, ThreadsForResidentBlocks) {
   EXPECT_EQ(threads_for_resident_blocks(32, 65536, 0, 32, 256), 0u);
 }
 
+TEST(BitonicSchedule, SharedBlockKeepsMostThreadsResident) {
+  // H200: 2048 threads, 32 blocks, 65536 registers per SM; 64 KiB tiles (8192 key+index
+  // elements), three of which fit 228 KiB of shared memory.
+  const auto h200 = [](unsigned regs, unsigned max_block) { return SmLimits{regs, max_block, 3, 2048, 32, 65536, 32, 256}; };
+  // C16 with payload, 128 registers: 2 x 256 threads (1 x 512 keeps as many, fewer tiles).
+  EXPECT_EQ(shared_block(h200(128, 512), 512).threads, 256u);
+  EXPECT_EQ(shared_block(h200(128, 512), 512).blocks, 2u);
+  // C2C4 with payload, 40 registers: 3 x 512 (1024 would leave one block per SM).
+  EXPECT_EQ(shared_block(h200(40, 1024), 2048).threads, 512u);
+  EXPECT_EQ(shared_block(h200(40, 1024), 2048).blocks, 3u);
+  EXPECT_EQ(resident_blocks(h200(40, 1024), 1024), 1u);
+  EXPECT_EQ(resident_blocks(h200(40, 1024), 800), 2u);
+  // C2, 28 registers (allocated as 32): 2 x 1024.
+  EXPECT_EQ(shared_block(h200(28, 1024), 4096).threads, 1024u);
+  EXPECT_EQ(shared_block(h200(28, 1024), 4096).blocks, 2u);
+  // Never more threads than groups; a block size above the kernel's limit does not launch.
+  EXPECT_EQ(shared_block(h200(28, 1024), 8).threads, 8u);
+  EXPECT_EQ(resident_blocks(h200(28, 1024), 2048), 0u);
+}
+
 }  // namespace
 }  // namespace sb::bitonic
