@@ -27,11 +27,14 @@ struct ElementLess {
   }
 };
 
-// Branch-free compare-exchange (selects), as the article's `swap = reverse ^ COMPARISON`.
+// Branch-free compare-exchange (selects), as the article's `swap = reverse ^ COMPARISON`: one
+// comparison, b < a, XOR the direction. In a descending block it also swaps elements that
+// compare equal, which changes nothing (equal elements are interchangeable for the order),
+// and it saves the second comparison that `asc ? b < a : a < b` evaluates under predication.
 template <typename K, bool kPayload>
 __device__ __forceinline__ void compare_exchange(K& ka, index_t& va, K& kb, index_t& vb, bool asc) {
   const ElementLess<K, kPayload> less;
-  const bool swap = asc ? less(kb, vb, ka, va) : less(ka, va, kb, vb);
+  const bool swap = less(kb, vb, ka, va) == asc;
   const K k0 = swap ? kb : ka, k1 = swap ? ka : kb;
   ka = k0;
   kb = k1;

@@ -2,6 +2,7 @@
 #include "bitonic_schedule.hpp"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace sb::bitonic {
 
@@ -16,6 +17,7 @@ const std::vector<Schedule>& schedules() {
       {"bitonic-b2b4b8b16", 4, false, 1, false},
       {"bitonic-split", 1, false, 1, true},
       {"bitonic-b32c16", 5, true, 4, false},
+      {"bitonic-b32c4", 5, true, 2, false},
   };
   return all;
 }
@@ -85,13 +87,37 @@ std::uint64_t traffic_bytes(std::size_t launches, unsigned log_n, std::uint64_t 
   return elements * element_bytes;
 }
 
-std::string kernel_name(const Schedule& sc, const Launch& l) {
+std::string kernel_name(const Launch& l, unsigned shared_round) {
   switch (l.kernel) {
     case Kernel::global_steps: return "B" + std::to_string(1u << l.count);
-    case Kernel::shared_steps: return sc.shared_round == 4 ? "C16" : sc.shared_round == 2 ? "C2C4" : "C2";
+    case Kernel::shared_steps: return shared_round == 4 ? "C16" : shared_round == 2 ? "C2C4" : "C2";
     case Kernel::split: break;
   }
   return "split";
+}
+
+unsigned threads_for_resident_blocks(unsigned regs_per_thread, unsigned regs_per_sm, unsigned blocks, unsigned warp,
+                                     unsigned alloc_unit) {
+  if (blocks == 0 || warp == 0) return 0;
+  const unsigned per_warp = std::max(1u, (regs_per_thread * warp + alloc_unit - 1) / alloc_unit) * alloc_unit;
+  return regs_per_sm / per_warp / blocks * warp;
+}
+
+unsigned resident_blocks(const SmLimits& l, unsigned threads) {
+  if (threads == 0 || threads > l.max_block_threads) return 0;
+  unsigned blocks = std::min({l.tiles_by_shared, l.blocks_per_sm, l.threads_per_sm / threads});
+  while (blocks > 0 && threads_for_resident_blocks(l.regs_per_thread, l.regs_per_sm, blocks, l.warp, l.alloc_unit) < threads)
+    --blocks;
+  return blocks;
+}
+
+SharedBlock shared_block(const SmLimits& l, unsigned groups) {
+  SharedBlock best{std::min(l.warp, groups), resident_blocks(l, std::min(l.warp, groups))};
+  for (unsigned t = best.threads * 2; t <= groups; t *= 2) {
+    const unsigned b = resident_blocks(l, t);
+    if (b * t > best.blocks * best.threads) best = {t, b};
+  }
+  return best;
 }
 
 }  // namespace sb::bitonic

@@ -58,7 +58,37 @@ std::vector<StageStep> covered_pairs(const Launch& l);
 // elements once; padding (n below 2^log_n) adds reading n and writing 2^log_n, then copying n back.
 std::uint64_t traffic_bytes(std::size_t launches, unsigned log_n, std::uint64_t n, std::size_t element_bytes);
 
-// The article's kernel name of a launch (B2, B16, C2, C2C4, split), for the launch list in details.
-std::string kernel_name(const Schedule& s, const Launch& l);
+// The article's kernel name of a launch (B2, B16, C2, C2C4, split), for the launch list in
+// details; shared_round: steps per shared-memory round actually used (1, 2, 4).
+std::string kernel_name(const Launch& l, unsigned shared_round);
+
+// Most threads per block (a multiple of warp) with which `blocks` blocks of a kernel using
+// regs_per_thread registers fit one SM's register file of regs_per_sm, registers being
+// allocated per warp in units of alloc_unit. 0 when not even one warp per block fits.
+unsigned threads_for_resident_blocks(unsigned regs_per_thread, unsigned regs_per_sm, unsigned blocks, unsigned warp,
+                                     unsigned alloc_unit);
+
+// What limits the blocks of a shared-memory kernel on one SM.
+struct SmLimits {
+  unsigned regs_per_thread;   // the kernel's
+  unsigned max_block_threads; // the kernel's (registers) and the device's
+  unsigned tiles_by_shared;   // tiles whose shared memory fits one SM
+  unsigned threads_per_sm;
+  unsigned blocks_per_sm;
+  unsigned regs_per_sm;
+  unsigned warp;
+  unsigned alloc_unit;        // registers are allocated per warp in units of this many
+};
+struct SharedBlock {
+  unsigned threads;  // per block
+  unsigned blocks;   // resident per SM
+};
+// Blocks per SM of `threads` threads each.
+unsigned resident_blocks(const SmLimits& l, unsigned threads);
+// The block size of a shared-memory launch: a power of two from one warp up to `groups`
+// (one group per thread in a round; more threads would idle), the one that keeps the most
+// threads resident per SM; on a tie the smaller, so more tiles overlap their global loads
+// and stores with other tiles' rounds. Powers of two divide the groups of every round evenly.
+SharedBlock shared_block(const SmLimits& l, unsigned groups);
 
 }  // namespace sb::bitonic

@@ -14,8 +14,12 @@
 namespace sb::bitonic {
 namespace {
 
-// Tiles resident per SM: two, so that one block's global loads overlap the other's rounds.
+// Tiles resident per SM at least: two, so that one block's global loads overlap another's
+// rounds (the tile is the largest that allows this; the block size may let more share an SM).
 constexpr unsigned kTilesPerSm = 2;
+// Registers are allocated per warp in units of this many (CUDA occupancy calculator, compute
+// capability 5.0 to 9.0); cudaDeviceProp does not report it.
+constexpr unsigned kRegisterAllocationUnit = 256;
 // Warps per block of the global-memory kernels (a full SM takes several such blocks).
 constexpr unsigned kGlobalWarps = 8;
 // Largest padded size: payloads are 32-bit input positions, and a padding element's payload
@@ -49,7 +53,11 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
   if (block <= 0 || block % d.warpSize != 0 || block > d.maxThreadsPerBlock)
     throw UsageError(fmt::format("--param block={} is not a multiple of {} up to {}", block, d.warpSize,
                                  d.maxThreadsPerBlock));
-  const KernelLimits limits = kernel_limits(sc, p.spec.key, p.has_payload());
+  const long round = p.param_int("round", sc.shared_round);
+  if (round != 1 && round != 2 && round != 4)
+    throw UsageError(fmt::format("--param round={} is not 1 (C2), 2 (C2C4) or 4 (C16)", round));
+  sh.shared_round = static_cast<unsigned>(round);
+  const KernelLimits limits = kernel_limits(sc, sh.shared_round, p.spec.key, p.has_payload());
   const unsigned warp = static_cast<unsigned>(d.warpSize);
   sh.global_threads = std::min(static_cast<unsigned>(block), limits.global_threads / warp * warp);
   if (!sc.shared) return sh;
@@ -66,11 +74,27 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
                                  "bytes of shared memory",
                                  tile, elem, d.sharedMemPerBlockOptin));
   sh.tile_log = std::min(ceil_log2(static_cast<std::uint64_t>(tile)), sh.log_n);
-  const unsigned threads_per_tile = static_cast<unsigned>(d.maxThreadsPerMultiProcessor) / kTilesPerSm;
-  // One group per thread in a full round (more threads would idle).
-  const unsigned groups = sh.tile_log > sc.shared_round ? (1u << (sh.tile_log - sc.shared_round)) : 1u;
-  sh.shared_threads = std::min({limits.shared_threads / warp * warp, threads_per_tile, groups});
-  if (sh.shared_threads == 0) sh.shared_threads = 1;
+  // Block size: the power of two that keeps the most threads resident per SM, counting what
+  // shared memory, registers and threads allow. (Sizing blocks by the kernel's own thread
+  // limit alone ran C16's 128-register blocks of 512 threads and C2C4's 40-register blocks
+  // of 1024 one per SM: their loads, rounds and stores not overlapped with another tile's.)
+  const std::size_t tile_bytes = (std::size_t{1} << sh.tile_log) * elem;
+  const SmLimits sm{limits.shared_regs,
+                    limits.shared_threads / warp * warp,
+                    static_cast<unsigned>(d.sharedMemPerMultiprocessor / (tile_bytes + d.reservedSharedMemPerBlock)),
+                    static_cast<unsigned>(d.maxThreadsPerMultiProcessor),
+                    static_cast<unsigned>(d.maxBlocksPerMultiProcessor),
+                    static_cast<unsigned>(d.regsPerMultiprocessor),
+                    warp,
+                    kRegisterAllocationUnit};
+  const unsigned groups = sh.tile_log > sh.shared_round ? (1u << (sh.tile_log - sh.shared_round)) : 1u;
+  const SharedBlock chosen = shared_block(sm, groups);
+  const long threads = p.param_int("shared_block", chosen.threads);
+  if (threads <= 0 || threads > static_cast<long>(limits.shared_threads))
+    throw UsageError(fmt::format("--param shared_block={} is not between 1 and the kernel's limit {}", threads,
+                                 limits.shared_threads));
+  sh.shared_threads = static_cast<unsigned>(threads);
+  sh.tiles_per_sm = resident_blocks(sm, sh.shared_threads);
   return sh;
 }
 
@@ -97,7 +121,7 @@ Details details(const Schedule& s, const SortProblem& p) {
   const LaunchShape sh = launch_shape(s, p);
   const std::vector<Launch> launches = p.n() < 2 ? std::vector<Launch>{} : plan_launches(s, sh.log_n, sh.tile_log);
   std::map<std::string, int> per_kernel;
-  for (const Launch& l : launches) ++per_kernel[kernel_name(s, l)];
+  for (const Launch& l : launches) ++per_kernel[kernel_name(l, sh.shared_round)];
   std::string kernels;
   for (const auto& [name, count] : per_kernel) kernels += fmt::format("{}{}x{}", kernels.empty() ? "" : " ", count, name);
   Details d{{"padded_n", std::to_string(std::uint64_t{1} << sh.log_n)},
@@ -108,6 +132,8 @@ Details details(const Schedule& s, const SortProblem& p) {
   if (s.shared) {
     d.emplace_back("tile", std::to_string(std::uint64_t{1} << sh.tile_log));
     d.emplace_back("shared_block", std::to_string(sh.shared_threads));
+    d.emplace_back("shared_round", std::to_string(sh.shared_round));
+    d.emplace_back("tiles_per_sm", std::to_string(sh.tiles_per_sm));
   }
   return d;
 }

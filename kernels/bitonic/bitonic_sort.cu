@@ -22,8 +22,8 @@ template <typename K, bool kPayload>
 void launch_all(const Schedule& sc, const LaunchShape& sh, K* keys, index_t* vals, cudaStream_t stream) {
   const std::uint64_t padded = std::uint64_t{1} << sh.log_n;
   const std::size_t tile_bytes = (std::size_t{1} << sh.tile_log) * (sizeof(K) + (kPayload ? sizeof(index_t) : 0));
-  auto* shared_kernel = sc.shared_round == 4   ? &shared_steps_kernel<4, K, kPayload>
-                        : sc.shared_round == 2 ? &shared_steps_kernel<2, K, kPayload>
+  auto* shared_kernel = sh.shared_round == 4   ? &shared_steps_kernel<4, K, kPayload>
+                        : sh.shared_round == 2 ? &shared_steps_kernel<2, K, kPayload>
                                                : &shared_steps_kernel<1, K, kPayload>;
   // (shared_kernel_of below names the same kernels for their thread limits.)
   if (sc.shared)
@@ -106,35 +106,42 @@ std::vector<const void*> global_kernels_of(unsigned max_steps) {
   return out;
 }
 
-// The most threads per block every listed kernel can launch with (registers decide); asked
-// once per kernel, since launch_shape runs inside the timed region.
-unsigned max_threads(const std::vector<const void*>& kernels) {
-  static std::map<const void*, int> cache;
-  int limit = 1 << 30;
-  for (const void* f : kernels) {
-    auto it = cache.find(f);
-    if (it == cache.end()) {
-      cudaFuncAttributes a{};
-      SB_CUDA_CHECK(cudaFuncGetAttributes(&a, f));
-      it = cache.emplace(f, a.maxThreadsPerBlock).first;
-    }
-    limit = std::min(limit, it->second);
+// A kernel's attributes (thread limit, registers), asked once per kernel, since launch_shape
+// runs inside the timed region.
+const cudaFuncAttributes& attributes(const void* f) {
+  static std::map<const void*, cudaFuncAttributes> cache;
+  auto it = cache.find(f);
+  if (it == cache.end()) {
+    cudaFuncAttributes a{};
+    SB_CUDA_CHECK(cudaFuncGetAttributes(&a, f));
+    it = cache.emplace(f, a).first;
   }
+  return it->second;
+}
+
+// The most threads per block every listed kernel can launch with (registers decide).
+unsigned max_threads(const std::vector<const void*>& kernels) {
+  int limit = 1 << 30;
+  for (const void* f : kernels) limit = std::min(limit, attributes(f).maxThreadsPerBlock);
   return static_cast<unsigned>(limit);
+}
+
+template <typename K, bool kPayload>
+KernelLimits limits_of(const Schedule& sc, unsigned shared_round) {
+  const void* shared = shared_kernel_of<K, kPayload>(shared_round);
+  return {max_threads(global_kernels_of<K, kPayload>(sc.max_global_steps)), max_threads({shared}),
+          static_cast<unsigned>(attributes(shared).numRegs)};
 }
 
 }  // namespace
 
-KernelLimits kernel_limits(const Schedule& sc, KeyType key, bool payload) {
+KernelLimits kernel_limits(const Schedule& sc, unsigned shared_round, KeyType key, bool payload) {
   return dispatch_key(key, [&](auto k) -> KernelLimits {
     using K = decltype(k);
     if constexpr (std::is_same_v<K, Row4>) {
-      return {0, 0};
+      return {0, 0, 0};
     } else {
-      return payload ? KernelLimits{max_threads(global_kernels_of<K, true>(sc.max_global_steps)),
-                                    max_threads({shared_kernel_of<K, true>(sc.shared_round)})}
-                     : KernelLimits{max_threads(global_kernels_of<K, false>(sc.max_global_steps)),
-                                    max_threads({shared_kernel_of<K, false>(sc.shared_round)})};
+      return payload ? limits_of<K, true>(sc, shared_round) : limits_of<K, false>(sc, shared_round);
     }
   });
 }

@@ -13,22 +13,27 @@
 
 namespace sb::bitonic {
 
-// Block and tile sizes of one run: from the device's limits, or from --param tile=/block=.
+// Block and tile sizes of one run: from the device's limits, or from --param tile= / block= /
+// shared_block= / round=.
 struct LaunchShape {
   unsigned log_n = 0;           // padded size 2^log_n
   unsigned tile_log = 0;        // shared-memory tile: 2^tile_log elements (<= log_n)
+  unsigned shared_round = 1;    // steps per shared-memory round (the schedule's, or --param round=)
   unsigned shared_threads = 0;  // threads of a shared-memory block
+  unsigned tiles_per_sm = 0;    // shared-memory blocks resident per SM (shared memory and registers)
   unsigned global_threads = 0;  // threads of a B2..B16 / split block
 };
 
 // The most threads per block the schedule's kernels can launch with, for this key type and
 // payload (their register use decides): global-memory kernels (B2.. and split) and the
-// shared-memory kernel. 0 for key types the family does not sort.
+// shared-memory kernel of `shared_round` steps per round, whose registers per thread decide
+// how many of its blocks share an SM. 0 for key types the family does not sort.
 struct KernelLimits {
   unsigned global_threads;
   unsigned shared_threads;
+  unsigned shared_regs;
 };
-KernelLimits kernel_limits(const Schedule& s, KeyType key, bool payload);
+KernelLimits kernel_limits(const Schedule& s, unsigned shared_round, KeyType key, bool payload);
 
 // Throws UsageError for a tile or block parameter the device cannot take.
 LaunchShape launch_shape(const Schedule& s, const SortProblem& p);

@@ -17,7 +17,7 @@ void register_bitonic(Registry& r) {
     a.constraints = "f32 keys without NaN; n padded to a power of two with sentinels";
     a.source = s.split ? "seed 000 (OpenCL textbook 14.4, bitonic split kernel)"
                        : "seed 003 (compute-shader bitonic sort article), schedule " + s.name.substr(8);
-    a.params = s.shared ? std::vector<std::string>{"tile", "block"} : std::vector<std::string>{"block"};
+    a.params = s.shared ? std::vector<std::string>{"tile", "block", "shared_block", "round"} : std::vector<std::string>{"block"};
     a.unsupported = [s](const SortProblem& p) { return bitonic::unsupported_reason(s, p); };
     a.workspace_bytes = [](const SortProblem& p) { return bitonic::workspace_bytes(p); };
     a.run_device = [s](const SortProblem& p, const DeviceBuffers& b) { return bitonic::sort_device(s, p, b); };

@@ -81,10 +81,41 @@ TEST(BitonicSchedule, KernelNames) {
   const Schedule& c2c4 = schedules()[5];
   ASSERT_EQ(c2c4.name, "bitonic-b2b4b8b16c2c4");
   std::vector<std::string> names;
-  for (const Launch& l : plan_launches(c2c4, 9, 2)) names.push_back(kernel_name(c2c4, l));
+  for (const Launch& l : plan_launches(c2c4, 9, 2)) names.push_back(kernel_name(l, c2c4.shared_round));
   EXPECT_EQ(names.front(), "C2C4");
   EXPECT_NE(std::find(names.begin(), names.end(), "B16"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "B8"), names.end());
+}
+
+TEST(BitonicSchedule, ThreadsForResidentBlocks) {
+  // Hopper: 65536 registers per SM, allocated per warp in units of 256.
+  EXPECT_EQ(threads_for_resident_blocks(128, 65536, 2, 32, 256), 256u);  // C16 with payload
+  EXPECT_EQ(threads_for_resident_blocks(40, 65536, 2, 32, 256), 800u);   // 51 warps per SM, 25 per block
+  EXPECT_EQ(threads_for_resident_blocks(32, 65536, 2, 32, 256), 1024u);
+  EXPECT_EQ(threads_for_resident_blocks(28, 65536, 2, 32, 256), 1024u);  // 28 rounds up to 32
+  EXPECT_EQ(threads_for_resident_blocks(33, 65536, 1, 32, 256), 1632u);  // 33 rounds up to 40: 51 warps
+  EXPECT_EQ(threads_for_resident_blocks(255, 65536, 16, 32, 256), 0u);  // 8 warps per SM
+  EXPECT_EQ(threads_for_resident_blocks(32, 65536, 0, 32, 256), 0u);
+}
+
+TEST(BitonicSchedule, SharedBlockKeepsMostThreadsResident) {
+  // H200: 2048 threads, 32 blocks, 65536 registers per SM; 64 KiB tiles (8192 key+index
+  // elements), three of which fit 228 KiB of shared memory.
+  const auto h200 = [](unsigned regs, unsigned max_block) { return SmLimits{regs, max_block, 3, 2048, 32, 65536, 32, 256}; };
+  // C16 with payload, 128 registers: 2 x 256 threads (1 x 512 keeps as many, fewer tiles).
+  EXPECT_EQ(shared_block(h200(128, 512), 512).threads, 256u);
+  EXPECT_EQ(shared_block(h200(128, 512), 512).blocks, 2u);
+  // C2C4 with payload, 40 registers: 3 x 512 (1024 would leave one block per SM).
+  EXPECT_EQ(shared_block(h200(40, 1024), 2048).threads, 512u);
+  EXPECT_EQ(shared_block(h200(40, 1024), 2048).blocks, 3u);
+  EXPECT_EQ(resident_blocks(h200(40, 1024), 1024), 1u);
+  EXPECT_EQ(resident_blocks(h200(40, 1024), 800), 2u);
+  // C2, 28 registers (allocated as 32): 2 x 1024.
+  EXPECT_EQ(shared_block(h200(28, 1024), 4096).threads, 1024u);
+  EXPECT_EQ(shared_block(h200(28, 1024), 4096).blocks, 2u);
+  // Never more threads than groups; a block size above the kernel's limit does not launch.
+  EXPECT_EQ(shared_block(h200(28, 1024), 8).threads, 8u);
+  EXPECT_EQ(resident_blocks(h200(28, 1024), 2048), 0u);
 }
 
 }  // namespace
