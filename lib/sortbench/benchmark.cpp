@@ -93,7 +93,6 @@ struct HostInput {
 class DeviceSession {
  public:
   DeviceSession(const InputSpec& spec) : spec_(spec) {
-    SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     const std::uint64_t kb = spec.n * key_bytes(spec.key);
     const std::uint64_t vb = spec.n * payload_bytes(spec.payload);
     std::size_t free_bytes = 0, total = 0;
@@ -113,7 +112,6 @@ class DeviceSession {
       if (vb) vals_[i] = DeviceBuffer(vb);
     }
   }
-  ~DeviceSession() { cudaStreamDestroy(stream_); }
 
   const InputStats& stats() const { return stats_; }
 
@@ -185,7 +183,16 @@ class DeviceSession {
 
  private:
   InputSpec spec_;
-  cudaStream_t stream_{};
+  // Owns the session's stream, so a constructor that throws part-way still releases it.
+  struct Stream {
+    cudaStream_t handle{};
+    Stream() { SB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(handle); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+  };
+  Stream owned_stream_;
+  cudaStream_t stream_ = owned_stream_.handle;
   DeviceBuffer pristine_keys_, pristine_vals_;
   DeviceBuffer keys_[2], vals_[2];
   InputStats stats_;
