@@ -4,16 +4,22 @@
 //    grid sums the bucket sizes with atomics, its last block launches the scatter grid, whose
 //    last block launches the children (CDP2 has no device-side wait, so the last block to
 //    finish carries the recursion on);
-//  - a segment up to kGridSplitAbove keys belongs to one block, which splits it and its
-//    parts with the whole block (warp-aggregated shared-memory claims) from an explicit
-//    stack, without launching: device launches hardly overlap (1.3-2.7 us each for
-//    merge-dp on the H200, docs/quicksort.md), so they are kept for big parts;
+//  - a part of a grid split with up to kGridSplitAbove keys is not launched: it goes to a
+//    leaf list in the workspace. One leaf grid, enqueued by the host after the DP tree (the
+//    stream starts it once the tree and all its descendants are done), runs as many blocks
+//    as the GPU holds at once; each block takes the next leaf and sorts it alone (split with
+//    the whole block, warp-aggregated shared-memory claims, from an explicit stack).
+//    Launching one single-block grid per part instead left the parts to the device
+//    runtime, which ran few of them at once (2^24 keys: 256 parts of 2^16, 12.2 ms on an
+//    H200, docs/quicksort.md), and device launches hardly overlap (1.3-2.7 us each for
+//    merge-dp), so launches are kept for big parts;
 //  - segments up to kFastSharedKeys are finished in shared memory by CUB's BlockRadixSort
 //    (the paper's conclusion: replace the selection sort by a more parallel sort).
 // Every launch that the device refuses (nesting depth, pending-launch buffer, record pool)
 // falls back to the same work done by the launching block, so a sort never fails.
 #include <cub/block/block_radix_sort.cuh>
 #include <cuda/std/limits>
+#include <stdexcept>
 
 #include "quicksort.hpp"
 #include "quicksort_device.cuh"
@@ -50,11 +56,20 @@ struct GridSplit {
   unsigned long long cursor[kMaxBuckets];
 };
 
+// Workspace: counters, then the grid-split records, then the leaf list.
+struct PoolHeader {
+  unsigned long long used;        // records taken
+  unsigned long long leaves;      // leaves appended
+  unsigned long long leaf_taken;  // leaves claimed by the leaf grid's blocks
+};
+
 template <typename T>
 struct Pool {
   GridSplit<T>* records;
-  unsigned long long* used;
+  PoolHeader* head;
   unsigned long long capacity;
+  Segment* leaves;
+  unsigned long long leaf_capacity;
 };
 
 template <typename T>
@@ -75,6 +90,7 @@ struct FastShared {
   int nchild;
   int failed[kMaxArity];
   int flag;
+  unsigned long long leaf;  // index in the leaf list (leaf grid)
 };
 
 template <typename T>
@@ -140,6 +156,37 @@ __device__ void recurse_children(Buffers<T> b, int arity, int depth, Pool<T> poo
     const Segment c = sh.child[i];
     if (c.len <= kFastSharedKeys) shared_sort_finish(b, c, sh);
     else if (sh.failed[i]) block_finish(b, c);
+  }
+}
+
+// The children of a grid split in sh.child: those above kGridSplitAbove start their own
+// grid split, the others go to the leaf list. Launches the device refuses and leaves that
+// find the list full are finished here.
+template <typename T>
+__device__ void hand_out_children(Buffers<T> b, int arity, int depth, Pool<T> pool, FastShared<T>& sh) {
+  const int t = threadIdx.x;
+  if (t < sh.nchild) {
+    const Segment c = sh.child[t];
+    bool done = false;
+    if (c.len <= kGridSplitAbove) {
+      const unsigned long long at = atomicAdd(&pool.head->leaves, 1ull);
+      if (at < pool.leaf_capacity) {
+        pool.leaves[at] = c;
+        done = true;
+      }
+    }
+    if (!done && depth + 1 <= kDeepestChild) {
+      fast_block_kernel<<<1, kFastThreads, 0, cudaStreamFireAndForget>>>(b, c, arity, depth + 1, pool);
+      done = cudaGetLastError() == cudaSuccess;
+    }
+    sh.failed[t] = !done;
+  }
+  __syncthreads();
+  for (int i = 0; i < sh.nchild; ++i) {
+    const Segment c = sh.child[i];
+    if (!sh.failed[i]) continue;
+    if (c.len <= kFastSharedKeys) shared_sort_finish(b, c, sh);
+    else block_finish(b, c);
   }
 }
 
@@ -228,7 +275,7 @@ __global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_scatter_ker
 // One thread: takes a record, picks pivots and launches the count grid. False if refused.
 template <typename T>
 __device__ bool start_grid_split(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool) {
-  const unsigned long long idx = atomicAdd(pool.used, 1ull);
+  const unsigned long long idx = atomicAdd(&pool.head->used, 1ull);
   if (idx >= pool.capacity) return false;
   GridSplit<T>* rec = pool.records + idx;
   rec->seg = s;
@@ -343,29 +390,82 @@ __global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_scatter_ker
     if (bk[it] >= 0) dst[sh.st.cursor[bk[it]] + rank[it]] = x[it];
   if (!last_block(&rec->blocks_done, sh.flag)) return;
   collect_buckets(b, s, to, nb, const_cast<const unsigned long long*>(rec->count), true, sh);
-  recurse_children(b, rec->arity, rec->depth + 2, pool, sh);
+  hand_out_children(b, rec->arity, rec->depth + 2, pool, sh);
+}
+
+// The leaf grid: each block takes the next leaf of the list and sorts it alone.
+template <typename T>
+__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) fast_leaf_kernel(Buffers<T> b, int arity, Pool<T> pool) {
+  __shared__ FastShared<T> sh;
+  const unsigned long long count = pool.head->leaves < pool.leaf_capacity ? pool.head->leaves : pool.leaf_capacity;
+  for (;;) {
+    if (threadIdx.x == 0) sh.leaf = atomicAdd(&pool.head->leaf_taken, 1ull);
+    __syncthreads();
+    const unsigned long long leaf = sh.leaf;
+    if (leaf >= count) return;
+    const Segment s = pool.leaves[leaf];
+    if (s.len <= kFastSharedKeys) shared_sort_finish(b, s, sh);
+    else block_sort_owned(b, s, arity, 0, pool, sh);
+    __syncthreads();  // sh.leaf is rewritten for the next leaf
+  }
 }
 
 }  // namespace
 
+namespace {
+
+// Grid splits the tree may start: disjoint segments above kGridSplitAbove per level.
+std::uint64_t fast_record_capacity(std::uint64_t n) { return kGridLevelsMax * (n / kGridSplitAbove + 1); }
+// Each grid split hands out at most kMaxArity parts, so the leaf list never overflows.
+std::uint64_t fast_leaf_capacity(std::uint64_t n) { return fast_record_capacity(n) * kMaxArity; }
+constexpr std::size_t kHeaderBytes = 256;
+static_assert(sizeof(PoolHeader) <= kHeaderBytes);
+
+}  // namespace
+
 std::size_t fast_workspace_bytes(std::uint64_t n) {
-  const std::uint64_t capacity = kGridLevelsMax * (n / kGridSplitAbove + 1);
-  return 256 + capacity * sizeof(GridSplit<std::uint32_t>);
+  return kHeaderBytes + fast_record_capacity(n) * sizeof(GridSplit<std::uint32_t>) +
+         fast_leaf_capacity(n) * sizeof(Segment);
 }
+
+namespace {
+
+// Blocks of the leaf grid: as many as the GPU runs at once (queried once per key type).
+template <typename T>
+unsigned leaf_grid_blocks() {
+  static const unsigned blocks = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    SB_CUDA_CHECK(cudaGetDevice(&device));
+    SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fast_leaf_kernel<T>, kFastThreads, 0));
+    return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
+  }();
+  return blocks;
+}
+
+}  // namespace
 
 template <typename T>
 void launch_quick_fast(T* const keys[2], std::uint64_t n, int arity, void* workspace, std::size_t workspace_bytes,
                        cudaStream_t stream) {
   if (n < 2) return;
   static_assert(sizeof(GridSplit<T>) == sizeof(GridSplit<std::uint32_t>));
+  if (workspace_bytes < fast_workspace_bytes(n)) throw std::invalid_argument("quick-fast: workspace too small");
   Pool<T> pool;
-  pool.used = static_cast<unsigned long long*>(workspace);
-  pool.records = reinterpret_cast<GridSplit<T>*>(static_cast<char*>(workspace) + 256);
-  pool.capacity = (workspace_bytes - 256) / sizeof(GridSplit<T>);
-  SB_CUDA_CHECK(cudaMemsetAsync(pool.used, 0, sizeof *pool.used, stream));
+  pool.head = static_cast<PoolHeader*>(workspace);
+  pool.records = reinterpret_cast<GridSplit<T>*>(static_cast<char*>(workspace) + kHeaderBytes);
+  pool.capacity = fast_record_capacity(n);
+  pool.leaves = reinterpret_cast<Segment*>(pool.records + pool.capacity);
+  pool.leaf_capacity = fast_leaf_capacity(n);
+  SB_CUDA_CHECK(cudaMemsetAsync(pool.head, 0, sizeof *pool.head, stream));
   const Buffers<T> b{{keys[0], keys[1]}};
   fast_block_kernel<<<1, kFastThreads, 0, stream>>>(b, Segment{0, n, 0}, arity, 0, pool);
   SB_CUDA_CHECK_LAUNCH();
+  // The stream starts the leaf grid once the whole DP tree above it is complete.
+  if (n > kGridSplitAbove) {
+    fast_leaf_kernel<<<leaf_grid_blocks<T>(), kFastThreads, 0, stream>>>(b, arity, pool);
+    SB_CUDA_CHECK_LAUNCH();
+  }
 }
 
 template void launch_quick_fast<std::uint32_t>(std::uint32_t* const[2], std::uint64_t, int, void*, std::size_t,

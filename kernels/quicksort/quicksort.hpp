@@ -33,8 +33,8 @@ void run_quick_nodp(Method m, T* const keys[2], std::uint64_t n, int arity, void
 template <typename T>
 void launch_merge_dp(T* const keys[2], std::uint64_t n, cudaStream_t stream);
 
-// quick-fast: grid-wide K-way splits for big segments, block-wide splits below, shared-memory
-// bitonic sort for segments up to kFastSharedKeys.
+// quick-fast: grid-wide K-way splits for big segments (DP), then one leaf grid in which each
+// block sorts one smaller part (block-wide splits, CUB BlockRadixSort up to kFastSharedKeys).
 std::size_t fast_workspace_bytes(std::uint64_t n);
 template <typename T>
 void launch_quick_fast(T* const keys[2], std::uint64_t n, int arity, void* workspace, std::size_t workspace_bytes,

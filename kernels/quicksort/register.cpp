@@ -109,7 +109,8 @@ void register_quicksort(Registry& r) {
   r.add(merge);
 
   Algorithm fast = base("quick-fast", "beyond seed 002: DP quicksort, grid-wide K-way splits above 2^16 keys, "
-                                      "one block per smaller part, CUB BlockRadixSort up to 4096 keys");
+                                      "smaller parts sorted by one leaf grid (a block per part), "
+                                      "CUB BlockRadixSort up to 4096 keys");
   fast.constraints = "split arity K = --param arity (2, 4, 8; default 4)";
   fast.workspace_bytes = [](const SortProblem& p) {
     qs::reserve_pending_launches(qs::pending_launch_bound(p.n(), 4096, kPendingLaunchFloor, kPendingLaunchCap));
