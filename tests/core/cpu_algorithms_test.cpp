@@ -2,6 +2,8 @@
 // algorithm that returns a wrong result.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "sortbench/benchmark.hpp"
 #include "sortbench/errors.hpp"
 #include "sortbench/registry.hpp"
@@ -23,25 +25,35 @@ TEST(CpuAlgorithms, EveryCpuAlgorithmMatchesStdSort) {
   }
 }
 
-TEST(Benchmark, AWrongResultIsReportedAsVerificationFailure) {
-  Algorithm broken;
-  broken.name = "cpu-broken";
-  broken.family = "test";
-  broken.backend = Backend::cpu;
-  broken.key_types = {KeyType::u32};
-  broken.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
-  broken.run_host = [](const SortProblem& p, const HostBuffers& b) {
-    auto* keys = static_cast<std::uint32_t*>(b.keys);
-    for (std::uint64_t i = 0; i < p.n(); ++i) keys[i] = 0;  // "sorted", but not the input
-  };
-  Registry r;
-  r.add(broken);
+// A CPU algorithm on u32 keys, for the harness tests below.
+Algorithm test_cpu_algorithm(std::string name, std::function<void(const SortProblem&, const HostBuffers&)> run) {
+  Algorithm a;
+  a.name = std::move(name);
+  a.family = "test";
+  a.backend = Backend::cpu;
+  a.key_types = {KeyType::u32};
+  a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
+  a.run_host = std::move(run);
+  return a;
+}
+
+// One timed repetition, no warm-up budget: these tests check rows, not times.
+RunPlan one_rep_plan(std::vector<const Algorithm*> algorithms) {
   RunPlan plan;
   plan.request.n = 1000;
-  plan.algorithms = {r.find("cpu-broken")};
+  plan.algorithms = std::move(algorithms);
   plan.settings.min_reps = 1;
   plan.settings.budget_s = 0;
-  const auto rows = run_benchmark(plan);
+  return plan;
+}
+
+TEST(Benchmark, AWrongResultIsReportedAsVerificationFailure) {
+  Registry r;
+  r.add(test_cpu_algorithm("cpu-broken", [](const SortProblem& p, const HostBuffers& b) {
+    auto* keys = static_cast<std::uint32_t*>(b.keys);
+    for (std::uint64_t i = 0; i < p.n(); ++i) keys[i] = 0;  // "sorted", but not the input
+  }));
+  const auto rows = run_benchmark(one_rep_plan({r.find("cpu-broken")}));
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].status, RowStatus::verify_failed);
   EXPECT_NE(rows[0].reason.find("permutation"), std::string::npos) << rows[0].reason;
@@ -49,25 +61,15 @@ TEST(Benchmark, AWrongResultIsReportedAsVerificationFailure) {
 }
 
 TEST(Benchmark, UnsupportedInputIsARowAndTheOthersStillRun) {
-  Algorithm picky;
-  picky.name = "cpu-picky";
-  picky.family = "test";
-  picky.backend = Backend::cpu;
-  picky.key_types = {KeyType::u32};
-  picky.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
+  Algorithm picky = test_cpu_algorithm("cpu-picky", [](const SortProblem&, const HostBuffers&) {});
   picky.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     if (!p.keys_distinct()) return std::string("needs distinct keys");
     return std::nullopt;
   };
-  picky.run_host = [](const SortProblem&, const HostBuffers&) {};
   Registry r;
   r.add(picky);
-  RunPlan plan;
-  plan.request.n = 1000;
+  RunPlan plan = one_rep_plan({r.find("cpu-picky"), registry().find("cpu-std-sort")});
   plan.request.delta = 4;
-  plan.algorithms = {r.find("cpu-picky"), registry().find("cpu-std-sort")};
-  plan.settings.min_reps = 1;
-  plan.settings.budget_s = 0;
   const auto rows = run_benchmark(plan);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].status, RowStatus::unsupported);
