@@ -25,10 +25,28 @@ TimingStats summarize_times(std::vector<double> ms) {
   return s;
 }
 
+void SampleNoise::add(double x) {
+  ++count_;
+  const double delta = x - mean_;
+  mean_ += delta / static_cast<double>(count_);
+  m2_ += delta * (x - mean_);
+}
+
+double SampleNoise::rel_stddev() const {
+  if (count_ < 2 || mean_ <= 0) return 0.0;
+  return std::sqrt(m2_ / static_cast<double>(count_ - 1)) / mean_;
+}
+
+bool enough_samples(const SampleNoise& noise, double elapsed_s, const MeasureSettings& s) {
+  if (noise.count() >= static_cast<std::size_t>(s.max_reps)) return true;
+  if (noise.count() < static_cast<std::size_t>(s.min_reps)) return false;
+  return noise.rel_stddev() <= s.max_noise || elapsed_s >= s.budget_s;
+}
+
 bool enough_samples(const std::vector<double>& ms, double elapsed_s, const MeasureSettings& s) {
-  if (ms.size() >= static_cast<std::size_t>(s.max_reps)) return true;
-  if (ms.size() < static_cast<std::size_t>(s.min_reps)) return false;
-  return summarize_times(ms).rel_stddev <= s.max_noise || elapsed_s >= s.budget_s;
+  SampleNoise noise;
+  for (double x : ms) noise.add(x);
+  return enough_samples(noise, elapsed_s, s);
 }
 
 std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem, const void* keys,
@@ -47,6 +65,7 @@ std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem,
     algo.run_host(problem, work);
   }
   std::vector<double> samples;
+  SampleNoise noise;
   const auto begin = clock::now();
   do {
     reset();
@@ -54,7 +73,8 @@ std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem,
     algo.run_host(problem, work);
     const auto t1 = clock::now();
     samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  } while (!enough_samples(samples, std::chrono::duration<double>(clock::now() - begin).count(), settings));
+    noise.add(samples.back());
+  } while (!enough_samples(noise, std::chrono::duration<double>(clock::now() - begin).count(), settings));
   return samples;
 }
 

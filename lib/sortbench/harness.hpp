@@ -26,6 +26,21 @@ struct TimingStats {
 };
 
 TimingStats summarize_times(std::vector<double> ms);
+
+// Welford's running mean and variance: the stopping rule costs O(1) per sample, however
+// many thousand samples a fast sort takes.
+class SampleNoise {
+ public:
+  void add(double x);
+  std::size_t count() const { return count_; }
+  double rel_stddev() const;  // sample stddev / mean, as summarize_times computes it
+
+ private:
+  std::size_t count_ = 0;
+  double mean_ = 0, m2_ = 0;
+};
+
+bool enough_samples(const SampleNoise& noise, double elapsed_s, const MeasureSettings& s);
 bool enough_samples(const std::vector<double>& ms, double elapsed_s, const MeasureSettings& s);
 
 // Pristine input on the device; never written by a sort.

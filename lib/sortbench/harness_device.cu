@@ -74,6 +74,7 @@ DeviceTiming time_device(const Algorithm& algo, const SortProblem& problem, cons
     SB_CUDA_CHECK_LAUNCH();
   }
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  SampleNoise noise;
   const auto begin = clock::now();
   do {
     reset();
@@ -83,8 +84,8 @@ DeviceTiming time_device(const Algorithm& algo, const SortProblem& problem, cons
     SB_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
     SB_CUDA_CHECK_LAUNCH();
     timing.samples_ms.push_back(events.elapsed_ms());
-  } while (!enough_samples(timing.samples_ms, std::chrono::duration<double>(clock::now() - begin).count(),
-                           settings));
+    noise.add(timing.samples_ms.back());
+  } while (!enough_samples(noise, std::chrono::duration<double>(clock::now() - begin).count(), settings));
   return timing;
 }
 

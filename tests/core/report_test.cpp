@@ -138,5 +138,13 @@ TEST(Harness, StatisticsAndStoppingRule) {
   EXPECT_TRUE(enough_samples({1.0, 2.0, 3.0}, 11, m));      // noisy, budget spent
 }
 
+TEST(Harness, RunningNoiseMatchesTheSummary) {
+  const std::vector<double> ms{5.0, 5.5, 4.75, 5.25, 6.0, 4.9};
+  SampleNoise noise;
+  for (double x : ms) noise.add(x);
+  EXPECT_EQ(noise.count(), ms.size());
+  EXPECT_NEAR(noise.rel_stddev(), summarize_times(ms).rel_stddev, 1e-12);
+}
+
 }  // namespace
 }  // namespace sb
