@@ -48,9 +48,10 @@ constexpr unsigned kPartBlock = 512;
 // two 1024-thread blocks still fit on one SM.
 constexpr std::size_t kSharedCopiesBytes = 48 * 1024;
 constexpr unsigned kWarpsPerHistBlock = kHistBlock / 32;
-// Hybrid: bins per bucket (2^kLowBits words of shared memory) and the most buckets a part's
-// counters may use; together the largest range the hybrid takes.
+// Hybrid: bins per bucket (2^low_bits words of shared memory; --param low_bits, 12..15) and
+// the most buckets a part's counters may use; together the largest range the hybrid takes.
 constexpr unsigned kLowBits = 15;
+constexpr unsigned kLowBitsMin = 12;
 constexpr std::uint64_t kMaxBuckets = 4096;
 constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
 // hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived.
@@ -71,6 +72,13 @@ std::size_t runs_scan_temp_bytes(u64 range) {
   return bytes;
 }
 
+unsigned low_bits_of(const SortProblem& p) {
+  const long bits = p.param_int("low_bits", kLowBits);
+  if (bits < long{kLowBitsMin} || bits > long{kLowBits})
+    throw UsageError(fmt::format("hp-hybrid: low_bits={} out of range; use {}..{}", bits, kLowBitsMin, kLowBits));
+  return static_cast<unsigned>(bits);
+}
+
 std::uint64_t hybrid_parts(u64 n) {
   const u64 by_size = ceil_div(n ? n : 1, kKeysPerPart);
   return min_u64(by_size, std::uint64_t(device_facts().sms) * 8);
@@ -79,20 +87,23 @@ std::uint64_t hybrid_parts(u64 n) {
 // The workspace of a fast run; a layout pass (base == nullptr) only sums the sizes.
 struct FastArrays {
   u32 *A, *run_end, *run_val, *len, *counts = nullptr;
+  uint2* window;  // each expansion tile's (first run, run count)
   void* temp;
   std::size_t temp_bytes;
   u64 parts = 0, buckets = 0;
-  FastArrays(char* base, u64 n, u64 range, bool hybrid) {
+  unsigned low_bits = 0;
+  FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits) : low_bits(hybrid_low_bits) {
     Carve c;
     const u64 m = min_u64(n, range);
     A = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
     run_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
     run_val = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
     len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
+    window = reinterpret_cast<uint2*>(base + c.take(ceil_div(n, kExpandTile) * sizeof(uint2)));
     temp_bytes = runs_scan_temp_bytes(range);
-    if (hybrid) {
+    if (low_bits) {
       parts = hybrid_parts(n);
-      buckets = buckets_for(range, kLowBits);
+      buckets = buckets_for(range, low_bits);
       counts = reinterpret_cast<u32*>(base + c.take(parts * buckets * sizeof(u32)));
       std::size_t count_scan = 0;
       SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, count_scan, counts, counts,
@@ -113,45 +124,56 @@ struct Run {
   cudaStream_t stream;
 };
 
+// Warp-owned copies of `bins` counters that fit in the block's share of shared memory.
+u32 counter_copies(u64 bins) {
+  return static_cast<u32>(std::clamp<u64>(kSharedCopiesBytes / (bins * sizeof(u32)), 1, kWarpsPerHistBlock));
+}
+
+// Lets kernel use up to the device's opt-in shared memory per block (once per kernel).
+template <typename Kernel>
+void allow_large_shared(Kernel kernel) {
+  SB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(device_facts().smem_per_block)));
+}
+
+// Blocks for `items` at one per thread, at most as many as the GPU holds at once.
+template <typename Kernel>
+unsigned resident_grid(Kernel kernel, u64 items, unsigned block, std::size_t smem) {
+  int per_sm = 0;
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block), smem));
+  return grid_for(items, block, u64(std::max(per_sm, 1)) * device_facts().sms);
+}
+
 void hist_shared_launch(const Run& r, const u32* x, u32* A) {
   const auto bins = static_cast<u32>(r.range);
-  const u32 copies = static_cast<u32>(std::clamp<u64>(kSharedCopiesBytes / (bins * sizeof(u32)), 1, kWarpsPerHistBlock));
+  const u32 copies = counter_copies(bins);
   const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
-  static const bool attr_set = [] {
-    SB_CUDA_CHECK(cudaFuncSetAttribute(hist_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(device_facts().smem_per_block)));
-    return true;
-  }();
+  static const bool attr_set = (allow_large_shared(hist_shared), true);
   (void)attr_set;
-  int per_sm = 0;
-  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hist_shared, kHistBlock, smem));
-  const unsigned grid = grid_for(ceil_div(r.n, 4), kHistBlock, u64(std::max(per_sm, 1)) * device_facts().sms);
-  hist_shared<<<grid, kHistBlock, smem, r.stream>>>(x, r.n, r.min_word, bins, copies, A);
+  hist_shared<<<resident_grid(hist_shared, ceil_div(r.n, 4), kHistBlock, smem), kHistBlock, smem, r.stream>>>(
+      x, r.n, r.min_word, bins, copies, A);
   SB_CUDA_CHECK_LAUNCH();
 }
 
 void hist_hybrid_launch(const Run& r, const FastArrays& a, u32* x, std::uint16_t* low) {
+  static const bool attr_set = (allow_large_shared(bucket_count), allow_large_shared(bucket_scatter),
+                                allow_large_shared(bucket_hist), true);
+  (void)attr_set;
   const auto parts = static_cast<unsigned>(a.parts);
   const auto buckets = static_cast<u32>(a.buckets);
-  const std::size_t count_smem = buckets * sizeof(u32);
-  bucket_count<<<parts, kPartBlock, count_smem, r.stream>>>(x, r.n, r.min_word, kLowBits, buckets, a.counts);
+  const u32 copies = counter_copies(buckets);
+  bucket_count<<<parts, kPartBlock, std::size_t{buckets} * copies * sizeof(u32), r.stream>>>(
+      x, r.n, r.min_word, a.low_bits, buckets, copies, a.counts);
   SB_CUDA_CHECK_LAUNCH();
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                               static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
-  bucket_scatter<<<parts, kPartBlock, count_smem, r.stream>>>(x, r.n, r.min_word, kLowBits, buckets, a.counts, low);
+  bucket_scatter<<<parts, kSplitBlock, split_shared_bytes(buckets), r.stream>>>(x, r.n, r.min_word, a.low_bits,
+                                                                                buckets, a.counts, low);
   SB_CUDA_CHECK_LAUNCH();
-  const std::size_t hist_smem = (std::size_t{1} << kLowBits) * sizeof(u32);
-  static const bool attr_set = [hist_smem] {
-    SB_CUDA_CHECK(cudaFuncSetAttribute(bucket_hist, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(hist_smem)));
-    return true;
-  }();
-  (void)attr_set;
-  int per_sm = 0;
-  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bucket_hist, kHistBlock, hist_smem));
-  const unsigned grid = grid_for(r.n, kHistBlock, u64(std::max(per_sm, 1)) * device_facts().sms);
-  bucket_hist<<<grid, kHistBlock, hist_smem, r.stream>>>(low, r.n, a.counts, parts, buckets, kLowBits, a.A);
+  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
+  bucket_hist<<<resident_grid(bucket_hist, r.n, kHistBlock, hist_smem), kHistBlock, hist_smem, r.stream>>>(
+      low, r.n, a.counts, parts, buckets, a.low_bits, a.A);
   SB_CUDA_CHECK_LAUNCH();
 }
 
@@ -159,7 +181,7 @@ void hist_hybrid_launch(const Run& r, const FastArrays& a, u32* x, std::uint16_t
 int run_fast(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
   const Run r{p.n(), problem_range(p), word_of(p.realized.min), b.stream};
   if (r.n == 0) return 0;
-  FastArrays a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid);
+  FastArrays a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0);
   u32* x = static_cast<u32*>(b.keys[0]);
   // The hybrid keeps its bucketed low bits in keys[1] and expands into keys[0].
   u32* y = static_cast<u32*>(b.keys[h == Histogram::hybrid ? 0 : 1]);
@@ -180,14 +202,16 @@ int run_fast(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
       a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
       RunsOut(EmitRun{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}), static_cast<std::int64_t>(r.range),
       r.stream));
-  expand_runs<<<static_cast<unsigned>(ceil_div(r.n, kExpandTile)), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val,
-                                                                                             a.len, r.n, y);
+  const u64 tiles = ceil_div(r.n, kExpandTile);
+  locate_tiles<<<grid_for(tiles, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
+  SB_CUDA_CHECK_LAUNCH();
+  expand_runs<<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val, a.window, r.n, y);
   SB_CUDA_CHECK_LAUNCH();
   return h == Histogram::hybrid ? 0 : 1;
 }
 
 std::size_t fast_bytes(Histogram h, const SortProblem& p) {
-  return FastArrays(nullptr, p.n(), problem_range(p), h == Histogram::hybrid).bytes;
+  return FastArrays(nullptr, p.n(), problem_range(p), h == Histogram::hybrid ? low_bits_of(p) : 0).bytes;
 }
 
 std::optional<std::string> shared_unsupported(const SortProblem& p) {
@@ -200,8 +224,9 @@ std::optional<std::string> shared_unsupported(const SortProblem& p) {
 
 std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
-  if (buckets_for(problem_range(p), kLowBits) > kMaxBuckets)
-    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, kLowBits);
+  const unsigned low_bits = low_bits_of(p);
+  if (buckets_for(problem_range(p), low_bits) > kMaxBuckets)
+    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, low_bits);
   return std::nullopt;
 }
 
@@ -282,8 +307,9 @@ void add_fast(Registry& r) {
   Algorithm hybrid = fast_member("hp-hybrid", Histogram::hybrid,
                                  "beyond seed 004: split by high bits (2-byte low bits per key), shared-memory "
                                  "histogram per bucket, fused scan/compress, run expansion");
-  hybrid.constraints = fmt::format("range at most {} buckets of 2^{} bins", kMaxBuckets, kLowBits);
+  hybrid.constraints = fmt::format("range at most {} buckets of 2^low_bits bins", kMaxBuckets);
   hybrid.unsupported = hybrid_unsupported;
+  hybrid.params = {"low_bits"};
   r.add(hybrid);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,

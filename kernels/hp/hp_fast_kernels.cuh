@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include <cub/block/block_scan.cuh>
+
 #include "hp_index.hpp"
 
 namespace sb::hp::fast {
@@ -48,22 +50,33 @@ __device__ __forceinline__ void for_each_offset(const u32* x, u64 n, u32 min_wor
   for (u64 i = n4 * 4 + global_thread(); i < n; i += global_threads()) f(x[i] - min_word);
 }
 
-// Shared-memory privatized histogram: `copies` sub-histograms of `bins` words (warp w uses
-// copy w % copies, fewer collisions on few bins), summed into the global A at the end.
-__global__ void hist_shared(const u32* x, u64 n, u32 min_word, u32 bins, u32 copies, u32* A) {
+// Privatized counts in shared memory: `copies` sub-histograms of `bins` words (warp w uses
+// copy w % copies, fewer collisions on few bins). bin_of maps a key offset to its bin; after
+// the block's keys are counted, store(b, total) receives every bin's block total.
+template <typename Visit, typename BinOf, typename Store>
+__device__ __forceinline__ void count_privatized(u32 bins, u32 copies, Visit&& visit, BinOf&& bin_of, Store&& store) {
   extern __shared__ u32 s_hist[];
   for (u32 i = threadIdx.x; i < bins * copies; i += blockDim.x) s_hist[i] = 0;
   __syncthreads();
   u32* mine = s_hist + (threadIdx.x / 32 % copies) * bins;
   RunCounter run;
-  for_each_offset(x, n, min_word, [&](u32 off) { run.add(mine, off); });
+  visit([&](u32 off) { run.add(mine, bin_of(off)); });
   run.flush(mine);
   __syncthreads();
   for (u32 b = threadIdx.x; b < bins; b += blockDim.x) {
     u32 c = 0;
     for (u32 k = 0; k < copies; ++k) c += s_hist[k * bins + b];
-    if (c) atomicAdd(&A[b], c);
+    store(b, c);
   }
+}
+
+// Shared-memory privatized histogram of the whole input, summed into the global A.
+__global__ void hist_shared(const u32* x, u64 n, u32 min_word, u32 bins, u32 copies, u32* A) {
+  count_privatized(
+      bins, copies, [&](auto&& f) { for_each_offset(x, n, min_word, f); }, [](u32 off) { return off; },
+      [&](u32 b, u32 c) {
+        if (c) atomicAdd(&A[b], c);
+      });
 }
 
 // Global-atomic histogram (A is L2-resident for ranges of a few million bins).
@@ -89,26 +102,105 @@ __device__ __forceinline__ void for_each_offset_of_part(const u32* x, u64 n, u32
 
 // Hybrid step 1: bucket counts of each part, stored bucket-major (counts[b * parts + p]) so
 // that one exclusive scan gives every (bucket, part) its output offset.
-__global__ void bucket_count(const u32* x, u64 n, u32 min_word, unsigned low_bits, u32 buckets, u32* counts) {
-  extern __shared__ u32 s_count[];
-  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
-  __syncthreads();
-  for_each_offset_of_part(x, n, min_word, [&](u32 off) { atomicAdd(&s_count[bucket_of(off, low_bits)], 1u); });
-  __syncthreads();
-  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) counts[u64{b} * gridDim.x + blockIdx.x] = s_count[b];
+__global__ void bucket_count(const u32* x, u64 n, u32 min_word, unsigned low_bits, u32 buckets, u32 copies,
+                             u32* counts) {
+  count_privatized(
+      buckets, copies, [&](auto&& f) { for_each_offset_of_part(x, n, min_word, f); },
+      [&](u32 off) { return bucket_of(off, low_bits); },
+      [&](u32 b, u32 c) { counts[u64{b} * gridDim.x + blockIdx.x] = c; });
 }
 
-// Hybrid step 2: each key's low bits go to its bucket's region (order inside a bucket is
-// free: only its histogram is needed), 2 bytes per key.
-__global__ void bucket_scatter(const u32* x, u64 n, u32 min_word, unsigned low_bits, u32 buckets,
-                               const u32* offsets, std::uint16_t* low) {
-  extern __shared__ u32 s_cursor[];
-  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_cursor[b] = offsets[u64{b} * gridDim.x + blockIdx.x];
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x % 32; }
+__device__ __forceinline__ unsigned lanes_below() { return (1u << lane_id()) - 1; }
+
+// Hybrid step 2: each key's low bits go to its bucket's region, 2 bytes per key. A part is
+// done in tiles of kSplitTile keys; a tile is first grouped by bucket in shared memory, so
+// that the keys of one bucket leave as one run of consecutive 2-byte stores instead of a
+// store per key (order inside a bucket is free: only its histogram is needed).
+constexpr unsigned kSplitBlock = 512;
+constexpr unsigned kSplitItems = 8;
+constexpr unsigned kSplitTile = kSplitBlock * kSplitItems;
+constexpr std::size_t split_shared_bytes(u32 buckets) { return (3 * std::size_t{buckets} + kSplitTile) * sizeof(u32); }
+
+using SplitScan = cub::BlockScan<u32, kSplitBlock>;
+__global__ void __launch_bounds__(kSplitBlock) bucket_scatter(const u32* x, u64 n, u32 min_word, unsigned low_bits,
+                                                              u32 buckets, const u32* offsets, std::uint16_t* low) {
+  extern __shared__ u32 s_split[];
+  __shared__ SplitScan::TempStorage s_scan;
+  u32* s_next = s_split;               // next output position of each bucket in this part
+  u32* s_count = s_next + buckets;     // keys of each bucket in this tile
+  u32* s_start = s_count + buckets;    // where each bucket starts in the grouped tile
+  u32* s_tile = s_start + buckets;     // the tile's offsets grouped by bucket
+  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
+    s_next[b] = offsets[u64{b} * gridDim.x + blockIdx.x];
+    s_count[b] = 0;
+  }
   __syncthreads();
-  for_each_offset_of_part(x, n, min_word, [&](u32 off) {
-    const u32 at = atomicAdd(&s_cursor[bucket_of(off, low_bits)], 1u);
-    low[at] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
-  });
+  u64 lo, hi;
+  part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
+  const u32 per_thread = static_cast<u32>(ceil_div(buckets, blockDim.x));
+  for (u64 t0 = lo; t0 < hi; t0 += kSplitTile) {
+    u32 off[kSplitItems], bucket[kSplitItems], rank[kSplitItems];
+#pragma unroll
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      const u64 i = t0 + it * kSplitBlock + threadIdx.x;
+      off[it] = i < hi ? x[i] - min_word : 0;
+      bucket[it] = i < hi ? bucket_of(off[it], low_bits) : buckets;
+    }
+#pragma unroll
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      // Lanes of one bucket take consecutive ranks with one shared atomic.
+      const unsigned peers = __match_any_sync(0xffffffffu, bucket[it]);
+      const unsigned leader = __ffs(peers) - 1;
+      u32 base = 0;
+      if (lane_id() == leader && bucket[it] < buckets) base = atomicAdd(&s_count[bucket[it]], __popc(peers));
+      rank[it] = __shfl_sync(0xffffffffu, base, leader) + __popc(peers & lanes_below());
+    }
+    __syncthreads();
+    // Exclusive scan of the tile's bucket counts, per_thread consecutive buckets a thread.
+    const u32 b0 = threadIdx.x * per_thread;
+    u32 sum = 0;
+    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) sum += s_count[b];
+    SplitScan(s_scan).ExclusiveSum(sum, sum);
+    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) {
+      s_start[b] = sum;
+      sum += s_count[b];
+    }
+    __syncthreads();
+#pragma unroll
+    for (unsigned it = 0; it < kSplitItems; ++it)
+      if (bucket[it] < buckets) s_tile[s_start[bucket[it]] + rank[it]] = off[it];
+    __syncthreads();
+    const u32 tile_len = static_cast<u32>(min_u64(kSplitTile, hi - t0));
+    for (u32 i = threadIdx.x; i < tile_len; i += kSplitBlock) {
+      const u32 o = s_tile[i];
+      const u32 b = bucket_of(o, low_bits);
+      low[s_next[b] + (i - s_start[b])] = static_cast<std::uint16_t>(bin_in_bucket(o, low_bits));
+    }
+    __syncthreads();
+    for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
+      s_next[b] += s_count[b];
+      s_count[b] = 0;
+    }
+    __syncthreads();
+  }
+}
+
+// Visits low[lo, hi) with blockDim.x threads, eight 2-byte values per 16-byte load where
+// aligned (aligned_span gives the vector part).
+template <typename F>
+__device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u64 hi, F&& f) {
+  u64 mid_lo, mid_hi;
+  aligned_span(lo, hi, 8, mid_lo, mid_hi);
+  for (u64 i = lo + threadIdx.x; i < mid_lo; i += blockDim.x) f(low[i]);
+  const uint4* v8 = reinterpret_cast<const uint4*>(low);
+  for (u64 i = mid_lo / 8 + threadIdx.x; i < mid_hi / 8; i += blockDim.x) {
+    const uint4 v = v8[i];
+    const u32 pairs[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) f(pairs[k] & 0xffffu), f(pairs[k] >> 16);
+  }
+  for (u64 i = mid_hi + threadIdx.x; i < hi; i += blockDim.x) f(low[i]);
 }
 
 // Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
@@ -119,14 +211,14 @@ __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* offsets,
   const u32 bins = 1u << low_bits;
   auto bucket_start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * parts] : n; };
   u64 lo, hi;
-  part_bounds(n, gridDim.x, blockIdx.x, 1, lo, hi);
+  part_bounds(n, gridDim.x, blockIdx.x, 8, lo, hi);
   for (u32 b = bucket_holding(bucket_start, buckets, lo); lo < hi && b < buckets; ++b) {
     const u64 end = bucket_start(b + 1) < hi ? bucket_start(b + 1) : hi;
     if (end <= lo) continue;
     for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
     __syncthreads();
     RunCounter run;
-    for (u64 i = lo + threadIdx.x; i < end; i += blockDim.x) run.add(s_hist, low[i]);
+    for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin); });
     run.flush(s_hist);
     __syncthreads();
     for (u32 i = threadIdx.x; i < bins; i += blockDim.x)
@@ -161,25 +253,30 @@ struct EmitRun {
 };
 
 // The expansion: tile t of y holds the runs from the first one ending after t0 to the one
-// covering the tile's last position, at most one per position; they are staged in shared
-// memory and every thread writes 4 consecutive keys per 16-byte store.
+// covering the tile's last position, at most one per position. locate_tiles finds every
+// tile's window of runs at once (two binary searches per thread; done by each tile's own
+// block, they left the block idle for ~20 dependent loads); expand_runs stages the window
+// in shared memory and every thread writes 4 consecutive keys per 16-byte store.
 constexpr unsigned kExpandBlock = 256;
 constexpr unsigned kExpandTile = kExpandBlock * 16;
+__global__ void locate_tiles(const u32* run_end, const u32* len_at, u64 n, uint2* window) {
+  const u64 tiles = ceil_div(n, kExpandTile);
+  for (u64 t = global_thread(); t < tiles; t += global_threads()) {
+    const u64 t0 = t * kExpandTile;
+    u64 first, count;
+    tile_runs(run_end, *len_at, t0, min_u64(t0 + kExpandTile, n), first, count);
+    window[t] = make_uint2(static_cast<u32>(first), static_cast<u32>(count));
+  }
+}
+
 __global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, const u32* run_val,
-                                                            const u32* len_at, u64 n, u32* y) {
+                                                            const uint2* window, u64 n, u32* y) {
   __shared__ u32 s_end[kExpandTile], s_val[kExpandTile];
-  __shared__ u64 s_first, s_count;
   const u64 t0 = blockIdx.x * u64{kExpandTile};
   const u64 t1 = t0 + kExpandTile < n ? t0 + kExpandTile : n;
-  if (threadIdx.x == 0) {
-    u64 first, count;
-    tile_runs(run_end, *len_at, t0, t1, first, count);
-    s_first = first;
-    s_count = count;
-  }
-  __syncthreads();
-  const u64 first = s_first, count = s_count;
-  for (u64 k = threadIdx.x; k < count; k += blockDim.x) {
+  const uint2 w = window[blockIdx.x];
+  const u32 first = w.x, count = w.y;
+  for (u32 k = threadIdx.x; k < count; k += blockDim.x) {
     s_end[k] = run_end[first + k];
     s_val[k] = run_val[first + k];
   }

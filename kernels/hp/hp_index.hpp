@@ -48,6 +48,15 @@ SB_HD_INLINE void part_bounds(std::uint64_t n, std::uint64_t parts, std::uint64_
   hi = min_u64(lo + per, n);
 }
 
+// The largest [mid_lo, mid_hi) inside [lo, hi) whose ends are multiples of align: the
+// vector part of a span, with scalar heads [lo, mid_lo) and tails [mid_hi, hi).
+SB_HD_INLINE void aligned_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t align, std::uint64_t& mid_lo,
+                               std::uint64_t& mid_hi) {
+  mid_lo = min_u64(ceil_div(lo, align) * align, hi);
+  mid_hi = hi / align * align;
+  if (mid_hi < mid_lo) mid_hi = mid_lo;
+}
+
 // Large-range hybrid: an offset splits into a bucket (its high bits) and a bin inside the
 // bucket (its low_bits low bits), so that each bucket's histogram fits in shared memory.
 SB_HD_INLINE std::uint32_t bucket_of(std::uint32_t offset, unsigned low_bits) { return offset >> low_bits; }

@@ -41,6 +41,28 @@ TEST(HpIndex, PartsCoverEverythingOnceAndAligned) {
     }
 }
 
+TEST(HpIndex, AlignedSpanSplitsIntoHeadBodyTail) {
+  for (std::uint64_t lo : {0ull, 1ull, 7ull, 8ull, 9ull, 100ull})
+    for (std::uint64_t len : {0ull, 1ull, 6ull, 8ull, 15ull, 16ull, 17ull, 1000ull}) {
+      const std::uint64_t hi = lo + len;
+      std::uint64_t mid_lo, mid_hi;
+      aligned_span(lo, hi, 8, mid_lo, mid_hi);
+      EXPECT_LE(lo, mid_lo) << lo << " " << hi;
+      EXPECT_LE(mid_lo, mid_hi) << lo << " " << hi;
+      EXPECT_LE(mid_hi, hi) << lo << " " << hi;
+      // An aligned body with head and tail shorter than one vector, or no body when no
+      // aligned vector fits in the span.
+      if (mid_lo < mid_hi) {
+        EXPECT_EQ(mid_lo % 8, 0u);
+        EXPECT_EQ(mid_hi % 8, 0u);
+        EXPECT_LT(mid_lo - lo, 8u);
+        EXPECT_LT(hi - mid_hi, 8u);
+      } else {
+        EXPECT_GT(ceil_div(lo, 8) * 8 + 8, hi) << lo << " " << hi;
+      }
+    }
+}
+
 TEST(HpIndex, BucketSplitRecombines) {
   for (unsigned low : {10u, 15u})
     for (std::uint32_t off : {0u, 1u, 32767u, 32768u, 1000000u, 0xffffffffu})

@@ -21,7 +21,7 @@ using u64 = std::uint64_t;
 
 struct Shape {
   unsigned low_bits;
-  u64 parts, slices, tile;
+  u64 parts, slices, tile, split_tile;
 };
 
 std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range, const Shape& s) {
@@ -36,27 +36,48 @@ std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range
   }
   u32 sum = 0;
   for (u32& o : offsets) sum += std::exchange(o, sum);
-  // bucket_scatter (any order inside a bucket; here reversed per part to show it is free)
-  std::vector<u32> cursor = offsets;
+  // bucket_scatter: each part in tiles; a tile is grouped by bucket (ranks within a bucket
+  // in any order: here reversed), then each grouped position i goes to next[b] + i - start[b]
+  std::vector<u32> next = offsets;
   std::vector<std::uint16_t> low(n);
-  for (u64 p = s.parts; p-- > 0;) {
+  for (u64 p = 0; p < s.parts; ++p) {
     u64 lo, hi;
     part_bounds(n, s.parts, p, 4, lo, hi);
-    for (u64 i = hi; i-- > lo;) {
-      const u32 off = key_offset(x[i], min_word);
-      low[cursor[bucket_of(off, s.low_bits) * s.parts + p]++] = static_cast<std::uint16_t>(bin_in_bucket(off, s.low_bits));
+    for (u64 t0 = lo; t0 < hi; t0 += s.split_tile) {
+      const u64 t1 = std::min(t0 + s.split_tile, hi);
+      std::vector<u32> count(buckets, 0), start(buckets, 0), grouped(t1 - t0);
+      for (u64 i = t0; i < t1; ++i) ++count[bucket_of(key_offset(x[i], min_word), s.low_bits)];
+      for (u64 b = 1; b < buckets; ++b) start[b] = start[b - 1] + count[b - 1];
+      std::vector<u32> rank(buckets, 0);
+      for (u64 i = t1; i-- > t0;) {
+        const u32 off = key_offset(x[i], min_word);
+        const u32 b = bucket_of(off, s.low_bits);
+        grouped[start[b] + rank[b]++] = off;
+      }
+      for (u64 i = 0; i < grouped.size(); ++i) {
+        const u32 b = bucket_of(grouped[i], s.low_bits);
+        low.at(next[b * s.parts + p] + (i - start[b])) = static_cast<std::uint16_t>(bin_in_bucket(grouped[i], s.low_bits));
+      }
+      for (u64 b = 0; b < buckets; ++b) next[b * s.parts + p] += count[b];
     }
   }
-  // bucket_hist: slices of the bucketed array, each crossing bucket edges as it must
+  // bucket_hist: slices of the bucketed array, each crossing bucket edges as it must, each
+  // bucket's span read as a scalar head, 8-value vectors and a scalar tail
   std::vector<u32> A(range, 0);
   auto start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * s.parts] : n; };
   for (u64 g = 0; g < s.slices; ++g) {
     u64 lo, hi;
-    part_bounds(n, s.slices, g, 1, lo, hi);
+    part_bounds(n, s.slices, g, 8, lo, hi);
     for (u32 b = lo < n ? bucket_holding(start, u32(buckets), lo) : 0; lo < hi && b < buckets; ++b) {
       const u64 end = std::min<u64>(start(b + 1), hi);
-      for (u64 i = lo; i < end; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
-      lo = std::max(lo, end);
+      if (end <= lo) continue;
+      u64 mid_lo, mid_hi;
+      aligned_span(lo, end, 8, mid_lo, mid_hi);
+      for (u64 i = lo; i < mid_lo; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
+      for (u64 v = mid_lo; v < mid_hi; v += 8)
+        for (u64 i = v; i < v + 8; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
+      for (u64 i = mid_hi; i < end; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
+      lo = end;
     }
   }
   // fused scan: runs of the non-empty bins
@@ -105,7 +126,7 @@ std::vector<u32> make_keys(u64 n, u32 min_word, u64 range, u64 len, unsigned see
 }
 
 TEST(HpPipelineModel, HybridMatchesStdSort) {
-  const std::vector<Shape> shapes{{4, 3, 5, 16}, {6, 7, 2, 64}, {15, 1, 1, 4096}, {3, 16, 9, 8}};
+  const std::vector<Shape> shapes{{4, 3, 5, 16, 7}, {6, 7, 2, 64, 64}, {15, 1, 1, 4096, 4096}, {3, 16, 9, 8, 1}};
   unsigned seed = 1;
   for (u64 n : {1ull, 2ull, 5ull, 100ull, 1001ull, 40000ull})
     for (u64 range : {1ull, 2ull, 17ull, 1000ull, 70000ull})
