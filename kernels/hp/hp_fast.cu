@@ -129,11 +129,13 @@ u32 counter_copies(u64 bins) {
   return static_cast<u32>(std::clamp<u64>(kSharedCopiesBytes / (bins * sizeof(u32)), 1, kWarpsPerHistBlock));
 }
 
-// Lets kernel use up to the device's opt-in shared memory per block (once per kernel).
+// Lets kernel use the device's opt-in shared memory per block beside its static shared memory.
 template <typename Kernel>
 void allow_large_shared(Kernel kernel) {
+  cudaFuncAttributes attr{};
+  SB_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   SB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(device_facts().smem_per_block)));
+                                     static_cast<int>(device_facts().smem_per_block - attr.sharedSizeBytes)));
 }
 
 // Blocks for `items` at one per thread, at most as many as the GPU holds at once.

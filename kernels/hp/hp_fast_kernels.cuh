@@ -269,29 +269,36 @@ __global__ void locate_tiles(const u32* run_end, const u32* len_at, u64 n, uint2
   }
 }
 
+// Positions and run ends inside a tile are 32-bit offsets from the tile's start. A thread's
+// positions only grow, so with few runs in the window it walks on from its last run instead
+// of searching again.
+constexpr u32 kExpandWalkMax = 32;
 __global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, const u32* run_val,
                                                             const uint2* window, u64 n, u32* y) {
   __shared__ u32 s_end[kExpandTile], s_val[kExpandTile];
   const u64 t0 = blockIdx.x * u64{kExpandTile};
-  const u64 t1 = t0 + kExpandTile < n ? t0 + kExpandTile : n;
+  const u32 tile_len = static_cast<u32>(min_u64(kExpandTile, n - t0));
   const uint2 w = window[blockIdx.x];
   const u32 first = w.x, count = w.y;
   for (u32 k = threadIdx.x; k < count; k += blockDim.x) {
-    s_end[k] = run_end[first + k];
+    s_end[k] = static_cast<u32>(run_end[first + k] - t0);  // > 0: the window's runs end after t0
     s_val[k] = run_val[first + k];
   }
   __syncthreads();
-  for (u64 base = t0 + 4 * u64{threadIdx.x}; base < t1; base += 4 * kExpandBlock) {
-    u64 j = run_at(s_end, 0, count, base);
+  u32* tile = y + t0;
+  u32 j = 0;
+  for (u32 pos = 4 * threadIdx.x; pos < tile_len; pos += 4 * kExpandBlock) {
+    if (count > kExpandWalkMax) j = run_at(s_end, 0u, count, pos);
     u32 v[4];
-    for (int q = 0; q < 4; ++q) {
-      while (j + 1 < count && s_end[j] <= base + q) ++j;
+#pragma unroll
+    for (u32 q = 0; q < 4; ++q) {
+      while (j + 1 < count && s_end[j] <= pos + q) ++j;
       v[q] = s_val[j];
     }
-    if (base + 4 <= t1) {
-      *reinterpret_cast<uint4*>(y + base) = make_uint4(v[0], v[1], v[2], v[3]);
+    if (pos + 4 <= tile_len) {
+      *reinterpret_cast<uint4*>(tile + pos) = make_uint4(v[0], v[1], v[2], v[3]);
     } else {
-      for (int q = 0; base + q < t1; ++q) y[base + q] = v[q];
+      for (u32 q = 0; pos + q < tile_len; ++q) tile[pos + q] = v[q];
     }
   }
 }

@@ -77,10 +77,11 @@ SB_HD_INLINE std::uint32_t packed_count(std::uint64_t p) { return static_cast<st
 
 // The run (compressed non-empty bin) that holds output position pos: the first j in
 // [lo, hi) with run_end[j] > pos, where run_end is the inclusive prefix sum of run lengths.
-SB_HD_INLINE std::uint64_t run_at(const std::uint32_t* run_end, std::uint64_t lo, std::uint64_t hi,
-                                  std::uint64_t pos) {
+// Index is u64 over the whole output, u32 inside one expansion tile.
+template <typename Index>
+SB_HD_INLINE Index run_at(const std::uint32_t* run_end, Index lo, Index hi, Index pos) {
   while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
+    const Index mid = lo + (hi - lo) / 2;
     if (run_end[mid] > pos) hi = mid;
     else lo = mid + 1;
   }
@@ -91,8 +92,8 @@ SB_HD_INLINE std::uint64_t run_at(const std::uint32_t* run_end, std::uint64_t lo
 // after t0 to the run holding t1 - 1. Every run holds at least one position, so count <= t1 - t0.
 SB_HD_INLINE void tile_runs(const std::uint32_t* run_end, std::uint64_t len, std::uint64_t t0, std::uint64_t t1,
                             std::uint64_t& first, std::uint64_t& count) {
-  first = run_at(run_end, 0, len, t0);
-  count = run_at(run_end, first, len, t1 - 1) + 1 - first;
+  first = run_at<std::uint64_t>(run_end, 0, len, t0);
+  count = run_at<std::uint64_t>(run_end, first, len, t1 - 1) + 1 - first;
 }
 
 // The bucket holding position pos of the bucketed array, given start(b) (non-decreasing,

@@ -91,9 +91,10 @@ TEST(HpIndex, PackedScanCarriesBothSums) {
 TEST(HpIndex, RunAtFindsTheRunOfEachPosition) {
   const std::vector<std::uint32_t> run_end{3, 4, 9, 10};  // runs of 3, 1, 5, 1
   std::vector<std::uint64_t> got;
-  for (std::uint64_t pos = 0; pos < 10; ++pos) got.push_back(run_at(run_end.data(), 0, run_end.size(), pos));
+  for (std::uint64_t pos = 0; pos < 10; ++pos) got.push_back(run_at<std::uint64_t>(run_end.data(), 0, run_end.size(), pos));
   EXPECT_EQ(got, (std::vector<std::uint64_t>{0, 0, 0, 1, 2, 2, 2, 2, 2, 3}));
-  EXPECT_EQ(run_at(run_end.data(), 2, 4, 9), 3u);
+  EXPECT_EQ(run_at<std::uint64_t>(run_end.data(), 2, 4, 9), 3u);
+  EXPECT_EQ(run_at<std::uint32_t>(run_end.data(), 2, 4, 9), 3u);
 }
 
 TEST(HpIndex, DigitsCoverTheRange) {

@@ -94,19 +94,26 @@ std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range
     if (i == range - 1) len = packed_nonzero(scan);
   }
   EXPECT_EQ(len, run_end.size());
-  // expand_runs: tile windows, a binary search for the first of 4 positions, then a walk
+  // expand_runs: tile windows of tile-relative run ends; a thread's positions grow by
+  // `stride`, found by a search in big windows and by walking on in small ones
   std::vector<u32> y(n);
+  const u64 stride = 12, walk_max = 3;
   for (u64 t0 = 0; t0 < n; t0 += s.tile) {
     const u64 t1 = std::min(t0 + s.tile, n);
     u64 first, count;
     tile_runs(run_end.data(), len, t0, t1, first, count);
     EXPECT_LE(count, t1 - t0);
-    const u32* w_end = run_end.data() + first;
-    for (u64 base = t0; base < t1; base += 4) {
-      u64 j = run_at(w_end, 0, count, base);
-      for (u64 q = 0; q < 4 && base + q < t1; ++q) {
-        while (j + 1 < count && w_end[j] <= base + q) ++j;
-        y[base + q] = run_val[first + j];
+    std::vector<u32> w_end(count);
+    for (u64 k = 0; k < count; ++k) w_end[k] = u32(run_end[first + k] - t0);
+    const u32 tile_len = u32(t1 - t0), c = u32(count);
+    for (u32 lane = 0; lane < stride; lane += 4) {
+      u32 j = 0;
+      for (u32 pos = lane; pos < tile_len; pos += stride) {
+        if (c > walk_max) j = run_at(w_end.data(), 0u, c, pos);
+        for (u32 q = 0; q < 4 && pos + q < tile_len; ++q) {
+          while (j + 1 < c && w_end[j] <= pos + q) ++j;
+          y[t0 + pos + q] = run_val[first + j];
+        }
       }
     }
   }
