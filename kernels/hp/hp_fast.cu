@@ -54,11 +54,11 @@ constexpr unsigned kLowBits = 15;
 constexpr unsigned kLowBitsMin = 12;
 constexpr std::uint64_t kMaxBuckets = 4096;
 constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
-// hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived.
-constexpr std::uint64_t kAutoHybridMaxRange = std::uint64_t{1} << 19;
-constexpr std::uint64_t kAutoDenseKeysPerBin = 20;
+// hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived. The
+// hybrid beat CUB and the global histogram from 4 keys per bin up (n = 2^24: delta 4..50;
+// n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
+constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
 constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
-// (an estimate from traffic counts, see docs/hp.md).
 
 std::uint64_t shared_bins_max() { return device_facts().smem_per_block / sizeof(u32); }
 
@@ -246,8 +246,7 @@ const char* choice_name(Choice c) {
 }
 
 Choice choose(const SortProblem& p) {
-  const AutoRule rule{shared_bins_max(), std::min<std::uint64_t>(kMaxBuckets << kLowBits, kAutoHybridMaxRange),
-                      kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
+  const AutoRule rule{shared_bins_max(), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
   return auto_choice(p.n(), problem_range(p), rule);
 }
 

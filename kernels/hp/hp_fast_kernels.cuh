@@ -122,7 +122,8 @@ constexpr unsigned kSplitTile = kSplitBlock * kSplitItems;
 constexpr std::size_t split_shared_bytes(u32 buckets) { return (3 * std::size_t{buckets} + kSplitTile) * sizeof(u32); }
 
 using SplitScan = cub::BlockScan<u32, kSplitBlock>;
-__global__ void __launch_bounds__(kSplitBlock) bucket_scatter(const u32* x, u64 n, u32 min_word, unsigned low_bits,
+// Two blocks per SM (registers capped at 64): one 512-thread block left the scatter latency bound.
+__global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const u32* x, u64 n, u32 min_word, unsigned low_bits,
                                                               u32 buckets, const u32* offsets, std::uint16_t* low) {
   extern __shared__ u32 s_split[];
   __shared__ SplitScan::TempStorage s_scan;
@@ -139,26 +140,28 @@ __global__ void __launch_bounds__(kSplitBlock) bucket_scatter(const u32* x, u64 
   part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
   const u32 per_thread = static_cast<u32>(ceil_div(buckets, blockDim.x));
   for (u64 t0 = lo; t0 < hi; t0 += kSplitTile) {
-    u32 off[kSplitItems], bucket[kSplitItems], rank[kSplitItems];
+    // Keys past the part's end get the offset of no bucket (bucket `buckets`).
+    const u32 none = buckets << low_bits;
+    u32 off[kSplitItems], rank[kSplitItems];
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
       const u64 i = t0 + it * kSplitBlock + threadIdx.x;
-      off[it] = i < hi ? x[i] - min_word : 0;
-      bucket[it] = i < hi ? bucket_of(off[it], low_bits) : buckets;
+      off[it] = i < hi ? x[i] - min_word : none;
     }
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
+      const u32 bucket = bucket_of(off[it], low_bits);
       // A shared atomic per key ranks it in its bucket; a warp whose keys share one bucket
       // (sorted or clustered input) takes its 32 ranks with one atomic instead of 32
       // conflicting ones. (Ranking with __match_any_sync left this kernel compute bound: 633 us
       // of the hybrid's 915 under Nsight Compute, delta = 50, n = 2^26.)
-      const u32 lane0_bucket = __shfl_sync(0xffffffffu, bucket[it], 0);
-      if (__all_sync(0xffffffffu, bucket[it] == lane0_bucket)) {
+      const u32 lane0_bucket = __shfl_sync(0xffffffffu, bucket, 0);
+      if (__all_sync(0xffffffffu, bucket == lane0_bucket)) {
         u32 base = 0;
         if (lane_id() == 0 && lane0_bucket < buckets) base = atomicAdd(&s_count[lane0_bucket], 32u);
         rank[it] = __shfl_sync(0xffffffffu, base, 0) + lane_id();
       } else {
-        rank[it] = bucket[it] < buckets ? atomicAdd(&s_count[bucket[it]], 1u) : 0;
+        rank[it] = bucket < buckets ? atomicAdd(&s_count[bucket], 1u) : 0;
       }
     }
     __syncthreads();
@@ -173,8 +176,10 @@ __global__ void __launch_bounds__(kSplitBlock) bucket_scatter(const u32* x, u64 
     }
     __syncthreads();
 #pragma unroll
-    for (unsigned it = 0; it < kSplitItems; ++it)
-      if (bucket[it] < buckets) s_tile[s_start[bucket[it]] + rank[it]] = off[it];
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      const u32 bucket = bucket_of(off[it], low_bits);
+      if (bucket < buckets) s_tile[s_start[bucket] + rank[it]] = off[it];
+    }
     __syncthreads();
     const u32 tile_len = static_cast<u32>(min_u64(kSplitTile, hi - t0));
     for (u32 i = threadIdx.x; i < tile_len; i += kSplitBlock) {

@@ -111,9 +111,9 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
 
 // hp-auto's rule, calibrated on an H200 (results/h200/hp.json, n = 2^24 and 2^26): the
 // shared-memory histogram when the range fits in shared memory; with at least
-// dense_keys_per_bin keys per bin and a range the hybrid's buckets cover cheaply, the hybrid;
-// with at least sparse_keys_per_bin keys per bin the global (L2) histogram; otherwise CUB
-// radix sort on the range's bits (at delta = 1 it beat every H-P variant by 1.7x or more).
+// dense_keys_per_bin keys per bin and a range the hybrid's buckets cover, the hybrid; with
+// at least sparse_keys_per_bin keys per bin the global (L2) histogram (ranges beyond the
+// hybrid's buckets); otherwise CUB radix sort on the range's bits (it won at delta = 1).
 enum class AutoChoice { smem, hybrid, global, cub };
 struct AutoRule {
   std::uint64_t shared_bins;

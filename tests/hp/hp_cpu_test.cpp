@@ -108,12 +108,14 @@ TEST(HpIndex, DigitsCoverTheRange) {
 }
 
 TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
-  const AutoRule rule{56000, std::uint64_t{1} << 19, 20, 4};
+  const AutoRule rule{56000, std::uint64_t{1} << 27, 4, 4};
   EXPECT_EQ(auto_choice(1, 1, rule), AutoChoice::smem);
   EXPECT_EQ(auto_choice(1 << 26, 1000, rule), AutoChoice::smem);
   EXPECT_EQ(auto_choice(1 << 24, (1 << 24) / 50, rule), AutoChoice::hybrid);      // delta 50, range 335K
-  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, rule), AutoChoice::global);      // delta 50, range 1.3M
-  EXPECT_EQ(auto_choice(1 << 24, (1 << 24) / 10, rule), AutoChoice::global);      // delta 10
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, rule), AutoChoice::hybrid);      // delta 50, range 1.3M
+  EXPECT_EQ(auto_choice(1 << 24, (1 << 24) / 10, rule), AutoChoice::hybrid);      // delta 10
+  EXPECT_EQ(auto_choice(1ull << 30, (1ull << 30) / 4, rule), AutoChoice::global);  // range past the buckets
+  EXPECT_EQ(auto_choice(1 << 24, (1 << 24) / 2, rule), AutoChoice::cub);          // delta 2
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, rule), AutoChoice::cub);                // delta 1
   EXPECT_EQ(auto_choice(1 << 21, 1 << 22, rule), AutoChoice::cub);                // delta 0.5
 }
