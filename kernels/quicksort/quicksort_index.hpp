@@ -72,11 +72,23 @@ SB_HD_INLINE void selection_sort(T* a, u64 len) {
   }
 }
 
-// Sorts samples[0..s) in place and writes the npivots pivots: sample (j+1)*(s+1)/(np+1) - 1.
+// Which of s sorted samples is pivot j of npivots: the (j+1)/(np+1) quantile.
+SB_HD_INLINE constexpr int pivot_sample(int j, int s, int npivots) { return (j + 1) * (s + 1) / (npivots + 1) - 1; }
+
+// Sorts samples[0..s) in place and writes the npivots pivots (pivot_sample).
 template <typename T>
 SB_HD_INLINE void pivots_from_samples(T* samples, int s, int npivots, T* pivots) {
   selection_sort(samples, u64(s));
-  for (int j = 0; j < npivots; ++j) pivots[j] = samples[(j + 1) * (s + 1) / (npivots + 1) - 1];
+  for (int j = 0; j < npivots; ++j) pivots[j] = samples[pivot_sample(j, s, npivots)];
+}
+
+// Place of samples[i] when samples[0..s) are sorted, ties broken by index: one thread per
+// sample writes sorted[sample_rank(..., i)] = samples[i], the order pivots_from_samples sorts to.
+template <typename T>
+SB_HD_INLINE int sample_rank(const T* samples, int s, int i) {
+  int r = 0;
+  for (int j = 0; j < s; ++j) r += (samples[j] < samples[i] || (j < i && !(samples[i] < samples[j]))) ? 1 : 0;
+  return r;
 }
 
 // Bitonic sort of any length, all comparators ascending (min to the lower index): step j of

@@ -161,6 +161,32 @@ TEST(QuicksortIndex, PivotsAreSortedSampleQuantiles) {
   EXPECT_EQ(piv[0], 5u);  // median of three
 }
 
+// quick-fast picks pivots in parallel: each of s threads ranks one sample (sample_rank)
+// and the pivots are read at pivot_sample; that must be what pivots_from_samples picks.
+TEST(QuicksortIndex, ParallelSampleRanksGiveTheSamePivots) {
+  std::mt19937 rng(11);
+  for (int np : {1, 3, 7})
+    for (int range : {1, 2, 5, 1000}) {
+      const int s = sample_count(np, 8);
+      std::vector<std::uint32_t> samples(s), sorted(s, 0xFFFFFFFFu);
+      for (auto& x : samples) x = rng() % range;
+      std::vector<bool> hit(s, false);
+      for (int i = 0; i < s; ++i) {
+        const int r = sample_rank(samples.data(), s, i);
+        ASSERT_GE(r, 0);
+        ASSERT_LT(r, s);
+        EXPECT_FALSE(hit[r]) << "two samples ranked " << r;  // a permutation: ties broken by index
+        hit[r] = true;
+        sorted[r] = samples[i];
+      }
+      std::vector<std::uint32_t> want = samples;
+      std::uint32_t piv[kMaxPivots];
+      pivots_from_samples(want.data(), s, np, piv);
+      EXPECT_EQ(sorted, want);
+      for (int j = 0; j < np; ++j) EXPECT_EQ(sorted[pivot_sample(j, s, np)], piv[j]) << "np=" << np << " j=" << j;
+    }
+}
+
 TEST(QuicksortIndex, CpuQuicksortFromIndexMathMatchesStdSort) {
   for (int arity : {2, 4, 8})
     for (bool rounds : {false, true})
@@ -234,7 +260,10 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
     ASSERT_NE(a, nullptr) << name;
     EXPECT_EQ(a->family, "quicksort");
     EXPECT_FALSE(a->stable);
-    if (std::string(name) != "merge-dp") EXPECT_EQ(a->params, std::vector<std::string>{"arity"}) << name;
+    if (std::string(name) == "quick-fast")
+      EXPECT_EQ(a->params, (std::vector<std::string>{"arity", "smem_log2", "grid_log2"}));
+    else if (std::string(name) != "merge-dp")
+      EXPECT_EQ(a->params, std::vector<std::string>{"arity"}) << name;
   }
   SortProblem p;
   p.spec.n = std::uint64_t{1} << 20;
@@ -245,6 +274,15 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
   p.spec.n = (std::uint64_t{1} << 22) + 1;
   EXPECT_TRUE(r.find("quick-seq")->why_unsupported(p).has_value());
   EXPECT_FALSE(r.find("quick-prefix")->why_unsupported(p).has_value());
+  // quick-fast's leaf holds 2^smem_log2 keys twice in shared memory; grid splits stop at
+  // 2^grid_log2 keys, never below the shared-memory leaves.
+  const Algorithm* fast = r.find("quick-fast");
+  p.params = {{"smem_log2", "14"}, {"grid_log2", "16"}};
+  EXPECT_FALSE(fast->why_unsupported(p).has_value());
+  p.params = {{"smem_log2", "15"}};
+  EXPECT_TRUE(fast->why_unsupported(p).has_value());
+  p.params = {{"smem_log2", "13"}, {"grid_log2", "12"}};
+  EXPECT_TRUE(fast->why_unsupported(p).has_value());
 }
 
 }  // namespace
