@@ -19,7 +19,6 @@
 // sends its segment to the leaf list instead (the leaf grid sorts a part of any size); a
 // full list falls back to a block-wide bitonic sort in place, so a sort never fails.
 #include <cub/block/block_radix_sort.cuh>
-#include <cuda/std/limits>
 #include <stdexcept>
 
 #include "quicksort.hpp"
@@ -124,6 +123,7 @@ struct LeafShared {
   PivotState<T> ps;
   u32 count[kMaxBuckets];
   u32 cursor[kMaxBuckets];
+  u32 bounds[2];  // smallest and largest radix_order_bits of a radix-sorted part
   Part stack[kStackMax];
   int top;
   ull leaf;
@@ -133,14 +133,6 @@ template <typename T>
 __global__ void copy_kernel(const T* from, T* to, u64 begin, u64 len) {
   for (u64 i = blockIdx.x * u64(blockDim.x) + threadIdx.x; i < len; i += u64(gridDim.x) * blockDim.x)
     to[begin + i] = from[begin + i];
-}
-
-// A key no other key sorts after: pads a tile to the radix sort's full size. Padding
-// equal to a real key has the same bits, so the first len outputs are the sorted keys.
-template <typename T>
-__device__ T key_padding() {
-  return cuda::std::numeric_limits<T>::has_infinity ? cuda::std::numeric_limits<T>::infinity()
-                                                    : cuda::std::numeric_limits<T>::max();
 }
 
 // Every thread of the block: the np pivots of src[0, len) (pivots_from_samples, with one
@@ -354,27 +346,57 @@ __device__ T* part_keys(Buffers<T> b, T* smem, u64 smem_keys, u64 origin, const 
 }
 
 // Up to ITEMS * kLeafThreads keys: striped load, block radix sort, striped store to out.
+// The sort looks only at the bits below the common prefix of the smallest and largest key
+// (a part between two pivots spans a narrow range: 3 of 8 four-bit passes for 4096 uniform
+// keys below 2^24), and pads with the largest key, which has the same bits as a real one.
 template <int ITEMS, typename Sorter, typename T>
-__device__ void radix_sort_to(const T* src, u64 len, T* out, typename Sorter::TempStorage& temp) {
+__device__ void radix_sort_to(const T* src, u64 len, T* out, typename Sorter::TempStorage& temp, u32* bounds) {
+  if (threadIdx.x == 0) {
+    bounds[0] = 0xFFFFFFFFu;
+    bounds[1] = 0;
+  }
   T keys[ITEMS];
+  u32 lo = 0xFFFFFFFFu, hi = 0;
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
     const u32 i = u32(it) * kLeafThreads + threadIdx.x;
-    keys[it] = i < len ? src[i] : key_padding<T>();
+    if (i < len) {
+      keys[it] = src[i];
+      const u32 r = radix_order_bits(keys[it]);
+      lo = r < lo ? r : lo;
+      hi = r > hi ? r : hi;
+    }
   }
-  Sorter(temp).SortBlockedToStriped(keys);  // a sort: the input arrangement does not matter
+  lo = __reduce_min_sync(0xffffffffu, lo);
+  hi = __reduce_max_sync(0xffffffffu, hi);
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&bounds[0], lo);
+    atomicMax(&bounds[1], hi);
+  }
+  __syncthreads();
+  const int bits = differing_low_bits(bounds[0], bounds[1]);
+  if (bits > 0) {  // else all keys are equal and stay where they are
+    const T pad = from_radix_order_bits<T>(bounds[1]);
+#pragma unroll
+    for (int it = 0; it < ITEMS; ++it)
+      if (u32(it) * kLeafThreads + threadIdx.x >= len) keys[it] = pad;
+    Sorter(temp).SortBlockedToStriped(keys, 0, bits);  // a sort: the input arrangement does not matter
+  }
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
     const u32 i = u32(it) * kLeafThreads + threadIdx.x;
     if (i < len) out[i] = keys[it];
   }
-  __syncthreads();  // the temporary storage is reused by the next sort
+  __syncthreads();  // the temporary storage and bounds are reused by the next sort
 }
 
 template <typename T>
 __device__ void radix_finish(const T* src, u64 len, T* out, LeafShared<T>& sh) {
-  if (len <= u64(kSmallItems) * kLeafThreads) radix_sort_to<kSmallItems, SmallRadix<T>>(src, len, out, sh.radix.small);
-  else radix_sort_to<kLargeItems, LargeRadix<T>>(src, len, out, sh.radix.large);
+  if (len <= u64(kSmallItems) * kLeafThreads)
+    radix_sort_to<kSmallItems, SmallRadix<T>>(src, len, out, sh.radix.small, sh.bounds);
+  else
+    radix_sort_to<kLargeItems, LargeRadix<T>>(src, len, out, sh.radix.large, sh.bounds);
 }
 
 // Direct-Prefix split of src[0, len) into dst[0, len) by the whole block (global or shared

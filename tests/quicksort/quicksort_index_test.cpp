@@ -187,6 +187,31 @@ TEST(QuicksortIndex, ParallelSampleRanksGiveTheSamePivots) {
     }
 }
 
+// quick-fast's leaf radix sorts look only at the bits below the common prefix of the
+// smallest and largest key: the radix order must be the key order, and invertible.
+template <typename T>
+void expect_radix_order(std::vector<T> keys) {
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(from_radix_order_bits<T>(radix_order_bits(keys[i])), keys[i]);
+    if (i > 0 && keys[i - 1] < keys[i]) EXPECT_LT(radix_order_bits(keys[i - 1]), radix_order_bits(keys[i])) << i;
+  }
+}
+
+TEST(QuicksortIndex, RadixOrderBitsFollowTheKeyOrder) {
+  expect_radix_order<std::uint32_t>({0u, 1u, 7u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu});
+  expect_radix_order<std::int32_t>({INT32_MIN, -70000, -1, 0, 1, 5, INT32_MAX});
+  expect_radix_order<float>({-16777216.0f, -2.5f, -1.0f, -0.5f, 0.0f, 0.25f, 1.0f, 3.0f, 16777216.0f});
+  EXPECT_EQ(differing_low_bits(5, 5), 0);
+  EXPECT_EQ(differing_low_bits(4, 5), 1);
+  EXPECT_EQ(differing_low_bits(0x1000, 0x1FFF), 12);
+  EXPECT_EQ(differing_low_bits(0, 0xFFFFFFFFu), 32);
+  // Every key between lo and hi keeps lo's bits above the differing ones.
+  const std::uint32_t lo = 0x00ABC123u, hi = 0x00ABF000u;
+  const int bits = differing_low_bits(lo, hi);
+  for (std::uint32_t x = lo; x <= hi; x += 97) EXPECT_EQ(x >> bits, lo >> bits);
+}
+
 TEST(QuicksortIndex, CpuQuicksortFromIndexMathMatchesStdSort) {
   for (int arity : {2, 4, 8})
     for (bool rounds : {false, true})
