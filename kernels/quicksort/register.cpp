@@ -22,7 +22,7 @@ constexpr std::uint64_t kSeqMaxN = std::uint64_t{1} << 22;
 int arity_of(const SortProblem& p) { return static_cast<int>(p.param_int("arity", kDefaultArity)); }
 
 // quick-fast's thresholds (log2 of keys), chosen on an H200 (docs/quicksort.md).
-constexpr long kFastSmemLog2 = 14;
+constexpr long kFastSmemLog2 = 13;
 constexpr long kFastGridLog2 = 16;
 
 qs::FastOptions fast_options(const SortProblem& p) {
