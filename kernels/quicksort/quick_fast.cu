@@ -1,24 +1,24 @@
 // quick-fast: how far DP quicksort goes on Hopper (beyond seed 002). The recursion is the
-// paper's P-Quick with a K-way Direct-Prefix split, but
-//  - a segment above kGridSplitAbove keys is split by a grid (one block per tile): a count
-//    grid sums the bucket sizes with atomics, its last block launches the scatter grid, whose
-//    last block launches the children (CDP2 has no device-side wait, so the last block to
-//    finish carries the recursion on);
-//  - a part of a grid split with up to kGridSplitAbove keys is not launched: it goes to a
-//    leaf list in the workspace. One leaf grid, enqueued by the host after the DP tree (the
-//    stream starts it once the tree and all its descendants are done), runs as many blocks
-//    as the GPU holds at once; each block takes the next leaf and sorts it alone (split with
-//    the whole block, warp-aggregated shared-memory claims, from an explicit stack).
-//    Launching one single-block grid per part instead left the parts to the device
-//    runtime, which ran few of them at once (2^24 keys: 256 parts of 2^16, 12.2 ms on an
-//    H200, docs/quicksort.md), and device launches hardly overlap (1.3-2.7 us each for
-//    merge-dp), so launches are kept for big parts;
-//  - segments up to kFastSharedKeys are finished in shared memory by CUB's BlockRadixSort
-//    (the paper's conclusion: replace the selection sort by a more parallel sort).
+// paper's P-Quick with a K-way Direct-Prefix split (a count pass, then a placing pass), but
+//  - a segment above cfg.grid_above keys is split by grids of one tile (kTile keys) per
+//    block: a count grid adds the bucket sizes, its last block launches the placing grid,
+//    whose last block starts the parts' own grid splits (CDP2 has no device-side wait, so
+//    the last block to finish carries the recursion on). Each block loads its whole tile
+//    before it ranks a key, and ranks with one __match_any_sync and one shared-memory atomic
+//    per group of equal-bucket keys in a warp, instead of one ballot per bucket;
+//  - a part of up to cfg.grid_above keys is not launched: it goes to a leaf list in the
+//    workspace. One leaf grid, enqueued by the host after the DP tree (the stream starts it
+//    once the tree and all its descendants are done), runs as many blocks as the GPU holds
+//    at once; each block takes the next leaf and sorts it alone without launching: parts
+//    above cfg.smem_keys are split in global memory, smaller ones are split into shared
+//    memory (two buffers of cfg.smem_keys keys) and on in shared memory, and parts of up to
+//    kRadixMax keys are finished by CUB's BlockRadixSort (the paper's conclusion: replace the
+//    selection sort by a more parallel sort). Device launches hardly overlap (1.3-2.7 us
+//    each for merge-dp, docs/quicksort.md), so launches are kept for big parts.
 // Every launch that the device refuses (nesting depth, pending-launch buffer, record pool)
-// falls back to the same work done by the launching block, so a sort never fails.
+// sends its segment to the leaf list instead (the leaf grid sorts a part of any size); a
+// full list falls back to a block-wide bitonic sort in place, so a sort never fails.
 #include <cub/block/block_radix_sort.cuh>
-#include <cuda/std/limits>
 #include <stdexcept>
 
 #include "quicksort.hpp"
@@ -28,73 +28,106 @@
 namespace sb::qs {
 namespace {
 
-constexpr int kFastThreads = 256;
-// Blocks per SM the register budget must allow: block-level splits are latency bound.
-constexpr int kFastMinBlocks = 2;
-constexpr u64 kFastSharedKeys = 4096;
-constexpr int kTileItems = 16;
-constexpr u64 kTile = u64(kFastThreads) * kTileItems;  // keys per block of a grid split
-constexpr u64 kGridSplitAbove = u64(1) << 16;
-constexpr int kOversampling = 8;
-constexpr int kDeepestChild = kMaxNestingDepth - 2;
-constexpr int kGridLevelsMax = (kDeepestChild - 1) / 3 + 1;
-constexpr int kStackMax = 64;            // parts a block still owes (depth-first)
-constexpr int kSmallItems = 2;           // BlockRadixSort of up to 512 keys
-constexpr int kLargeItems = int(kFastSharedKeys / kFastThreads);
 using u32 = std::uint32_t;
+using ull = unsigned long long;
 
-// One grid-wide split: its segment, pivots and the bucket totals the blocks add up.
-template <typename T>
+constexpr int kGridThreads = 256;
+constexpr int kGridItems = 16;
+constexpr u64 kTile = u64(kGridThreads) * kGridItems;  // keys per block of a grid split
+constexpr int kLeafThreads = 512;
+constexpr int kLeafMinBlocks = 2;   // register budget: two leaf blocks per SM where shared memory allows
+constexpr int kSplitItems = 8;      // keys per thread loaded before a leaf split ranks them
+constexpr int kSmallItems = 2;      // BlockRadixSort of up to 1024 keys
+constexpr int kLargeItems = 8;      // and of up to kRadixMax
+constexpr u64 kRadixMax = u64(kLeafThreads) * kLargeItems;
+constexpr int kOversampling = 8;
+constexpr int kMaxSamples = sample_count(kMaxPivots, kOversampling);
+constexpr int kDeepestChild = kMaxNestingDepth - 2;
+// A grid split started at depth d launches its count grid at d+1, its placing grid at d+2
+// and equal-key copies at d+3; the parts' splits start at d+2.
+constexpr int kGridLevelsMax = (kDeepestChild - 3) / 2 + 1;
+constexpr int kStackMax = 64;  // parts a leaf block still owes (depth-first)
+static_assert(kMaxSamples <= kGridThreads && kMaxSamples <= kLeafThreads, "one thread per sample");
+
+// One grid-wide split: its segment and the bucket totals the blocks add up. Every block
+// picks the same pivots from the same samples, so none are stored.
 struct GridSplit {
   Segment seg;
-  T pivots[kMaxPivots];
   int np;
-  int arity;
-  int depth;  // of the block that started it
+  int depth;  // of the grid that started it
   unsigned blocks_done;
-  unsigned long long count[kMaxBuckets];
-  unsigned long long cursor[kMaxBuckets];
+  ull count[kMaxBuckets];
+  ull cursor[kMaxBuckets];
 };
 
 // Workspace: counters, then the grid-split records, then the leaf list.
 struct PoolHeader {
-  unsigned long long used;        // records taken
-  unsigned long long leaves;      // leaves appended
-  unsigned long long leaf_taken;  // leaves claimed by the leaf grid's blocks
+  ull used;        // records taken
+  ull leaves;      // leaves appended
+  ull leaf_taken;  // leaves claimed by the leaf grid's blocks
 };
 
-template <typename T>
 struct Pool {
-  GridSplit<T>* records;
+  GridSplit* records;
   PoolHeader* head;
-  unsigned long long capacity;
+  ull capacity;
   Segment* leaves;
-  unsigned long long leaf_capacity;
+  ull leaf_capacity;
+};
+
+struct FastConfig {
+  int arity;
+  u64 grid_above;  // segments above this many keys are split by grids
+  u64 smem_keys;   // leaf parts up to this many keys are split in shared memory
 };
 
 template <typename T>
-using SmallRadix = cub::BlockRadixSort<T, kFastThreads, kSmallItems>;
+using SmallRadix = cub::BlockRadixSort<T, kLeafThreads, kSmallItems>;
 template <typename T>
-using LargeRadix = cub::BlockRadixSort<T, kFastThreads, kLargeItems>;
+using LargeRadix = cub::BlockRadixSort<T, kLeafThreads, kLargeItems>;
 
 template <typename T>
-struct FastShared {
-  SplitState<T> st;
+struct PivotState {
+  T samples[kMaxSamples];
+  T sorted[kMaxSamples];
+  T pivots[kMaxPivots];
+};
+
+// Shared state of the grid kernels: small, so that many blocks fit on an SM.
+template <typename T>
+struct GridShared {
+  PivotState<T> ps;
+  u32 count[kMaxBuckets];
+  ull base[kMaxBuckets];
+  Segment child[kMaxBuckets];
+  Segment copy[kMaxBuckets];
+  int failed[kMaxBuckets];
+  int copy_failed[kMaxBuckets];
+  int nchild, ncopy;
+  int last, fallback;
+};
+
+// A part a leaf block owes: where 0/1 = global buffer, 2/3 = shared-memory buffer A/B.
+struct Part {
+  u64 begin;
+  u64 len;
+  int where;
+};
+
+template <typename T>
+struct LeafShared {
   union {
     typename SmallRadix<T>::TempStorage small;
     typename LargeRadix<T>::TempStorage large;
   } radix;
-  Segment stack[kStackMax];
+  PivotState<T> ps;
+  u32 count[kMaxBuckets];
+  u32 cursor[kMaxBuckets];
+  u32 bounds[2];  // smallest and largest radix_order_bits of a radix-sorted part
+  Part stack[kStackMax];
   int top;
-  Segment child[kMaxArity];
-  int nchild;
-  int failed[kMaxArity];
-  int flag;
-  unsigned long long leaf;  // index in the leaf list (leaf grid)
+  ull leaf;
 };
-
-template <typename T>
-__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) fast_block_kernel(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool);
 
 template <typename T>
 __global__ void copy_kernel(const T* from, T* to, u64 begin, u64 len) {
@@ -102,210 +135,40 @@ __global__ void copy_kernel(const T* from, T* to, u64 begin, u64 len) {
     to[begin + i] = from[begin + i];
 }
 
-// A key no other key sorts after: pads a tile to the radix sort's full size. Padding
-// equal to a real key has the same bits, so the first len outputs are the sorted keys.
+// Every thread of the block: the np pivots of src[0, len) (pivots_from_samples, with one
+// thread ranking each sample). Ends with a barrier.
 template <typename T>
-__device__ T key_padding() {
-  return cuda::std::numeric_limits<T>::has_infinity ? cuda::std::numeric_limits<T>::infinity()
-                                                    : cuda::std::numeric_limits<T>::max();
-}
-
-// Up to ITEMS * kFastThreads keys: striped load, block radix sort, striped store to buf[0].
-template <int ITEMS, typename Sorter, typename T>
-__device__ void radix_finish(Buffers<T> b, Segment s, typename Sorter::TempStorage& temp) {
-  const T* src = b.buf[s.buf] + s.begin;
-  T keys[ITEMS];
-#pragma unroll
-  for (int it = 0; it < ITEMS; ++it) {
-    const u32 i = u32(it) * kFastThreads + threadIdx.x;
-    keys[it] = i < s.len ? src[i] : key_padding<T>();
-  }
-  Sorter(temp).SortBlockedToStriped(keys);  // a sort: the input arrangement does not matter
-#pragma unroll
-  for (int it = 0; it < ITEMS; ++it) {
-    const u32 i = u32(it) * kFastThreads + threadIdx.x;
-    if (i < s.len) b.buf[0][s.begin + i] = keys[it];
-  }
-  __syncthreads();  // the temporary storage is reused by the next sort
-}
-
-// Up to kFastSharedKeys keys, finished in shared memory and written to buf[0].
-template <typename T>
-__device__ void shared_sort_finish(Buffers<T> b, Segment s, FastShared<T>& sh) {
-  if (s.len <= u64(kSmallItems) * kFastThreads) radix_finish<kSmallItems, SmallRadix<T>>(b, s, sh.radix.small);
-  else radix_finish<kLargeItems, LargeRadix<T>>(b, s, sh.radix.large);
-}
-
-// The children in sh.child: small ones sorted here, big ones launched (or finished here).
-template <typename T>
-__device__ void recurse_children(Buffers<T> b, int arity, int depth, Pool<T> pool, FastShared<T>& sh) {
+__device__ void block_pivots(const T* src, u64 len, int np, PivotState<T>& ps) {
+  const int ns = sample_count(np, kOversampling);
   const int t = threadIdx.x;
-  if (t < sh.nchild) {
-    const Segment c = sh.child[t];
-    sh.failed[t] = 0;
-    if (c.len > kFastSharedKeys) {
-      sh.failed[t] = 1;
-      if (depth + 1 <= kDeepestChild) {
-        fast_block_kernel<<<1, kFastThreads, 0, cudaStreamFireAndForget>>>(b, c, arity, depth + 1, pool);
-        sh.failed[t] = cudaGetLastError() != cudaSuccess;
-      }
-    }
-  }
+  if (t < ns) ps.samples[t] = src[sample_position(0, len, t, ns)];
   __syncthreads();
-  for (int i = 0; i < sh.nchild; ++i) {
-    const Segment c = sh.child[i];
-    if (c.len <= kFastSharedKeys) shared_sort_finish(b, c, sh);
-    else if (sh.failed[i]) block_finish(b, c);
-  }
-}
-
-// The children of a grid split in sh.child: those above kGridSplitAbove start their own
-// grid split, the others go to the leaf list. Launches the device refuses and leaves that
-// find the list full are finished here.
-template <typename T>
-__device__ void hand_out_children(Buffers<T> b, int arity, int depth, Pool<T> pool, FastShared<T>& sh) {
-  const int t = threadIdx.x;
-  if (t < sh.nchild) {
-    const Segment c = sh.child[t];
-    bool done = false;
-    if (c.len <= kGridSplitAbove) {
-      const unsigned long long at = atomicAdd(&pool.head->leaves, 1ull);
-      if (at < pool.leaf_capacity) {
-        pool.leaves[at] = c;
-        done = true;
-      }
-    }
-    if (!done && depth + 1 <= kDeepestChild) {
-      fast_block_kernel<<<1, kFastThreads, 0, cudaStreamFireAndForget>>>(b, c, arity, depth + 1, pool);
-      done = cudaGetLastError() == cudaSuccess;
-    }
-    sh.failed[t] = !done;
-  }
+  if (t < ns) ps.sorted[sample_rank(ps.samples, ns, t)] = ps.samples[t];
   __syncthreads();
-  for (int i = 0; i < sh.nchild; ++i) {
-    const Segment c = sh.child[i];
-    if (!sh.failed[i]) continue;
-    if (c.len <= kFastSharedKeys) shared_sort_finish(b, c, sh);
-    else block_finish(b, c);
-  }
-}
-
-// Equal-key buckets go to buf[0]; the other non-empty buckets become sh.child. counts are
-// the bucket sizes of segment s split into buffer `to`.
-template <typename T>
-__device__ void collect_buckets(Buffers<T> b, Segment s, int to, int nb, const unsigned long long* counts,
-                                bool grid_copies, FastShared<T>& sh) {
-  if (threadIdx.x == 0) {
-    sh.nchild = 0;
-    u64 at = s.begin;
-    for (int k = 0; k < nb; ++k) {
-      const Segment piece{at, counts[k], to};
-      at += counts[k];
-      if (piece.len == 0) continue;
-      if (!is_equal_bucket(k)) {
-        sh.child[sh.nchild++] = piece;
-      } else if (to != 0 && grid_copies && piece.len > kTile) {
-        const unsigned blocks = unsigned((piece.len + kTile - 1) / kTile);
-        copy_kernel<<<blocks, kFastThreads, 0, cudaStreamFireAndForget>>>(b.buf[1], b.buf[0], piece.begin, piece.len);
-        if (cudaGetLastError() != cudaSuccess)
-          for (u64 i = 0; i < piece.len; ++i) b.buf[0][piece.begin + i] = b.buf[1][piece.begin + i];
-      }
-    }
-  }
-  if (to != 0) {
-    u64 at = s.begin;
-    for (int k = 0; k < nb; ++k) {
-      if (is_equal_bucket(k) && !(grid_copies && counts[k] > kTile))
-        group_copy(BlockGroup{int(blockDim.x)}, b.buf[1], b.buf[0], at, counts[k]);
-      at += counts[k];
-    }
-  }
+  if (t < np) ps.pivots[t] = ps.sorted[pivot_sample(t, ns, np)];
   __syncthreads();
 }
 
-// Split of segment s by this block alone; the parts are left in sh.child.
-template <typename T>
-__device__ void block_split(Buffers<T> b, Segment s, int arity, FastShared<T>& sh) {
-  const int np = arity - 1;
-  if (threadIdx.x == 0) choose_pivots(b.buf[s.buf], s.begin, s.len, np, kOversampling, sh.st);
-  __syncthreads();
-  const int to = 1 - s.buf;
-  group_split(BlockGroup{int(blockDim.x)}, b.buf[s.buf], b.buf[to], s.begin, s.len, np, sh.st, Claim::ballot);
-  collect_buckets(b, s, to, bucket_count(np), reinterpret_cast<const unsigned long long*>(sh.st.count), false, sh);
-}
-
-// Sorts segment s entirely with this block: split, push the parts, pop the next one,
-// finish parts of up to kFastSharedKeys in shared memory. Parts that find the stack full
-// go to recurse_children (launched, or finished here if the launch is refused).
-template <typename T>
-__device__ void block_sort_owned(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool, FastShared<T>& sh) {
-  if (threadIdx.x == 0) {
-    sh.stack[0] = s;
-    sh.top = 1;
+// Slots of a warp's keys, one row of I items at a time (bk < 0: no key): the lanes whose
+// keys share a bucket (__match_any_sync) take consecutive slots from one atomic on the
+// bucket's shared cursor. All matches, then all atomics, then all shuffles: I independent
+// chains in flight. Every lane of the warp must call it.
+template <int I>
+__device__ __forceinline__ void warp_claim(const int (&bk)[I], u32* cursor, u32 (&slot)[I]) {
+  const unsigned lt = lanemask_lt();
+  const int lane = threadIdx.x & 31;
+  unsigned peers[I];
+  u32 base[I];
+#pragma unroll
+  for (int it = 0; it < I; ++it) peers[it] = __match_any_sync(0xffffffffu, bk[it]);
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    base[it] = 0;
+    if (bk[it] >= 0 && lane == __ffs(peers[it]) - 1) base[it] = atomicAdd(&cursor[bk[it]], u32(__popc(peers[it])));
   }
-  __syncthreads();
-  while (sh.top > 0) {
-    const Segment c = sh.stack[sh.top - 1];
-    __syncthreads();
-    if (threadIdx.x == 0) --sh.top;
-    if (c.len <= kFastSharedKeys) {
-      shared_sort_finish(b, c, sh);
-      continue;
-    }
-    block_split(b, c, arity, sh);
-    if (threadIdx.x == 0) {
-      int spill = 0;
-      for (int i = 0; i < sh.nchild; ++i) {
-        if (sh.top < kStackMax) sh.stack[sh.top++] = sh.child[i];
-        else sh.child[spill++] = sh.child[i];
-      }
-      sh.nchild = spill;
-    }
-    __syncthreads();
-    if (sh.nchild > 0) recurse_children(b, arity, depth, pool, sh);
-    __syncthreads();
-  }
-}
-
-template <typename T>
-__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_count_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool);
-template <typename T>
-__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_scatter_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool);
-
-// One thread: takes a record, picks pivots and launches the count grid. False if refused.
-template <typename T>
-__device__ bool start_grid_split(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool) {
-  const unsigned long long idx = atomicAdd(&pool.head->used, 1ull);
-  if (idx >= pool.capacity) return false;
-  GridSplit<T>* rec = pool.records + idx;
-  rec->seg = s;
-  rec->np = arity - 1;
-  rec->arity = arity;
-  rec->depth = depth;
-  rec->blocks_done = 0;
-  T samples[sample_count(kMaxPivots, kOversampling)];
-  const int ns = sample_count(rec->np, kOversampling);
-  for (int i = 0; i < ns; ++i) samples[i] = b.buf[s.buf][sample_position(s.begin, s.len, i, ns)];
-  pivots_from_samples(samples, ns, rec->np, rec->pivots);
-  for (int k = 0; k < kMaxBuckets; ++k) rec->count[k] = rec->cursor[k] = 0;
-  const unsigned blocks = unsigned((s.len + kTile - 1) / kTile);
-  grid_count_kernel<<<blocks, kFastThreads, 0, cudaStreamFireAndForget>>>(b, rec, pool);
-  return cudaGetLastError() == cudaSuccess;
-}
-
-template <typename T>
-__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) fast_block_kernel(Buffers<T> b, Segment s, int arity, int depth, Pool<T> pool) {
-  __shared__ FastShared<T> sh;
-  if (s.len <= kFastSharedKeys) {
-    shared_sort_finish(b, s, sh);
-    return;
-  }
-  if (s.len > kGridSplitAbove && depth + 3 <= kDeepestChild) {
-    if (threadIdx.x == 0) sh.flag = start_grid_split(b, s, arity, depth, pool);
-    __syncthreads();
-    if (sh.flag) return;
-  }
-  block_sort_owned(b, s, arity, depth, pool, sh);
+#pragma unroll
+  for (int it = 0; it < I; ++it)
+    slot[it] = __shfl_sync(0xffffffffu, base[it], __ffs(peers[it]) - 1) + u32(__popc(peers[it] & lt));
 }
 
 // Whether this block is the last of its grid to finish (all blocks' atomics visible).
@@ -314,99 +177,360 @@ __device__ bool last_block(unsigned* done, int& flag) {
   __syncthreads();
   if (threadIdx.x == 0) flag = atomicAdd(done, 1u) == gridDim.x - 1;
   __syncthreads();
-  if (flag) __threadfence();
-  return flag;
+  const bool last = flag;
+  if (last) __threadfence();
+  return last;
+}
+
+// One thread: appends a segment to the leaf list; false when the list is full.
+__device__ bool append_leaf(Pool pool, Segment s) {
+  const ull at = atomicAdd(&pool.head->leaves, 1ull);
+  if (at >= pool.leaf_capacity) return false;
+  pool.leaves[at] = s;
+  return true;
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_count_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool) {
-  __shared__ FastShared<T> sh;
-  const Segment s = rec->seg;
-  const int np = rec->np, nb = bucket_count(np);
-  if (threadIdx.x < np) sh.st.pivots[threadIdx.x] = rec->pivots[threadIdx.x];
-  if (threadIdx.x < nb) sh.st.count[threadIdx.x] = 0;
-  __syncthreads();
+__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg);
+template <typename T>
+__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg);
+
+// One thread: takes a record and launches the count grid of segment s. False if refused.
+template <typename T>
+__device__ bool start_grid_split(Buffers<T> b, Segment s, int depth, Pool pool, FastConfig cfg) {
+  const ull idx = atomicAdd(&pool.head->used, 1ull);
+  if (idx >= pool.capacity) return false;
+  GridSplit* rec = pool.records + idx;
+  rec->seg = s;
+  rec->np = cfg.arity - 1;
+  rec->depth = depth;
+  rec->blocks_done = 0;
+  for (int k = 0; k < kMaxBuckets; ++k) rec->count[k] = rec->cursor[k] = 0;
+  const unsigned blocks = unsigned((s.len + kTile - 1) / kTile);
+  grid_count_kernel<<<blocks, kGridThreads, 0, cudaStreamFireAndForget>>>(b, rec, pool, cfg);
+  return cudaGetLastError() == cudaSuccess;
+}
+
+// This block's tile of segment s: its keys (striped) and their buckets (-1: past the end).
+// The keys are requested before the pivots are read, so their loads overlap the sampling.
+template <typename T>
+__device__ void load_tile(Buffers<T> b, Segment s, int np, PivotState<T>& ps, T (&x)[kGridItems],
+                          int (&bk)[kGridItems]) {
   const u64 tb = blockIdx.x * kTile;
   const u64 tl = s.len - tb < kTile ? s.len - tb : kTile;
-  const T* src = b.buf[s.buf] + s.begin + tb;
-  const BlockGroup g{int(blockDim.x)};
-  for (u64 c = 0; c < tl; c += blockDim.x) {
-    const u64 i = c + threadIdx.x;
-    const int bk = i < tl ? bucket_of(src[i], sh.st.pivots, np) : -1;
-    claim(g, bk, nb, sh.st.count, Claim::ballot);
+  const T* src = b.buf[s.buf] + s.begin;
+#pragma unroll
+  for (int it = 0; it < kGridItems; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    if (i < tl) x[it] = src[tb + i];
   }
+  block_pivots(src, s.len, np, ps);
+#pragma unroll
+  for (int it = 0; it < kGridItems; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    bk[it] = i < tl ? bucket_of(x[it], ps.pivots, np) : -1;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg) {
+  __shared__ GridShared<T> sh;
+  const Segment s = rec->seg;
+  const int np = rec->np, nb = bucket_count(np);
+  if (threadIdx.x < nb) sh.count[threadIdx.x] = 0;
+  T x[kGridItems];
+  int bk[kGridItems];
+  u32 slot[kGridItems];
+  load_tile(b, s, np, sh.ps, x, bk);
+  warp_claim(bk, sh.count, slot);
   __syncthreads();
-  if (threadIdx.x < nb) atomicAdd(&rec->count[threadIdx.x], (unsigned long long)sh.st.count[threadIdx.x]);
-  if (!last_block(&rec->blocks_done, sh.flag)) return;
+  if (threadIdx.x < nb && sh.count[threadIdx.x] != 0) atomicAdd(&rec->count[threadIdx.x], ull(sh.count[threadIdx.x]));
+  if (!last_block(&rec->blocks_done, sh.last)) return;
   if (threadIdx.x == 0) {
-    volatile unsigned long long* count = rec->count;
+    volatile ull* count = rec->count;
     u64 at = s.begin;
     for (int k = 0; k < nb; ++k) {
       rec->cursor[k] = at;
       at += count[k];
     }
     rec->blocks_done = 0;
-    grid_scatter_kernel<<<gridDim.x, kFastThreads, 0, cudaStreamFireAndForget>>>(b, rec, pool);
-    sh.flag = cudaGetLastError() != cudaSuccess;
+    grid_place_kernel<<<gridDim.x, kGridThreads, 0, cudaStreamFireAndForget>>>(b, rec, pool, cfg);
+    sh.fallback = cudaGetLastError() != cudaSuccess && !append_leaf(pool, s);
   }
   __syncthreads();
-  if (sh.flag) block_sort_owned(b, s, rec->arity, rec->depth + 1, pool, sh);
+  if (sh.fallback) block_finish(b, s);
+}
+
+// The last placing block: equal-key buckets to buf[0] (a copy grid when big), the other
+// parts to their own grid split (above cfg.grid_above) or to the leaf list.
+template <typename T>
+__device__ void hand_out_parts(Buffers<T> b, const GridSplit* rec, Pool pool, FastConfig cfg, GridShared<T>& sh) {
+  const Segment s = rec->seg;
+  const int nb = bucket_count(rec->np), to = 1 - s.buf, depth = rec->depth + 2, t = threadIdx.x;
+  if (t == 0) {
+    sh.nchild = sh.ncopy = 0;
+    const volatile ull* count = rec->count;
+    u64 at = s.begin;
+    for (int k = 0; k < nb; ++k) {
+      const Segment piece{at, count[k], to};
+      at += piece.len;
+      if (piece.len == 0) continue;
+      if (!is_equal_bucket(k)) sh.child[sh.nchild++] = piece;
+      else if (to != 0) sh.copy[sh.ncopy++] = piece;
+    }
+  }
+  __syncthreads();
+  if (t < sh.ncopy) {
+    const Segment c = sh.copy[t];
+    sh.copy_failed[t] = 1;
+    if (c.len > kTile && depth + 1 <= kDeepestChild) {
+      const unsigned blocks = unsigned((c.len + kTile - 1) / kTile);
+      copy_kernel<<<blocks, kGridThreads, 0, cudaStreamFireAndForget>>>(b.buf[1], b.buf[0], c.begin, c.len);
+      sh.copy_failed[t] = cudaGetLastError() != cudaSuccess;
+    }
+  }
+  if (t < sh.nchild) {
+    const Segment c = sh.child[t];
+    bool done = false;
+    if (c.len > cfg.grid_above && depth + 3 <= kDeepestChild) done = start_grid_split(b, c, depth, pool, cfg);
+    if (!done) done = append_leaf(pool, c);
+    sh.failed[t] = !done;
+  }
+  __syncthreads();
+  for (int i = 0; i < sh.ncopy; ++i)
+    if (sh.copy_failed[i]) group_copy(BlockGroup{int(blockDim.x)}, b.buf[1], b.buf[0], sh.copy[i].begin, sh.copy[i].len);
+  for (int i = 0; i < sh.nchild; ++i)
+    if (sh.failed[i]) block_finish(b, sh.child[i]);
+  __syncthreads();
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) grid_scatter_kernel(Buffers<T> b, GridSplit<T>* rec, Pool<T> pool) {
-  __shared__ FastShared<T> sh;
+__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg) {
+  __shared__ GridShared<T> sh;
   const Segment s = rec->seg;
   const int np = rec->np, nb = bucket_count(np);
-  const int to = 1 - s.buf;
-  if (threadIdx.x < np) sh.st.pivots[threadIdx.x] = rec->pivots[threadIdx.x];
-  if (threadIdx.x < nb) sh.st.count[threadIdx.x] = 0;
+  if (threadIdx.x < nb) sh.count[threadIdx.x] = 0;
+  T x[kGridItems];
+  int bk[kGridItems];
+  u32 slot[kGridItems];
+  load_tile(b, s, np, sh.ps, x, bk);
+  warp_claim(bk, sh.count, slot);  // ranks inside the tile
   __syncthreads();
-  const u64 tb = blockIdx.x * kTile;
-  const u64 tl = s.len - tb < kTile ? s.len - tb : kTile;
-  const T* src = b.buf[s.buf] + s.begin + tb;
-  const BlockGroup g{int(blockDim.x)};
-  T x[kTileItems];
-  int bk[kTileItems];
-  unsigned rank[kTileItems];
-#pragma unroll
-  for (int it = 0; it < kTileItems; ++it) {
-    const u64 i = u64(it) * blockDim.x + threadIdx.x;
-    if (i < tl) x[it] = src[i];
-  }
-#pragma unroll
-  for (int it = 0; it < kTileItems; ++it) {
-    const u64 i = u64(it) * blockDim.x + threadIdx.x;
-    bk[it] = i < tl ? bucket_of(x[it], sh.st.pivots, np) : -1;
-    rank[it] = unsigned(claim(g, bk[it], nb, sh.st.count, Claim::ballot));
-  }
+  if (threadIdx.x < nb && sh.count[threadIdx.x] != 0)
+    sh.base[threadIdx.x] = atomicAdd(&rec->cursor[threadIdx.x], ull(sh.count[threadIdx.x]));
   __syncthreads();
-  if (threadIdx.x < nb)
-    sh.st.cursor[threadIdx.x] = atomicAdd(&rec->cursor[threadIdx.x], (unsigned long long)sh.st.count[threadIdx.x]);
-  __syncthreads();
-  T* dst = b.buf[to];
+  T* dst = b.buf[1 - s.buf];
 #pragma unroll
-  for (int it = 0; it < kTileItems; ++it)
-    if (bk[it] >= 0) dst[sh.st.cursor[bk[it]] + rank[it]] = x[it];
-  if (!last_block(&rec->blocks_done, sh.flag)) return;
-  collect_buckets(b, s, to, nb, const_cast<const unsigned long long*>(rec->count), true, sh);
-  hand_out_children(b, rec->arity, rec->depth + 2, pool, sh);
+  for (int it = 0; it < kGridItems; ++it)
+    if (bk[it] >= 0) dst[sh.base[bk[it]] + slot[it]] = x[it];
+  if (!last_block(&rec->blocks_done, sh.last)) return;
+  hand_out_parts(b, rec, pool, cfg, sh);
 }
 
-// The leaf grid: each block takes the next leaf of the list and sorts it alone.
+// The whole input's first grid split, launched by the host (depth 0).
 template <typename T>
-__global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) fast_leaf_kernel(Buffers<T> b, int arity, Pool<T> pool) {
-  __shared__ FastShared<T> sh;
-  const unsigned long long count = pool.head->leaves < pool.leaf_capacity ? pool.head->leaves : pool.leaf_capacity;
+__global__ void root_kernel(Buffers<T> b, u64 n, Pool pool, FastConfig cfg) {
+  __shared__ int fallback;
+  const Segment s{0, n, 0};
+  if (threadIdx.x == 0) fallback = !start_grid_split(b, s, 0, pool, cfg) && !append_leaf(pool, s);
+  __syncthreads();
+  if (fallback) block_finish(b, s);
+}
+
+// ---- the leaf grid ----
+
+// Keys of part p: a global buffer, or shared-memory buffer A/B whose index 0 is `origin`.
+template <typename T>
+__device__ T* part_keys(Buffers<T> b, T* smem, u64 smem_keys, u64 origin, const Part& p) {
+  return p.where < 2 ? b.buf[p.where] + p.begin : smem + u64(p.where - 2) * smem_keys + (p.begin - origin);
+}
+
+// Up to ITEMS * kLeafThreads keys: striped load, block radix sort, striped store to out.
+// The sort looks only at the bits below the common prefix of the smallest and largest key
+// (a part between two pivots spans a narrow range: 3 of 8 four-bit passes for 4096 uniform
+// keys below 2^24), and pads with the largest key, which has the same bits as a real one.
+template <int ITEMS, typename Sorter, typename T>
+__device__ void radix_sort_to(const T* src, u64 len, T* out, typename Sorter::TempStorage& temp, u32* bounds) {
+  if (threadIdx.x == 0) {
+    bounds[0] = 0xFFFFFFFFu;
+    bounds[1] = 0;
+  }
+  T keys[ITEMS];
+  u32 lo = 0xFFFFFFFFu, hi = 0;
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it) {
+    const u32 i = u32(it) * kLeafThreads + threadIdx.x;
+    if (i < len) {
+      keys[it] = src[i];
+      const u32 r = radix_order_bits(keys[it]);
+      lo = r < lo ? r : lo;
+      hi = r > hi ? r : hi;
+    }
+  }
+  lo = __reduce_min_sync(0xffffffffu, lo);
+  hi = __reduce_max_sync(0xffffffffu, hi);
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&bounds[0], lo);
+    atomicMax(&bounds[1], hi);
+  }
+  __syncthreads();
+  const int bits = differing_low_bits(bounds[0], bounds[1]);
+  if (bits > 0) {  // else all keys are equal and stay where they are
+    const T pad = from_radix_order_bits<T>(bounds[1]);
+#pragma unroll
+    for (int it = 0; it < ITEMS; ++it)
+      if (u32(it) * kLeafThreads + threadIdx.x >= len) keys[it] = pad;
+    Sorter(temp).SortBlockedToStriped(keys, 0, bits);  // a sort: the input arrangement does not matter
+  }
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it) {
+    const u32 i = u32(it) * kLeafThreads + threadIdx.x;
+    if (i < len) out[i] = keys[it];
+  }
+  __syncthreads();  // the temporary storage and bounds are reused by the next sort
+}
+
+template <typename T>
+__device__ void radix_finish(const T* src, u64 len, T* out, LeafShared<T>& sh) {
+  if (len <= u64(kSmallItems) * kLeafThreads)
+    radix_sort_to<kSmallItems, SmallRadix<T>>(src, len, out, sh.radix.small, sh.bounds);
+  else
+    radix_sort_to<kLargeItems, LargeRadix<T>>(src, len, out, sh.radix.large, sh.bounds);
+}
+
+// Direct-Prefix split of src[0, len) into dst[0, len) by the whole block (global or shared
+// memory on either side): a counting pass, the offsets, a placing pass. Leaves the bucket
+// sizes in sh.count.
+template <typename T>
+__device__ void leaf_split(const T* src, T* dst, u64 len, int np, LeafShared<T>& sh) {
+  const int nb = bucket_count(np);
+  if (threadIdx.x < nb) sh.count[threadIdx.x] = 0;
+  block_pivots(src, len, np, sh.ps);
+  constexpr u64 step = u64(kLeafThreads) * kSplitItems;
+  for (int pass = 0; pass < 2; ++pass) {
+    u32* cursor = pass == 0 ? sh.count : sh.cursor;
+    for (u64 c = 0; c < len; c += step) {
+      T x[kSplitItems];
+      int bk[kSplitItems];
+      u32 slot[kSplitItems];
+#pragma unroll
+      for (int it = 0; it < kSplitItems; ++it) {
+        const u64 i = c + u64(it) * kLeafThreads + threadIdx.x;
+        if (i < len) x[it] = src[i];
+      }
+#pragma unroll
+      for (int it = 0; it < kSplitItems; ++it) {
+        const u64 i = c + u64(it) * kLeafThreads + threadIdx.x;
+        bk[it] = i < len ? bucket_of(x[it], sh.ps.pivots, np) : -1;
+      }
+      warp_claim(bk, cursor, slot);
+      if (pass == 1) {
+#pragma unroll
+        for (int it = 0; it < kSplitItems; ++it)
+          if (bk[it] >= 0) dst[slot[it]] = x[it];
+      }
+    }
+    __syncthreads();
+    if (pass == 0) {
+      if (threadIdx.x == 0) {
+        u32 at = 0;
+        for (int k = 0; k < nb; ++k) {
+          sh.cursor[k] = at;
+          at += sh.count[k];
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Bitonic sort of a[0, len) in place, then to out: a part that found the stack full.
+template <typename T>
+__device__ void leaf_bitonic_finish(T* a, u64 len, T* out) {
+  block_bitonic_sort(a, len);
+  if (a != out) group_copy(BlockGroup{int(blockDim.x)}, a, out, 0, len);
+  __syncthreads();
+}
+
+// Sorts segment s with this block alone into buf[0]: depth-first from a stack of parts.
+// A global part of up to cfg.smem_keys keys is split into shared buffer A; its descendants
+// stay in shared memory (A <-> B) until BlockRadixSort writes them out. A global part is only
+// popped once no shared-memory part is owed (they lie above it on the stack), so shared
+// index 0 can stand for the latest such part's first key (`origin`).
+template <typename T>
+__device__ void leaf_sort(Buffers<T> b, Segment s, FastConfig cfg, T* smem, LeafShared<T>& sh) {
+  if (s.len <= kRadixMax) {
+    radix_finish(b.buf[s.buf] + s.begin, s.len, b.buf[0] + s.begin, sh);
+    return;
+  }
+  const int np = cfg.arity - 1, nb = bucket_count(np);
+  if (threadIdx.x == 0) {
+    sh.stack[0] = Part{s.begin, s.len, s.buf};
+    sh.top = 1;
+  }
+  __syncthreads();
+  u64 origin = 0;
+  while (sh.top > 0) {
+    const Part c = sh.stack[sh.top - 1];
+    int top = sh.top - 1;
+    __syncthreads();
+    const T* src = part_keys(b, smem, cfg.smem_keys, origin, c);
+    if (c.len <= kRadixMax) {
+      if (threadIdx.x == 0) sh.top = top;
+      radix_finish(src, c.len, b.buf[0] + c.begin, sh);
+      continue;
+    }
+    int to;
+    if (c.where >= 2) {
+      to = 5 - c.where;
+    } else if (c.len <= cfg.smem_keys) {
+      to = 2;
+      origin = c.begin;
+    } else {
+      to = 1 - c.where;
+    }
+    T* dst = part_keys(b, smem, cfg.smem_keys, origin, Part{c.begin, c.len, to});
+    leaf_split(src, dst, c.len, np, sh);
+    u64 at = c.begin;
+    for (int k = 0; k < nb; ++k) {
+      const Part piece{at, sh.count[k], to};
+      at += piece.len;
+      if (piece.len == 0) continue;
+      T* keys = part_keys(b, smem, cfg.smem_keys, origin, piece);
+      if (is_equal_bucket(k)) {
+        if (to != 0) group_copy(BlockGroup{int(blockDim.x)}, keys, b.buf[0] + piece.begin, 0, piece.len);
+      } else if (top < kStackMax) {
+        if (threadIdx.x == 0) sh.stack[top] = piece;
+        ++top;
+      } else {
+        leaf_bitonic_finish(keys, piece.len, b.buf[0] + piece.begin);
+      }
+    }
+    if (threadIdx.x == 0) sh.top = top;
+    __syncthreads();
+  }
+}
+
+// The leaf grid (host-launched, no device launches): each block takes the next leaf of the
+// list and sorts it alone; with only.len > 0, one block sorts `only` (small inputs).
+template <typename T>
+__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) leaf_kernel(Buffers<T> b, Pool pool, FastConfig cfg, Segment only) {
+  extern __shared__ __align__(16) unsigned char leaf_smem[];
+  __shared__ LeafShared<T> sh;
+  T* smem = reinterpret_cast<T*>(leaf_smem);
+  if (only.len > 0) {
+    leaf_sort(b, only, cfg, smem, sh);
+    return;
+  }
+  const ull count = pool.head->leaves < pool.leaf_capacity ? pool.head->leaves : pool.leaf_capacity;
   for (;;) {
     if (threadIdx.x == 0) sh.leaf = atomicAdd(&pool.head->leaf_taken, 1ull);
     __syncthreads();
-    const unsigned long long leaf = sh.leaf;
-    if (leaf >= count) return;
-    const Segment s = pool.leaves[leaf];
-    if (s.len <= kFastSharedKeys) shared_sort_finish(b, s, sh);
-    else block_sort_owned(b, s, arity, 0, pool, sh);
+    const ull leaf = sh.leaf;
     __syncthreads();  // sh.leaf is rewritten for the next leaf
+    if (leaf >= count) return;
+    leaf_sort(b, pool.leaves[leaf], cfg, smem, sh);
   }
 }
 
@@ -414,64 +538,84 @@ __global__ void __launch_bounds__(kFastThreads, kFastMinBlocks) fast_leaf_kernel
 
 namespace {
 
-// Grid splits the tree may start: disjoint segments above kGridSplitAbove per level.
-std::uint64_t fast_record_capacity(std::uint64_t n) { return kGridLevelsMax * (n / kGridSplitAbove + 1); }
-// Each grid split hands out at most kMaxArity parts, so the leaf list never overflows.
-std::uint64_t fast_leaf_capacity(std::uint64_t n) { return fast_record_capacity(n) * kMaxArity; }
+// Grid splits the tree may start: disjoint segments above grid_above per level.
+std::uint64_t fast_record_capacity(std::uint64_t n, int grid_log2) {
+  return kGridLevelsMax * ((n >> grid_log2) + 1);
+}
+// Each grid split hands out at most kMaxArity parts (its segment instead, when its placing
+// grid is refused), the root one segment, so the leaf list never overflows.
+std::uint64_t fast_leaf_capacity(std::uint64_t n, int grid_log2) {
+  return (fast_record_capacity(n, grid_log2) + 1) * kMaxArity;
+}
 constexpr std::size_t kHeaderBytes = 256;
 static_assert(sizeof(PoolHeader) <= kHeaderBytes);
 
-}  // namespace
-
-std::size_t fast_workspace_bytes(std::uint64_t n) {
-  return kHeaderBytes + fast_record_capacity(n) * sizeof(GridSplit<std::uint32_t>) +
-         fast_leaf_capacity(n) * sizeof(Segment);
+// Dynamic shared memory of a leaf block: buffers A and B. Raises the kernel's limit once.
+template <typename T>
+std::size_t leaf_smem_bytes(u64 smem_keys) {
+  const std::size_t bytes = 2 * smem_keys * sizeof(T);
+  static std::size_t allowed = 0;
+  if (bytes > allowed) {
+    SB_CUDA_CHECK(cudaFuncSetAttribute(leaf_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    allowed = bytes;
+  }
+  return bytes;
 }
 
-namespace {
-
-// Blocks of the leaf grid: as many as the GPU runs at once (queried once per key type).
+// Blocks of the leaf grid: as many as the GPU runs at once (queried once per size).
 template <typename T>
-unsigned leaf_grid_blocks() {
-  static const unsigned blocks = [] {
+unsigned leaf_grid_blocks(int smem_log2, std::size_t smem_bytes) {
+  static unsigned blocks[32] = {};
+  if (blocks[smem_log2] == 0) {
     int device = 0, sms = 0, per_sm = 0;
     SB_CUDA_CHECK(cudaGetDevice(&device));
     SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fast_leaf_kernel<T>, kFastThreads, 0));
-    return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
-  }();
-  return blocks;
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, leaf_kernel<T>, kLeafThreads, smem_bytes));
+    blocks[smem_log2] = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
+  }
+  return blocks[smem_log2];
 }
 
 }  // namespace
 
-template <typename T>
-void launch_quick_fast(T* const keys[2], std::uint64_t n, int arity, void* workspace, std::size_t workspace_bytes,
-                       cudaStream_t stream) {
-  if (n < 2) return;
-  static_assert(sizeof(GridSplit<T>) == sizeof(GridSplit<std::uint32_t>));
-  if (workspace_bytes < fast_workspace_bytes(n)) throw std::invalid_argument("quick-fast: workspace too small");
-  Pool<T> pool;
-  pool.head = static_cast<PoolHeader*>(workspace);
-  pool.records = reinterpret_cast<GridSplit<T>*>(static_cast<char*>(workspace) + kHeaderBytes);
-  pool.capacity = fast_record_capacity(n);
-  pool.leaves = reinterpret_cast<Segment*>(pool.records + pool.capacity);
-  pool.leaf_capacity = fast_leaf_capacity(n);
-  SB_CUDA_CHECK(cudaMemsetAsync(pool.head, 0, sizeof *pool.head, stream));
-  const Buffers<T> b{{keys[0], keys[1]}};
-  fast_block_kernel<<<1, kFastThreads, 0, stream>>>(b, Segment{0, n, 0}, arity, 0, pool);
-  SB_CUDA_CHECK_LAUNCH();
-  // The stream starts the leaf grid once the whole DP tree above it is complete.
-  if (n > kGridSplitAbove) {
-    fast_leaf_kernel<<<leaf_grid_blocks<T>(), kFastThreads, 0, stream>>>(b, arity, pool);
-    SB_CUDA_CHECK_LAUNCH();
-  }
+std::size_t fast_workspace_bytes(std::uint64_t n, int grid_log2) {
+  return kHeaderBytes + fast_record_capacity(n, grid_log2) * sizeof(GridSplit) +
+         fast_leaf_capacity(n, grid_log2) * sizeof(Segment);
 }
 
-template void launch_quick_fast<std::uint32_t>(std::uint32_t* const[2], std::uint64_t, int, void*, std::size_t,
-                                               cudaStream_t);
-template void launch_quick_fast<std::int32_t>(std::int32_t* const[2], std::uint64_t, int, void*, std::size_t,
-                                              cudaStream_t);
-template void launch_quick_fast<float>(float* const[2], std::uint64_t, int, void*, std::size_t, cudaStream_t);
+template <typename T>
+void launch_quick_fast(T* const keys[2], std::uint64_t n, const FastOptions& opt, void* workspace,
+                       std::size_t workspace_bytes, cudaStream_t stream) {
+  if (n < 2) return;
+  if (workspace_bytes < fast_workspace_bytes(n, opt.grid_log2))
+    throw std::invalid_argument("quick-fast: workspace too small");
+  const FastConfig cfg{opt.arity, u64(1) << opt.grid_log2, u64(1) << opt.smem_log2};
+  Pool pool;
+  pool.head = static_cast<PoolHeader*>(workspace);
+  pool.records = reinterpret_cast<GridSplit*>(static_cast<char*>(workspace) + kHeaderBytes);
+  pool.capacity = fast_record_capacity(n, opt.grid_log2);
+  pool.leaves = reinterpret_cast<Segment*>(pool.records + pool.capacity);
+  pool.leaf_capacity = fast_leaf_capacity(n, opt.grid_log2);
+  const Buffers<T> b{{keys[0], keys[1]}};
+  const std::size_t smem = leaf_smem_bytes<T>(cfg.smem_keys);
+  if (n <= cfg.grid_above) {
+    leaf_kernel<<<1, kLeafThreads, smem, stream>>>(b, pool, cfg, Segment{0, n, 0});
+    SB_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  SB_CUDA_CHECK(cudaMemsetAsync(pool.head, 0, sizeof *pool.head, stream));
+  root_kernel<<<1, kGridThreads, 0, stream>>>(b, n, pool, cfg);
+  SB_CUDA_CHECK_LAUNCH();
+  // The stream starts the leaf grid once the whole DP tree above it is complete.
+  leaf_kernel<<<leaf_grid_blocks<T>(opt.smem_log2, smem), kLeafThreads, smem, stream>>>(b, pool, cfg, Segment{0, 0, 0});
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+template void launch_quick_fast<std::uint32_t>(std::uint32_t* const[2], std::uint64_t, const FastOptions&, void*,
+                                               std::size_t, cudaStream_t);
+template void launch_quick_fast<std::int32_t>(std::int32_t* const[2], std::uint64_t, const FastOptions&, void*,
+                                              std::size_t, cudaStream_t);
+template void launch_quick_fast<float>(float* const[2], std::uint64_t, const FastOptions&, void*, std::size_t,
+                                       cudaStream_t);
 
 }  // namespace sb::qs

@@ -33,12 +33,18 @@ void run_quick_nodp(Method m, T* const keys[2], std::uint64_t n, int arity, void
 template <typename T>
 void launch_merge_dp(T* const keys[2], std::uint64_t n, cudaStream_t stream);
 
-// quick-fast: grid-wide K-way splits for big segments (DP), then one leaf grid in which each
-// block sorts one smaller part (block-wide splits, CUB BlockRadixSort up to kFastSharedKeys).
-std::size_t fast_workspace_bytes(std::uint64_t n);
+// quick-fast: grid-wide K-way splits above 2^grid_log2 keys (DP), then one leaf grid in which
+// each block sorts one smaller part: block-wide splits in global memory above 2^smem_log2
+// keys, in shared memory below, CUB BlockRadixSort for parts up to 4096 keys.
+struct FastOptions {
+  int arity;      // split arity K: 2, 4, 8
+  int smem_log2;  // leaf parts of up to 2^smem_log2 keys are split in shared memory
+  int grid_log2;  // segments above 2^grid_log2 keys are split by grids
+};
+std::size_t fast_workspace_bytes(std::uint64_t n, int grid_log2);
 template <typename T>
-void launch_quick_fast(T* const keys[2], std::uint64_t n, int arity, void* workspace, std::size_t workspace_bytes,
-                       cudaStream_t stream);
+void launch_quick_fast(T* const keys[2], std::uint64_t n, const FastOptions& opt, void* workspace,
+                       std::size_t workspace_bytes, cudaStream_t stream);
 
 // Raises cudaLimitDevRuntimePendingLaunchCount to at least `count` (never lowers it).
 void reserve_pending_launches(std::uint64_t count);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "sortbench/hd.hpp"
 
@@ -72,11 +73,53 @@ SB_HD_INLINE void selection_sort(T* a, u64 len) {
   }
 }
 
-// Sorts samples[0..s) in place and writes the npivots pivots: sample (j+1)*(s+1)/(np+1) - 1.
+// Which of s sorted samples is pivot j of npivots: the (j+1)/(np+1) quantile.
+SB_HD_INLINE constexpr int pivot_sample(int j, int s, int npivots) { return (j + 1) * (s + 1) / (npivots + 1) - 1; }
+
+// Sorts samples[0..s) in place and writes the npivots pivots (pivot_sample).
 template <typename T>
 SB_HD_INLINE void pivots_from_samples(T* samples, int s, int npivots, T* pivots) {
   selection_sort(samples, u64(s));
-  for (int j = 0; j < npivots; ++j) pivots[j] = samples[(j + 1) * (s + 1) / (npivots + 1) - 1];
+  for (int j = 0; j < npivots; ++j) pivots[j] = samples[pivot_sample(j, s, npivots)];
+}
+
+// Place of samples[i] when samples[0..s) are sorted, ties broken by index: one thread per
+// sample writes sorted[sample_rank(..., i)] = samples[i], the order pivots_from_samples sorts to.
+template <typename T>
+SB_HD_INLINE int sample_rank(const T* samples, int s, int i) {
+  int r = 0;
+  for (int j = 0; j < s; ++j) r += (samples[j] < samples[i] || (j < i && !(samples[i] < samples[j]))) ? 1 : 0;
+  return r;
+}
+
+// A 4-byte key as the unsigned integer a radix sort orders (CUB's bit-ordered form): u32
+// itself, i32 with the sign bit flipped, f32 with every bit flipped when negative and the
+// sign bit otherwise. For keys a < b, radix_order_bits(a) < radix_order_bits(b).
+template <typename T>
+SB_HD_INLINE std::uint32_t radix_order_bits(T x) {
+  static_assert(sizeof(T) == 4, "4-byte keys");
+  std::uint32_t b;
+  __builtin_memcpy(&b, &x, 4);
+  if constexpr (std::is_floating_point_v<T>) return b ^ ((b >> 31) != 0 ? 0xFFFFFFFFu : 0x80000000u);
+  else if constexpr (std::is_signed_v<T>) return b ^ 0x80000000u;
+  else return b;
+}
+
+template <typename T>
+SB_HD_INLINE T from_radix_order_bits(std::uint32_t b) {
+  if constexpr (std::is_floating_point_v<T>) b = (b >> 31) != 0 ? b ^ 0x80000000u : ~b;
+  else if constexpr (std::is_signed_v<T>) b ^= 0x80000000u;
+  T x;
+  __builtin_memcpy(&x, &b, 4);
+  return x;
+}
+
+// Keys whose radix_order_bits lie in [lo, hi] share every bit above the lowest
+// differing_low_bits(lo, hi): a radix sort of them needs only those low bits (0: all equal).
+SB_HD_INLINE int differing_low_bits(std::uint32_t lo, std::uint32_t hi) {
+  int n = 0;
+  for (std::uint32_t d = lo ^ hi; d != 0; d >>= 1) ++n;
+  return n;
 }
 
 // Bitonic sort of any length, all comparators ascending (min to the lower index): step j of

@@ -21,6 +21,15 @@ constexpr std::uint64_t kSeqMaxN = std::uint64_t{1} << 22;
 
 int arity_of(const SortProblem& p) { return static_cast<int>(p.param_int("arity", kDefaultArity)); }
 
+// quick-fast's thresholds (log2 of keys), chosen on an H200 (docs/quicksort.md).
+constexpr long kFastSmemLog2 = 13;
+constexpr long kFastGridLog2 = 16;
+
+qs::FastOptions fast_options(const SortProblem& p) {
+  return {arity_of(p), static_cast<int>(p.param_int("smem_log2", kFastSmemLog2)),
+          static_cast<int>(p.param_int("grid_log2", kFastGridLog2))};
+}
+
 std::optional<std::string> arity_problem(const SortProblem& p) {
   if (!qs::valid_arity(p.param_int("arity", kDefaultArity))) return std::string("--param arity must be 2, 4 or 8");
   return std::nullopt;
@@ -108,17 +117,35 @@ void register_quicksort(Registry& r) {
   };
   r.add(merge);
 
-  Algorithm fast = base("quick-fast", "beyond seed 002: DP quicksort, grid-wide K-way splits above 2^16 keys, "
-                                      "smaller parts sorted by one leaf grid (a block per part), "
-                                      "CUB BlockRadixSort up to 4096 keys");
-  fast.constraints = "split arity K = --param arity (2, 4, 8; default 4)";
+  Algorithm fast = base("quick-fast", "beyond seed 002: DP quicksort, grid-wide K-way splits of big segments, "
+                                      "smaller parts sorted by one leaf grid (a block per part, splits in "
+                                      "shared memory, CUB BlockRadixSort up to 4096 keys)");
+  fast.constraints = "split arity K = --param arity (2, 4, 8; default 4); --param smem_log2 (12-14, default " +
+                     std::to_string(kFastSmemLog2) + "), --param grid_log2 (smem_log2-24, default " +
+                     std::to_string(kFastGridLog2) + ")";
+  fast.params = {"arity", "smem_log2", "grid_log2"};
+  fast.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
+    if (auto why = arity_problem(p)) return why;
+    const qs::FastOptions o = fast_options(p);
+    if (o.smem_log2 < 12 || o.smem_log2 > 14)
+      return std::string("--param smem_log2 must be 12 to 14 (two buffers of 2^smem_log2 keys in shared memory)");
+    if (o.grid_log2 < o.smem_log2 || o.grid_log2 > 24)
+      return std::string("--param grid_log2 must be smem_log2 to 24");
+    return std::nullopt;
+  };
+  fast.details = [](const SortProblem& p) {
+    const qs::FastOptions o = fast_options(p);
+    return Details{{"arity", std::to_string(o.arity)},
+                   {"smem_log2", std::to_string(o.smem_log2)},
+                   {"grid_log2", std::to_string(o.grid_log2)}};
+  };
   fast.workspace_bytes = [](const SortProblem& p) {
     qs::reserve_pending_launches(qs::pending_launch_bound(p.n(), 4096, kPendingLaunchFloor, kPendingLaunchCap));
-    return qs::fast_workspace_bytes(p.n());
+    return qs::fast_workspace_bytes(p.n(), fast_options(p).grid_log2);
   };
   fast.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
     with_keys(p, b, [&](auto keys) {
-      qs::launch_quick_fast(keys, p.n(), arity_of(p), b.workspace, b.workspace_bytes, b.stream);
+      qs::launch_quick_fast(keys, p.n(), fast_options(p), b.workspace, b.workspace_bytes, b.stream);
     });
     return 0;
   };

@@ -75,17 +75,18 @@ bool sort_on_device(const Algorithm& algo, KeyType key, std::vector<T>& keys, co
 
 template <typename T>
 void expect_sorts(const std::string& name, KeyType key, const std::string& shape, std::size_t n, int arity,
-                  std::int64_t offset = 0) {
+                  std::int64_t offset = 0, Params params = {}) {
   const Algorithm* algo = registry().find(name);
   ASSERT_NE(algo, nullptr) << name;
-  Params params;
   const bool has_arity = std::find(algo->params.begin(), algo->params.end(), "arity") != algo->params.end();
   if (has_arity) params["arity"] = std::to_string(arity);
   else if (arity != 4) return;
   std::vector<T> keys = shaped<T>(shape, n, offset), want = keys;
   std::sort(want.begin(), want.end());
   if (!sort_on_device(*algo, key, keys, params)) return;
-  EXPECT_TRUE(keys == want) << fmt::format("{} {} {} n={} arity={}", name, to_string(key), shape, n, arity);
+  std::string extra;
+  for (const auto& [k, v] : params) extra += fmt::format(" {}={}", k, v);
+  EXPECT_TRUE(keys == want) << fmt::format("{} {} {} n={}{}", name, to_string(key), shape, n, extra);
 }
 
 class QuicksortAdversarial : public testing::TestWithParam<const char*> {};
@@ -112,6 +113,20 @@ TEST_P(QuicksortAdversarial, TwoToThe26) {
   if (name != "quick-fast" && name != "quick-pprefix") GTEST_SKIP() << name << " is too slow for 2^26 here";
   for (const char* shape : {"uniform", "organ", "equal"})
     expect_sorts<std::uint32_t>(GetParam(), KeyType::u32, shape, std::size_t(1) << 26, 4);
+}
+
+// quick-fast's thresholds move work between its three places (grid splits, leaf splits in
+// global memory, leaf splits in shared memory): every setting must sort every shape.
+TEST(QuicksortFastThresholds, EverySettingSortsEveryShape) {
+  const std::pair<int, int> settings[] = {{12, 12}, {13, 13}, {14, 14}, {13, 16}, {14, 18}, {12, 20}};
+  for (const auto& [smem, grid] : settings)
+    for (int arity : {2, 4, 8})
+      for (const char* shape : kShapes)
+        for (std::size_t n : {std::size_t(5000), std::size_t(70001), std::size_t(1) << 20})
+          expect_sorts<std::uint32_t>("quick-fast", KeyType::u32, shape, n, arity, 0,
+                                      {{"smem_log2", std::to_string(smem)}, {"grid_log2", std::to_string(grid)}});
+  expect_sorts<float>("quick-fast", KeyType::f32, "organ", std::size_t(1) << 22, 8, -(std::int64_t(1) << 21),
+                      {{"smem_log2", "13"}, {"grid_log2", "13"}});
 }
 
 INSTANTIATE_TEST_SUITE_P(Quicksort, QuicksortAdversarial, testing::ValuesIn(kAlgos),

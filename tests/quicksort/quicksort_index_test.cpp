@@ -161,6 +161,57 @@ TEST(QuicksortIndex, PivotsAreSortedSampleQuantiles) {
   EXPECT_EQ(piv[0], 5u);  // median of three
 }
 
+// quick-fast picks pivots in parallel: each of s threads ranks one sample (sample_rank)
+// and the pivots are read at pivot_sample; that must be what pivots_from_samples picks.
+TEST(QuicksortIndex, ParallelSampleRanksGiveTheSamePivots) {
+  std::mt19937 rng(11);
+  for (int np : {1, 3, 7})
+    for (int range : {1, 2, 5, 1000}) {
+      const int s = sample_count(np, 8);
+      std::vector<std::uint32_t> samples(s), sorted(s, 0xFFFFFFFFu);
+      for (auto& x : samples) x = rng() % range;
+      std::vector<bool> hit(s, false);
+      for (int i = 0; i < s; ++i) {
+        const int r = sample_rank(samples.data(), s, i);
+        ASSERT_GE(r, 0);
+        ASSERT_LT(r, s);
+        EXPECT_FALSE(hit[r]) << "two samples ranked " << r;  // a permutation: ties broken by index
+        hit[r] = true;
+        sorted[r] = samples[i];
+      }
+      std::vector<std::uint32_t> want = samples;
+      std::uint32_t piv[kMaxPivots];
+      pivots_from_samples(want.data(), s, np, piv);
+      EXPECT_EQ(sorted, want);
+      for (int j = 0; j < np; ++j) EXPECT_EQ(sorted[pivot_sample(j, s, np)], piv[j]) << "np=" << np << " j=" << j;
+    }
+}
+
+// quick-fast's leaf radix sorts look only at the bits below the common prefix of the
+// smallest and largest key: the radix order must be the key order, and invertible.
+template <typename T>
+void expect_radix_order(std::vector<T> keys) {
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(from_radix_order_bits<T>(radix_order_bits(keys[i])), keys[i]);
+    if (i > 0 && keys[i - 1] < keys[i]) EXPECT_LT(radix_order_bits(keys[i - 1]), radix_order_bits(keys[i])) << i;
+  }
+}
+
+TEST(QuicksortIndex, RadixOrderBitsFollowTheKeyOrder) {
+  expect_radix_order<std::uint32_t>({0u, 1u, 7u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu});
+  expect_radix_order<std::int32_t>({INT32_MIN, -70000, -1, 0, 1, 5, INT32_MAX});
+  expect_radix_order<float>({-16777216.0f, -2.5f, -1.0f, -0.5f, 0.0f, 0.25f, 1.0f, 3.0f, 16777216.0f});
+  EXPECT_EQ(differing_low_bits(5, 5), 0);
+  EXPECT_EQ(differing_low_bits(4, 5), 1);
+  EXPECT_EQ(differing_low_bits(0x1000, 0x1FFF), 12);
+  EXPECT_EQ(differing_low_bits(0, 0xFFFFFFFFu), 32);
+  // Every key between lo and hi keeps lo's bits above the differing ones.
+  const std::uint32_t lo = 0x00ABC123u, hi = 0x00ABF000u;
+  const int bits = differing_low_bits(lo, hi);
+  for (std::uint32_t x = lo; x <= hi; x += 97) EXPECT_EQ(x >> bits, lo >> bits);
+}
+
 TEST(QuicksortIndex, CpuQuicksortFromIndexMathMatchesStdSort) {
   for (int arity : {2, 4, 8})
     for (bool rounds : {false, true})
@@ -234,7 +285,10 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
     ASSERT_NE(a, nullptr) << name;
     EXPECT_EQ(a->family, "quicksort");
     EXPECT_FALSE(a->stable);
-    if (std::string(name) != "merge-dp") EXPECT_EQ(a->params, std::vector<std::string>{"arity"}) << name;
+    if (std::string(name) == "quick-fast")
+      EXPECT_EQ(a->params, (std::vector<std::string>{"arity", "smem_log2", "grid_log2"}));
+    else if (std::string(name) != "merge-dp")
+      EXPECT_EQ(a->params, std::vector<std::string>{"arity"}) << name;
   }
   SortProblem p;
   p.spec.n = std::uint64_t{1} << 20;
@@ -245,6 +299,15 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
   p.spec.n = (std::uint64_t{1} << 22) + 1;
   EXPECT_TRUE(r.find("quick-seq")->why_unsupported(p).has_value());
   EXPECT_FALSE(r.find("quick-prefix")->why_unsupported(p).has_value());
+  // quick-fast's leaf holds 2^smem_log2 keys twice in shared memory; grid splits stop at
+  // 2^grid_log2 keys, never below the shared-memory leaves.
+  const Algorithm* fast = r.find("quick-fast");
+  p.params = {{"smem_log2", "14"}, {"grid_log2", "16"}};
+  EXPECT_FALSE(fast->why_unsupported(p).has_value());
+  p.params = {{"smem_log2", "15"}};
+  EXPECT_TRUE(fast->why_unsupported(p).has_value());
+  p.params = {{"smem_log2", "13"}, {"grid_log2", "12"}};
+  EXPECT_TRUE(fast->why_unsupported(p).has_value());
 }
 
 }  // namespace
