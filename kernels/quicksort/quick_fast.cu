@@ -232,18 +232,26 @@ __device__ void load_tile(Buffers<T> b, Segment s, int np, PivotState<T>& ps, T 
   }
 }
 
+// The start of both grid passes: this block's tile loaded, its buckets known, and every
+// key ranked inside the tile (slot) with the tile's bucket sizes in sh.count.
+template <typename T>
+__device__ void rank_tile(Buffers<T> b, Segment s, int np, GridShared<T>& sh, T (&x)[kGridItems],
+                          int (&bk)[kGridItems], u32 (&slot)[kGridItems]) {
+  if (threadIdx.x < bucket_count(np)) sh.count[threadIdx.x] = 0;
+  load_tile(b, s, np, sh.ps, x, bk);
+  warp_claim(bk, sh.count, slot);
+  __syncthreads();
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg) {
   __shared__ GridShared<T> sh;
   const Segment s = rec->seg;
   const int np = rec->np, nb = bucket_count(np);
-  if (threadIdx.x < nb) sh.count[threadIdx.x] = 0;
   T x[kGridItems];
   int bk[kGridItems];
   u32 slot[kGridItems];
-  load_tile(b, s, np, sh.ps, x, bk);
-  warp_claim(bk, sh.count, slot);
-  __syncthreads();
+  rank_tile(b, s, np, sh, x, bk, slot);
   if (threadIdx.x < nb && sh.count[threadIdx.x] != 0) atomicAdd(&rec->count[threadIdx.x], ull(sh.count[threadIdx.x]));
   if (!last_block(&rec->blocks_done, sh.last)) return;
   if (threadIdx.x == 0) {
@@ -309,13 +317,10 @@ __global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(Buffers<T> 
   __shared__ GridShared<T> sh;
   const Segment s = rec->seg;
   const int np = rec->np, nb = bucket_count(np);
-  if (threadIdx.x < nb) sh.count[threadIdx.x] = 0;
   T x[kGridItems];
   int bk[kGridItems];
   u32 slot[kGridItems];
-  load_tile(b, s, np, sh.ps, x, bk);
-  warp_claim(bk, sh.count, slot);  // ranks inside the tile
-  __syncthreads();
+  rank_tile(b, s, np, sh, x, bk, slot);
   if (threadIdx.x < nb && sh.count[threadIdx.x] != 0)
     sh.base[threadIdx.x] = atomicAdd(&rec->cursor[threadIdx.x], ull(sh.count[threadIdx.x]));
   __syncthreads();
