@@ -3,16 +3,16 @@
 //                    u32x4 rows through CUB's decomposer interface (word 0 most significant)
 //   cub-radix-bits   keys mapped in place to offsets from the input's minimum, sorted on
 //                    bit_width(max - min) bits only: the strongest CUB call for a known range
+//                    (lib/sortbench/range_radix_sort.cu, which hp-auto hands inputs to)
 //   cub-radix-pairs  always SortPairs; without a payload it attaches the original index
 //                    itself (an argsort), inside the timed region
 #include <cub/device/device_radix_sort.cuh>
 
 #include "baselines.hpp"
-#include "range_transform.cuh"
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/keys.hpp"
 #include "sortbench/launch.hpp"
-#include "sortbench/random.hpp"
+#include "sortbench/range_radix_sort.hpp"
 
 namespace sb::baselines {
 namespace {
@@ -67,26 +67,6 @@ std::size_t radix_temp_bytes(std::uint64_t n, bool pairs) {
 
 std::size_t align_up(std::size_t b) { return (b + 255) & ~std::size_t{255}; }
 
-std::uint32_t ordered_value(KeyType key, std::int64_t v) {
-  return dispatch_key(key, [&](auto k) -> std::uint32_t {
-    using K = decltype(k);
-    if constexpr (std::is_same_v<K, Row4>) return 0;
-    else return KeyTraits<K>::ordered(KeyTraits<K>::from_value(v));
-  });
-}
-
-int significant_bits(const SortProblem& p) {
-  const std::uint32_t span = ordered_value(p.spec.key, p.realized.max) - ordered_value(p.spec.key, p.realized.min);
-  return static_cast<int>(bit_width64(span));
-}
-
-// u32 keys whose own top bits are zero sort on [0, bit_width(max)) without the offset
-// passes, when that costs no more 8-bit digit passes than the offset's bit width.
-int direct_end_bit(const SortProblem& p) { return static_cast<int>(bit_width64(static_cast<std::uint64_t>(p.realized.max))); }
-bool sorts_in_place(const SortProblem& p) {
-  return p.spec.key == KeyType::u32 && (direct_end_bit(p) + 7) / 8 <= (significant_bits(p) + 7) / 8;
-}
-
 const std::vector<KeyType> kScalarKeys{KeyType::u32, KeyType::i32, KeyType::f32};
 
 Algorithm radix_base(std::string name, std::string source) {
@@ -123,34 +103,9 @@ void add_cub_radix(Registry& r) {
 
   Algorithm bits = radix_base("cub-radix-bits",
                               "CUB DeviceRadixSort on bits [0, bit_width(max - min)) of key - min");
-  bits.workspace_bytes = [](const SortProblem& p) {
-    // Offsets are 4-byte unsigned whatever the key type.
-    return radix_temp_bytes<std::uint32_t>(p.n(), p.has_payload());
-  };
-  bits.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
-    const int end_bit = significant_bits(p);
-    if (end_bit == 0 || p.n() < 2) return 0;  // one distinct key: already sorted, stably
-    index_t* const* vals = p.has_payload() ? b.vals : nullptr;
-    std::size_t bytes = b.workspace_bytes;
-    if (sorts_in_place(p))
-      return radix_sort<std::uint32_t>(b.workspace, bytes, b.keys, vals, p.n(), direct_end_bit(p), b.stream);
-    const std::uint32_t omin = ordered_value(p.spec.key, p.realized.min);
-    const unsigned grid = grid_for(p.n(), kBlock);
-    int sel = 0;
-    dispatch_key(p.spec.key, [&](auto k) {
-      using K = decltype(k);
-      if constexpr (!std::is_same_v<K, Row4>) {
-        keys_to_offsets<K><<<grid, kBlock, 0, b.stream>>>(b.keys[0], p.n(), omin);
-        sel = radix_sort<std::uint32_t>(b.workspace, bytes, b.keys, vals, p.n(), end_bit, b.stream);
-        offsets_to_keys<K><<<grid, kBlock, 0, b.stream>>>(b.keys[sel], p.n(), omin);
-      }
-    });
-    return sel;
-  };
-  bits.details = [](const SortProblem& p) {
-    if (sorts_in_place(p)) return Details{{"end_bit", std::to_string(direct_end_bit(p))}, {"offset", "none"}};
-    return Details{{"end_bit", std::to_string(significant_bits(p))}, {"offset", "key - min"}};
-  };
+  bits.workspace_bytes = range_radix_sort_bytes;
+  bits.run_device = range_radix_sort;
+  bits.details = range_radix_sort_details;
   r.add(bits);
 
   Algorithm pairs = radix_base("cub-radix-pairs",

@@ -10,7 +10,6 @@
 #include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <fmt/format.h>
@@ -20,6 +19,7 @@
 #include "hp_index.hpp"
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/launch.hpp"
+#include "sortbench/range_radix_sort.hpp"
 
 namespace sb::hp {
 namespace {
@@ -250,40 +250,6 @@ Choice choose(const SortProblem& p) {
   return auto_choice(p.n(), problem_range(p), rule);
 }
 
-int cub_end_bit(const SortProblem& p) { return static_cast<int>(bits_for_range(problem_range(p))); }
-
-std::size_t cub_bytes(const SortProblem& p) {
-  std::size_t bytes = 0;
-  cub::DoubleBuffer<u32> keys(nullptr, nullptr);
-  SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, static_cast<std::int64_t>(p.n()), 0, 32));
-  return bytes;
-}
-
-// CUB radix sort of the offsets from the minimum on bit_width(range - 1) bits.
-int run_cub(const SortProblem& p, const DeviceBuffers& b) {
-  const u64 n = p.n();
-  const int end_bit = cub_end_bit(p);
-  if (n < 2 || end_bit == 0) return 0;
-  cub::DoubleBuffer<u32> keys(static_cast<u32*>(b.keys[0]), static_cast<u32*>(b.keys[1]));
-  std::size_t bytes = b.workspace_bytes;
-  const int direct_end_bit = static_cast<int>(bits_for_range(static_cast<std::uint64_t>(p.realized.max) + 1));
-  if (p.spec.key == KeyType::u32 && (direct_end_bit + 7) / 8 <= (end_bit + 7) / 8) {
-    // Same number of 8-bit digit passes without the offset passes.
-    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(b.workspace, bytes, keys, static_cast<std::int64_t>(n), 0,
-                                                 direct_end_bit, b.stream));
-    return keys.selector;
-  }
-  const u32 min_word = word_of(p.realized.min);
-  const unsigned grid = grid_for(n, 256);
-  to_offsets<<<grid, 256, 0, b.stream>>>(static_cast<u32*>(b.keys[0]), n, min_word);
-  SB_CUDA_CHECK_LAUNCH();
-  SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(b.workspace, bytes, keys, static_cast<std::int64_t>(n), 0, end_bit,
-                                               b.stream));
-  from_offsets<<<grid, 256, 0, b.stream>>>(keys.Current(), n, min_word);
-  SB_CUDA_CHECK_LAUNCH();
-  return keys.selector;
-}
-
 Algorithm fast_member(std::string name, Histogram h, std::string source) {
   Algorithm a = family_base(std::move(name), Backend::gpu, std::move(source));
   a.unsupported = common_limits;
@@ -323,7 +289,7 @@ void add_fast(Registry& r) {
       case Choice::global: return fast_bytes(Histogram::global, p);
       case Choice::cub: break;
     }
-    return cub_bytes(p);
+    return range_radix_sort_bytes(p);
   };
   aut.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
     switch (choose(p)) {
@@ -332,9 +298,14 @@ void add_fast(Registry& r) {
       case Choice::global: return run_fast(Histogram::global, p, b);
       case Choice::cub: break;
     }
-    return run_cub(p, b);
+    return range_radix_sort(p, b);
   };
-  aut.details = [](const SortProblem& p) { return Details{{"variant", choice_name(choose(p))}}; };
+  aut.details = [](const SortProblem& p) {
+    Details d{{"variant", choice_name(choose(p))}};
+    if (choose(p) == Choice::cub)
+      for (auto& kv : range_radix_sort_details(p)) d.push_back(std::move(kv));
+    return d;
+  };
   r.add(aut);
 }
 

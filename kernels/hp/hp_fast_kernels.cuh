@@ -313,12 +313,4 @@ __global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, 
   }
 }
 
-// hp-auto's hand-off to CUB: keys become offsets from the minimum and back.
-__global__ void to_offsets(u32* keys, u64 n, u32 min_word) {
-  for (u64 i = global_thread(); i < n; i += global_threads()) keys[i] -= min_word;
-}
-__global__ void from_offsets(u32* keys, u64 n, u32 min_word) {
-  for (u64 i = global_thread(); i < n; i += global_threads()) keys[i] += min_word;
-}
-
 }  // namespace sb::hp::fast
