@@ -2,37 +2,20 @@
 // exit code, and no output file.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "sortbench/device_info.hpp"
+#include "support/command.hpp"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using sb::test::CommandResult;
 
-Result run(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string err_path = (dir / "sortbench_cli_err.txt").string();
-  const std::string cmd = std::string(SORTBENCH_EXE) + " " + args + " 2>" + err_path;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream f(err_path);
-  r.err.assign(std::istreambuf_iterator<char>(f), {});
-  return r;
+CommandResult run(const std::string& args) {
+  return sb::test::run_command(sb::test::exe() + " " + args, /*split_stderr=*/true);
 }
 
 std::size_t lines(const std::string& s) {
@@ -42,18 +25,18 @@ std::size_t lines(const std::string& s) {
 }
 
 void expect_usage_error(const std::string& args, const std::string& mention) {
-  const Result r = run(args);
-  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  const CommandResult r = run(args);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
   EXPECT_EQ(lines(r.err), 1u) << args << ": one line expected, got:\n" << r.err;
   EXPECT_NE(r.err.find(mention), std::string::npos) << args << ": '" << mention << "' not in: " << r.err;
 }
 
 TEST(Cli, ListShowsTheBaselines) {
-  const Result r = run("list");
-  EXPECT_EQ(r.code, 0);
+  const CommandResult r = run("list");
+  EXPECT_EQ(r.exit_code, 0);
   for (const char* name : {"cub-radix", "cub-radix-bits", "cub-radix-pairs", "cub-merge", "thrust-sort",
                            "cpu-std-sort", "cpu-parallel-sort"})
-    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+    EXPECT_NE(r.output.find(name), std::string::npos) << name;
 }
 
 TEST(Cli, UsageErrorsAreOneLineWithExitCode2) {
@@ -79,23 +62,23 @@ TEST(Cli, UsageErrorsAreOneLineWithExitCode2) {
 TEST(Cli, DesignCardExampleParses) {
   // Runs where a GPU is present (exit 0), reports the missing device otherwise (exit 3):
   // never a usage error.
-  const Result r = run("run --algo hp --delta 50 --sigma 50 -n 2^16 --reps 1 --quiet");
-  EXPECT_TRUE(r.code == 0 || r.code == 3) << r.code << ": " << r.err;
+  const CommandResult r = run("run --algo hp --delta 50 --sigma 50 -n 2^16 --reps 1 --quiet");
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.exit_code << ": " << r.err;
 }
 
 TEST(Cli, NoDeviceSuggestsTheCpuBackend) {
   if (!sb::cuda_unavailable_reason()) GTEST_SKIP() << "a CUDA device is present";
-  const Result r = run("run --algo cub-radix -n 1000");
-  EXPECT_EQ(r.code, 3);
+  const CommandResult r = run("run --algo cub-radix -n 1000");
+  EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("--backend cpu"), std::string::npos) << r.err;
 }
 
 TEST(Cli, UnwritableJsonFailsBeforeSortingAndWritesNothing) {
-  const Result r = run("run --backend cpu --algo cpu-std-sort -n 1000 --json /nonexistent-dir/x.json");
-  EXPECT_EQ(r.code, 5);
+  const CommandResult r = run("run --backend cpu --algo cpu-std-sort -n 1000 --json /nonexistent-dir/x.json");
+  EXPECT_EQ(r.exit_code, 5);
   EXPECT_EQ(lines(r.err), 1u) << r.err;
-  EXPECT_EQ(r.out.find("verified"), std::string::npos) << "nothing may run before the check";
+  EXPECT_EQ(r.output.find("verified"), std::string::npos) << "nothing may run before the check";
 }
 
 TEST(Cli, CpuRunWritesJsonAndCsv) {
@@ -103,9 +86,9 @@ TEST(Cli, CpuRunWritesJsonAndCsv) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string json = (dir / "r.json").string(), csv = (dir / "r.csv").string();
-  const Result r = run("run --backend cpu --algo all -n 64K --delta 50 --payload index --reps 3 --budget 0.1 --json " +
+  const CommandResult r = run("run --backend cpu --algo all -n 64K --delta 50 --payload index --reps 3 --budget 0.1 --json " +
                        json + " --csv " + csv);
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream jf(json);
   const auto doc = nlohmann::json::parse(jf);
   EXPECT_EQ(doc["schema_version"], 1);
@@ -130,10 +113,10 @@ TEST(Cli, CpuRunWritesJsonAndCsv) {
 
 TEST(Cli, GenPrintsRealizedStatisticsAndWritesRawKeys) {
   const auto path = (std::filesystem::temp_directory_path() / "sortbench_gen.bin").string();
-  const Result r = run("gen --backend cpu -n 1000 --max-val 500 --len 17 --out " + path);
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("len      17"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("realized len 17"), std::string::npos) << r.out;
+  const CommandResult r = run("gen --backend cpu -n 1000 --max-val 500 --len 17 --out " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.output.find("len      17"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("realized len 17"), std::string::npos) << r.output;
   EXPECT_EQ(std::filesystem::file_size(path), 4000u);
   std::filesystem::remove(path);
 }

@@ -1,22 +1,18 @@
 // The command line on a GPU machine: a run that verifies, and an input too large for the GPU.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
+
+#include "support/command.hpp"
 
 namespace {
 
+// Exit code of a sortbench command line; err gets what it printed on stderr.
 int run(const std::string& args, std::string& err) {
-  const std::string cmd = std::string(SORTBENCH_EXE) + " " + args + " 2>&1 >/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  err.clear();
-  while (std::fgets(buf.data(), buf.size(), p)) err += buf.data();
-  const int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const sb::test::CommandResult r =
+      sb::test::run_command(sb::test::exe() + " " + args + " >/dev/null", /*split_stderr=*/true);
+  err = r.err;
+  return r.exit_code;
 }
 
 TEST(CliGpu, DefaultRunOfCubRadixVerifies) {

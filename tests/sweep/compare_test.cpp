@@ -4,7 +4,7 @@
 
 #include "sortbench/compare.hpp"
 #include "sortbench/errors.hpp"
-#include "sweep_test_util.hpp"
+#include "support/command.hpp"
 
 namespace sb {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "sweep_test_util.hpp"
+#include "support/command.hpp"
 
 namespace sb {
 namespace {

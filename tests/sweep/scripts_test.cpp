@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sortbench/sweep.hpp"
-#include "sweep_test_util.hpp"
+#include "support/command.hpp"
 
 namespace sb {
 namespace {

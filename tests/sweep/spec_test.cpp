@@ -8,7 +8,7 @@
 
 #include "sortbench/errors.hpp"
 #include "sortbench/sweep.hpp"
-#include "sweep_test_util.hpp"
+#include "support/command.hpp"
 
 namespace sb {
 namespace {

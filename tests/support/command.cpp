@@ -1,4 +1,4 @@
-#include "sweep_test_util.hpp"
+#include "support/command.hpp"
 
 #include <sys/wait.h>
 
@@ -7,24 +7,29 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <optional>
 #include <stdexcept>
 
 namespace sb::test {
 
-CommandResult run_command(const std::string& command_line) {
+CommandResult run_command(const std::string& command_line, bool split_stderr) {
   CommandResult r;
-  FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
+  std::optional<TempDir> err_dir;
+  if (split_stderr) err_dir.emplace();
+  const std::string redirect = split_stderr ? " 2>" + err_dir->file("stderr.txt") : " 2>&1";
+  FILE* pipe = popen((command_line + redirect).c_str(), "r");
   if (!pipe) throw std::runtime_error("popen failed: " + command_line);
   char buffer[4096];
   std::size_t n;
   while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (split_stderr) r.err = read_text(err_dir->file("stderr.txt"));
   return r;
 }
 
 TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "sortbench-sweep-XXXXXX").string();
+  std::string pattern = (std::filesystem::temp_directory_path() / "sortbench-test-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
   path_ = pattern;
 }

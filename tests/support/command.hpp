@@ -1,4 +1,4 @@
-// Helpers of the sweep tests: temporary folders, running the real executable, reading files.
+// Helpers of the tests that run the real executable: commands, temporary folders, files.
 #pragma once
 
 #include <string>
@@ -8,10 +8,12 @@ namespace sb::test {
 
 struct CommandResult {
   int exit_code = -1;
-  std::string output;  // stdout and stderr together
+  std::string output;  // stdout, with stderr unless it was asked for apart
+  std::string err;     // stderr, when asked for apart
 };
-// Runs a shell command line; output captured, exit code decoded.
-CommandResult run_command(const std::string& command_line);
+// Runs a shell command line; output captured, exit code decoded. With split_stderr, stderr
+// goes to `err` (checks that an error is one line on stderr and nothing on stdout).
+CommandResult run_command(const std::string& command_line, bool split_stderr = false);
 
 // A fresh, empty folder under the system temporary folder, removed at exit of the test.
 class TempDir {
@@ -29,7 +31,12 @@ std::string read_text(const std::string& path);
 void write_text(const std::string& path, const std::string& text);
 std::vector<std::string> lines_of(const std::string& text);
 
+// In the test executables that are built with the source folder and the executable's path.
+#ifdef SORTBENCH_SOURCE_DIR
 inline std::string source_path(const std::string& relative) { return std::string(SORTBENCH_SOURCE_DIR) + "/" + relative; }
+#endif
+#ifdef SORTBENCH_EXE
 inline std::string exe() { return SORTBENCH_EXE; }
+#endif
 
 }  // namespace sb::test
