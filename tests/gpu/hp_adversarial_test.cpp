@@ -7,8 +7,6 @@
 #include <cstring>
 #include <vector>
 
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/device_buffer.hpp"
 #include "sortbench/registry.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -48,19 +46,8 @@ std::optional<std::vector<std::uint32_t>> run_on(const Algorithm& algo, const st
   spec.len = stats.len;
   SortProblem problem{spec, stats, {}};
   if (algo.why_unsupported(problem)) return std::nullopt;
-  const std::size_t bytes = n * sizeof(std::uint32_t);
-  DeviceBuffer k0(bytes), k1(bytes), workspace(algo.workspace_bytes(problem));
-  SB_CUDA_CHECK(cudaMemcpy(k0.get(), words.data(), bytes, cudaMemcpyHostToDevice));
-  SB_CUDA_CHECK(cudaMemset(k1.get(), 0xA5, bytes));
-  DeviceBuffers b;
-  b.keys[0] = k0.get();
-  b.keys[1] = k1.get();
-  b.workspace = workspace.get();
-  b.workspace_bytes = workspace.bytes();
-  const int result = algo.run_device(problem, b);
-  SB_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<std::uint32_t> out(n);
-  SB_CUDA_CHECK(cudaMemcpy(out.data(), b.keys[result], bytes, cudaMemcpyDeviceToHost));
+  std::vector<std::uint32_t> out = words;
+  sort_host_keys_on_device(algo, problem, out.data());
   return out;
 }
 

@@ -12,8 +12,6 @@
 
 #include <fmt/format.h>
 
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/device_buffer.hpp"
 #include "sortbench/registry.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -57,19 +55,7 @@ bool sort_on_device(const Algorithm& algo, KeyType key, std::vector<T>& keys, co
   std::sort(distinct.begin(), distinct.end());
   p.realized.len = std::unique(distinct.begin(), distinct.end()) - distinct.begin();
   if (algo.why_unsupported(p)) return false;
-  const std::size_t bytes = keys.size() * sizeof(T);
-  DeviceBuffer k0(bytes), k1(bytes), ws(algo.workspace_bytes(p));
-  if (bytes) SB_CUDA_CHECK(cudaMemcpy(k0.get(), keys.data(), bytes, cudaMemcpyHostToDevice));
-  if (bytes) SB_CUDA_CHECK(cudaMemset(k1.get(), 0xA5, bytes));
-  DeviceBuffers b;
-  b.keys[0] = k0.get();
-  b.keys[1] = k1.get();
-  b.workspace = ws.get();
-  b.workspace_bytes = ws.bytes();
-  const int result = algo.run_device(p, b);
-  SB_CUDA_CHECK(cudaGetLastError());
-  SB_CUDA_CHECK(cudaDeviceSynchronize());
-  if (bytes) SB_CUDA_CHECK(cudaMemcpy(keys.data(), b.keys[result], bytes, cudaMemcpyDeviceToHost));
+  sort_host_keys_on_device(algo, p, keys.data());
   return true;
 }
 

@@ -1,10 +1,33 @@
-// run_device_once: the harness's protocol for one sample, without timing.
+// run_device_once: the harness's protocol for one sample, without timing; and the same run
+// on keys made on the host.
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/generator.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {
+namespace {
+
+// Runs algo on keys0 (and vals0) with poisoned scratch buffers, so an unwritten output
+// cannot pass as sorted; b gets the buffers it ran on. Returns which of them holds the result.
+int run_with_scratch(const Algorithm& algo, const SortProblem& problem, DeviceBuffer& keys0, DeviceBuffer& keys1,
+                     DeviceBuffer& vals0, DeviceBuffer& vals1, DeviceBuffers& b) {
+  if (keys1.bytes()) SB_CUDA_CHECK(cudaMemset(keys1.get(), 0xA5, keys1.bytes()));
+  if (vals1.bytes()) SB_CUDA_CHECK(cudaMemset(vals1.get(), 0xA5, vals1.bytes()));
+  DeviceBuffer workspace(algo.workspace_bytes(problem));
+  b.keys[0] = keys0.get();
+  b.keys[1] = keys1.get();
+  b.vals[0] = vals0.as<index_t>();
+  b.vals[1] = vals1.as<index_t>();
+  b.workspace = workspace.get();
+  b.workspace_bytes = workspace.bytes();
+  const int result = algo.run_device(problem, b);
+  SB_CUDA_CHECK(cudaGetLastError());
+  SB_CUDA_CHECK(cudaDeviceSynchronize());
+  return result;
+}
+
+}  // namespace
 
 Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Params& params) {
   Outcome out;
@@ -19,20 +42,8 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
     return out;
   }
   if (kb) SB_CUDA_CHECK(cudaMemcpy(keys0.get(), input.get(), kb, cudaMemcpyDeviceToDevice));
-  // Poison the scratch buffers so an unwritten output cannot pass as sorted.
-  if (kb) SB_CUDA_CHECK(cudaMemset(keys1.get(), 0xA5, kb));
-  if (vb) SB_CUDA_CHECK(cudaMemset(vals1.get(), 0xA5, vb));
-  DeviceBuffer workspace(algo.workspace_bytes(problem));
   DeviceBuffers b;
-  b.keys[0] = keys0.get();
-  b.keys[1] = keys1.get();
-  b.vals[0] = vals0.as<index_t>();
-  b.vals[1] = vals1.as<index_t>();
-  b.workspace = workspace.get();
-  b.workspace_bytes = workspace.bytes();
-  const int result = algo.run_device(problem, b);
-  SB_CUDA_CHECK(cudaGetLastError());
-  SB_CUDA_CHECK(cudaDeviceSynchronize());
+  const int result = run_with_scratch(algo, problem, keys0, keys1, vals0, vals1, b);
   VerifyInput v;
   v.key = spec.key;
   v.n = spec.n;
@@ -46,6 +57,18 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
   out.vals.resize(spec.n * (vb ? 1 : 0));
   if (vb) SB_CUDA_CHECK(cudaMemcpy(out.vals.data(), b.vals[result], vb, cudaMemcpyDeviceToHost));
   return out;
+}
+
+void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys, index_t* vals) {
+  const std::size_t kb = problem.spec.n * key_bytes(problem.spec.key);
+  const std::size_t vb = vals ? problem.spec.n * sizeof(index_t) : 0;
+  DeviceBuffer keys0(kb), keys1(kb), vals0(vb), vals1(vb);
+  if (kb) SB_CUDA_CHECK(cudaMemcpy(keys0.get(), keys, kb, cudaMemcpyHostToDevice));
+  if (vb) SB_CUDA_CHECK(cudaMemcpy(vals0.get(), vals, vb, cudaMemcpyHostToDevice));
+  DeviceBuffers b;
+  const int result = run_with_scratch(algo, problem, keys0, keys1, vals0, vals1, b);
+  if (kb) SB_CUDA_CHECK(cudaMemcpy(keys, b.keys[result], kb, cudaMemcpyDeviceToHost));
+  if (vb) SB_CUDA_CHECK(cudaMemcpy(vals, b.vals[result], vb, cudaMemcpyDeviceToHost));
 }
 
 }  // namespace sb::test
