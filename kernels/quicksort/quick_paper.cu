@@ -97,14 +97,22 @@ __device__ void split_segment(Buffers<T> b, Segment s, int arity, BlockShared<T>
   }
 }
 
+// The common start of a DP and a noDP step: a segment below kSelectionBelow is finished by
+// thread 0 (true); otherwise the block splits it into sh.cur (false).
+template <Method M, typename T>
+__device__ bool finish_small_or_split(Buffers<T> b, Segment s, int arity, BlockShared<T>& sh) {
+  if (s.len < kSelectionBelow) {
+    if (threadIdx.x == 0) thread_selection_finish(b, s);
+    return true;
+  }
+  split_segment<M>(b, s, arity, sh);
+  return false;
+}
+
 template <Method M, typename T>
 __global__ void quick_dp_kernel(Buffers<T> b, Segment s, int arity, int depth) {
   __shared__ BlockShared<T> sh;
-  if (s.len < kSelectionBelow) {
-    if (threadIdx.x == 0) thread_selection_finish(b, s);
-    return;
-  }
-  split_segment<M>(b, s, arity, sh);
+  if (finish_small_or_split<M>(b, s, arity, sh)) return;
   const int t = threadIdx.x;
   if (t < sh.ncur) {
     const Segment c = sh.cur[t];
@@ -129,11 +137,7 @@ __global__ void quick_level_kernel(Buffers<T> b, const Segment* in, Segment* out
                                    int arity) {
   __shared__ BlockShared<T> sh;
   const Segment s = in[blockIdx.x];
-  if (s.len < kSelectionBelow) {
-    if (threadIdx.x == 0) thread_selection_finish(b, s);
-    return;
-  }
-  split_segment<M>(b, s, arity, sh);
+  if (finish_small_or_split<M>(b, s, arity, sh)) return;
   const int t = threadIdx.x;
   if (t < sh.ncur) {
     const Segment c = sh.cur[t];
