@@ -9,7 +9,7 @@ namespace {
 std::string g_command_line;
 
 template <typename E, typename Parse>
-E parse_enum(const std::string& text, const char* option, Parse parse, const char* choices) {
+E parse_enum(const std::string& text, const char* option, Parse parse, const std::string& choices) {
   if (auto v = parse(text)) return *v;
   throw UsageError(fmt::format("{} '{}' is not one of {}", option, text, choices));
 }
@@ -21,11 +21,12 @@ void add_input_options(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--sigma", o.sigma, "sparsity sigma = range / len [default: from len]");
   cmd.add_option("--len", o.len, "distinct values that occur [default min(n, range)]");
   cmd.add_option("--min-val", o.min_val, "smallest key value, may be negative [default 0]");
-  cmd.add_option("--max-val", o.max_val, "keys lie below this value [default minVal + range]");
-  cmd.add_option("--dist", o.dist, "uniform, distinct, sorted, reverse, nearly-sorted, equal, zipf")
-      ->capture_default_str();
-  cmd.add_option("--key", o.key, "key type: u32, i32, f32, u32x4")->capture_default_str();
-  cmd.add_option("--payload", o.payload, "none, or index (each key carries its input position)")
+  cmd.add_option("--max-val", o.max_val, "keys lie below this value, up to 2^64 for u64 [default minVal + range]");
+  cmd.add_option("--dist", o.dist, distribution_choices())->capture_default_str();
+  cmd.add_option("--entropy", o.entropy, "with --dist entropy: 1, 0.811, 0.544, 0.337, 0.201 or 0 (CUB's levels)");
+  cmd.add_option("--key", o.key, "key type: " + key_type_choices())->capture_default_str();
+  cmd.add_option("--payload", o.payload,
+                 "none; index (the input position); u32 or u64 (a value column of that width)")
       ->capture_default_str();
   cmd.add_option("--seed", o.seed, "random seed; the same seed gives the same input")->capture_default_str();
 }
@@ -38,10 +39,10 @@ InputRequest to_request(const CLI::App& cmd, const InputOptions& o) {
   if (cmd.count("--sigma")) r.sigma = o.sigma;
   if (cmd.count("--min-val")) r.min_val = parse_value(o.min_val, "--min-val");
   if (cmd.count("--max-val")) r.max_val = parse_value(o.max_val, "--max-val");
-  r.dist = parse_enum<Distribution>(o.dist, "--dist", parse_distribution,
-                                    "uniform, distinct, sorted, reverse, nearly-sorted, equal, zipf");
-  r.key = parse_enum<KeyType>(o.key, "--key", parse_key_type, "u32, i32, f32, u32x4");
-  r.payload = parse_enum<Payload>(o.payload, "--payload", parse_payload, "none, index");
+  if (cmd.count("--entropy")) r.entropy = o.entropy;
+  r.dist = parse_enum<Distribution>(o.dist, "--dist", parse_distribution, distribution_choices());
+  r.key = parse_enum<KeyType>(o.key, "--key", parse_key_type, key_type_choices());
+  r.payload = parse_enum<Payload>(o.payload, "--payload", parse_payload, payload_choices());
   r.seed = o.seed;
   return r;
 }

@@ -15,7 +15,7 @@ namespace sb::cli {
 
 struct InputOptions {
   std::string n, min_val, max_val, len;
-  double delta = 0, sigma = 0;
+  double delta = 0, sigma = 0, entropy = 1;
   std::string dist = "uniform", key = "u32", payload = "none";
   std::uint64_t seed = 1;
 };

@@ -41,8 +41,9 @@ int run_gen(const CLI::App& cmd, const GenOptions& o) {
       "n        {}\nkey      {}\ndist     {}\nseed     {}\n"
       "minVal   {}\nmaxVal   {}\nrange    {}\nlen      {}\ndelta    {:.6g}\nsigma    {:.6g}\n"
       "min      {}\nmax      {}\nrealized len {}, delta {:.6g}, sigma {:.6g} (over [min, max])\n",
-      use_gpu ? "GPU" : "CPU", spec.n, to_string(spec.key), to_string(spec.dist), spec.seed, spec.min_val,
-      spec.max_val, spec.range, spec.len, spec.delta(), spec.sigma(), stats.min, stats.max, stats.len,
+      use_gpu ? "GPU" : "CPU", spec.n, to_string(spec.key), to_string(spec.dist), spec.seed, wide_text(spec.min_val),
+      wide_text(spec.max_val), wide_text(spec.range), spec.len, spec.delta(), spec.sigma(), wide_text(stats.min),
+      wide_text(stats.max), stats.len,
       spec.n ? spec.n / realized_range : 0.0, stats.len ? realized_range / stats.len : 0.0);
   if (!o.out.empty()) {
     write_file_atomically(o.out, std::string(keys.begin(), keys.end()));

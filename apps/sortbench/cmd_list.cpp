@@ -14,16 +14,18 @@ Command add_list(CLI::App& app) {
             const auto& all = registry().all();
             std::size_t width = 4;
             for (const auto& a : all) width = std::max(width, a.name.size());
-            std::cout << fmt::format("{:<{}}  {:<10}  {:<3}  {:<19}  {:<7}  {:<6}  {:<28}  {}\n", "name", width,
-                                     "family", "bk", "keys", "payload", "stable", "constraints", "source");
-            for (const auto& a : all) {
-              std::string keys;
-              for (KeyType k : a.key_types) keys += (keys.empty() ? "" : ",") + std::string(to_string(k));
-              std::cout << fmt::format("{:<{}}  {:<10}  {:<3}  {:<19}  {:<7}  {:<6}  {:<28}  {}\n", a.name, width,
-                                       a.family, to_string(a.backend), keys, a.payload ? "index" : "none",
+            auto joined = [](const auto& items) {
+              std::string out;
+              for (auto item : items) out += (out.empty() ? "" : ",") + std::string(to_string(item));
+              return out;
+            };
+            std::cout << fmt::format("{:<{}}  {:<10}  {:<3}  {:<31}  {:<19}  {:<6}  {:<28}  {}\n", "name", width,
+                                     "family", "bk", "keys", "payloads", "stable", "constraints", "source");
+            for (const auto& a : all)
+              std::cout << fmt::format("{:<{}}  {:<10}  {:<3}  {:<31}  {:<19}  {:<6}  {:<28}  {}\n", a.name, width,
+                                       a.family, to_string(a.backend), joined(a.key_types), joined(a.payloads),
                                        a.stable ? "yes" : "no", a.constraints.empty() ? "-" : a.constraints,
                                        a.source);
-            }
             return 0;
           }};
 }

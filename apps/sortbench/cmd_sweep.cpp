@@ -115,7 +115,7 @@ int run_dry(const SweepSpec& spec, const SweepOptions& o, Shard shard) {
     for (const auto& p : spec.unregistered) have += done.count(result_key(row->key, p));
     missing += spec.results_per_row() - have;
     const InputSpec in = derive_input_spec(row->request);
-    std::cout << fmt::format("{:>5}  {}  [range={} len={}]{}\n", row->index, row->key, in.range, in.len,
+    std::cout << fmt::format("{:>5}  {}  [range={} len={}]{}\n", row->index, row->key, wide_text(in.range), in.len,
                              have == spec.results_per_row() ? "  done"
                              : have                       ? fmt::format("  {} of {} done", have, spec.results_per_row())
                                                           : "");

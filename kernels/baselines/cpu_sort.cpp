@@ -1,5 +1,5 @@
 // CPU baselines: std::sort on one core, and libstdc++'s parallel mode (__gnu_parallel::sort,
-// OpenMP) on all cores. With a payload, (key, index) records are sorted by key.
+// OpenMP) on all cores. With a payload, (key, value) records are sorted by key.
 #include <omp.h>
 #include <parallel/algorithm>
 
@@ -7,62 +7,54 @@
 #include <vector>
 
 #include "baselines.hpp"
+#include "sortbench/element.hpp"
 #include "sortbench/keys.hpp"
 
 namespace sb::baselines {
 namespace {
 
-template <typename K>
+template <typename K, typename V>
 struct Record {
   K key;
-  index_t index;
+  V value;
 };
 
-template <typename K, typename SortFn>
-void sort_host(const SortProblem& p, const HostBuffers& b, SortFn sort) {
-  K* keys = static_cast<K*>(b.keys);
-  const auto n = static_cast<std::ptrdiff_t>(p.n());
+template <typename K, typename V, typename SortFn>
+void sort_host(K* keys, V* vals, std::uint64_t count, SortFn sort) {
+  const auto n = static_cast<std::ptrdiff_t>(count);
   auto less = [](const K& x, const K& y) { return KeyTraits<K>::less(x, y); };
-  if (!b.vals) {
+  if constexpr (std::is_same_v<V, NoValue>) {
     sort(keys, keys + n, less);
-    return;
+  } else {
+    std::vector<Record<K, V>> records(count);
+    for (std::ptrdiff_t i = 0; i < n; ++i) records[i] = {keys[i], vals[i]};
+    sort(records.begin(), records.end(), [&](const Record<K, V>& x, const Record<K, V>& y) { return less(x.key, y.key); });
+    for (std::ptrdiff_t i = 0; i < n; ++i) keys[i] = records[i].key, vals[i] = records[i].value;
   }
-  std::vector<Record<K>> records(p.n());
-  for (std::ptrdiff_t i = 0; i < n; ++i) records[i] = {keys[i], b.vals[i]};
-  sort(records.begin(), records.end(), [&](const Record<K>& x, const Record<K>& y) { return less(x.key, y.key); });
-  for (std::ptrdiff_t i = 0; i < n; ++i) keys[i] = records[i].key, b.vals[i] = records[i].index;
 }
 
-Algorithm cpu_base(std::string name, std::string source) {
+template <typename SortFn>
+Algorithm cpu_sort(std::string name, std::string source, SortFn sort) {
   Algorithm a;
   a.name = std::move(name);
   a.family = "baselines";
   a.backend = Backend::cpu;
-  a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u32x4};
-  a.payload = true;
   a.stable = false;
   a.source = std::move(source);
   a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
+  set_host_run<AllKeys, AllValues>(a, [sort](auto* keys, auto* vals, const SortProblem& p) {
+    sort_host(keys, vals, p.n(), sort);
+  });
   return a;
 }
 
 }  // namespace
 
 void add_cpu_sorts(Registry& r) {
-  Algorithm seq = cpu_base("cpu-std-sort", "std::sort (one core)");
-  seq.run_host = [](const SortProblem& p, const HostBuffers& b) {
-    dispatch_key(p.spec.key, [&](auto k) {
-      sort_host<decltype(k)>(p, b, [](auto first, auto last, auto less) { std::sort(first, last, less); });
-    });
-  };
-  r.add(seq);
-
-  Algorithm par = cpu_base("cpu-parallel-sort", "__gnu_parallel::sort (libstdc++ parallel mode, OpenMP, all cores)");
-  par.run_host = [](const SortProblem& p, const HostBuffers& b) {
-    dispatch_key(p.spec.key, [&](auto k) {
-      sort_host<decltype(k)>(p, b, [](auto first, auto last, auto less) { __gnu_parallel::sort(first, last, less); });
-    });
-  };
+  r.add(cpu_sort("cpu-std-sort", "std::sort (one core)",
+                 [](auto first, auto last, auto less) { std::sort(first, last, less); }));
+  Algorithm par = cpu_sort("cpu-parallel-sort", "__gnu_parallel::sort (libstdc++ parallel mode, OpenMP, all cores)",
+                           [](auto first, auto last, auto less) { __gnu_parallel::sort(first, last, less); });
   par.details = [](const SortProblem&) { return Details{{"threads", std::to_string(omp_get_max_threads())}}; };
   r.add(par);
 }

@@ -4,6 +4,7 @@
 
 #include "baselines.hpp"
 #include "sortbench/cuda_check.hpp"
+#include "sortbench/element.hpp"
 #include "sortbench/keys.hpp"
 
 namespace sb::baselines {
@@ -14,14 +15,14 @@ struct KeyLess {
   __host__ __device__ bool operator()(const K& a, const K& b) const { return KeyTraits<K>::less(a, b); }
 };
 
-template <typename K>
-void merge_sort(void* temp, std::size_t& bytes, K* keys, index_t* vals, std::uint64_t n, cudaStream_t stream) {
-  if (vals)
-    SB_CUDA_CHECK(cub::DeviceMergeSort::StableSortPairs(temp, bytes, keys, vals, static_cast<std::int64_t>(n),
-                                                        KeyLess<K>{}, stream));
-  else
+template <typename K, typename V>
+void merge_sort(void* temp, std::size_t& bytes, K* keys, V* vals, std::uint64_t n, cudaStream_t stream) {
+  if constexpr (std::is_same_v<V, NoValue>)
     SB_CUDA_CHECK(
         cub::DeviceMergeSort::StableSortKeys(temp, bytes, keys, static_cast<std::int64_t>(n), KeyLess<K>{}, stream));
+  else
+    SB_CUDA_CHECK(cub::DeviceMergeSort::StableSortPairs(temp, bytes, keys, vals, static_cast<std::int64_t>(n),
+                                                        KeyLess<K>{}, stream));
 }
 
 }  // namespace
@@ -31,28 +32,22 @@ void add_cub_merge(Registry& r) {
   a.name = "cub-merge";
   a.family = "baselines";
   a.backend = Backend::gpu;
-  a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u32x4};
-  a.payload = true;
   a.stable = true;
   a.source = "CUB DeviceMergeSort::StableSortKeys / StableSortPairs";
   a.workspace_bytes = [](const SortProblem& p) {
-    return dispatch_key(p.spec.key, [&](auto k) {
+    return dispatch_element<AllKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
       using K = decltype(k);
+      using V = decltype(v);
       std::size_t bytes = 0;
-      merge_sort<K>(nullptr, bytes, nullptr, p.has_payload() ? reinterpret_cast<index_t*>(8) : nullptr, p.n(),
-                    nullptr);
+      merge_sort<K, V>(nullptr, bytes, nullptr, reinterpret_cast<V*>(8), p.n(), nullptr);
       return bytes;
     });
   };
-  a.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
-    dispatch_key(p.spec.key, [&](auto k) {
-      using K = decltype(k);
-      std::size_t bytes = b.workspace_bytes;
-      merge_sort<K>(b.workspace, bytes, static_cast<K*>(b.keys[0]), p.has_payload() ? b.vals[0] : nullptr, p.n(),
-                    b.stream);
-    });
+  set_device_run<AllKeys, AllValues>(a, [](auto b, const SortProblem& p) {
+    std::size_t bytes = b.workspace_bytes;
+    merge_sort(b.workspace, bytes, b.keys[0], b.vals[0], p.n(), b.stream);
     return 0;
-  };
+  });
   r.add(a);
 }
 

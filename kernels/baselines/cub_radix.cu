@@ -10,6 +10,7 @@
 
 #include "baselines.hpp"
 #include "sortbench/cuda_check.hpp"
+#include "sortbench/element.hpp"
 #include "sortbench/keys.hpp"
 #include "sortbench/launch.hpp"
 #include "sortbench/range_radix_sort.hpp"
@@ -34,48 +35,44 @@ struct Row4Decomposer {
   }
 };
 
-// Sorts keys[0] (and vals[0] when vals is set) on bits [0, end_bit) (rows: on all their
+// Sorts keys[0] (and vals[0] unless V is NoValue) on bits [0, end_bit) (rows: on all their
 // bits); returns the DoubleBuffer selector. With temp == nullptr only sets temp_bytes.
-template <typename K>
-int radix_sort(void* temp, std::size_t& temp_bytes, void* const keys[2], index_t* const vals[2], std::uint64_t n,
-               int end_bit, cudaStream_t stream) {
-  cub::DoubleBuffer<K> d_keys(static_cast<K*>(keys[0]), static_cast<K*>(keys[1]));
+template <typename K, typename V>
+int radix_sort(void* temp, std::size_t& temp_bytes, K* const keys[2], V* const vals[2], std::uint64_t n, int end_bit,
+               cudaStream_t stream) {
+  cub::DoubleBuffer<K> d_keys(keys[0], keys[1]);
   if constexpr (std::is_same_v<K, Row4>) {
-    if (vals) {
-      cub::DoubleBuffer<index_t> d_vals(vals[0], vals[1]);
-      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, d_keys, d_vals, n, Row4Decomposer{}, stream));
-    } else {
+    if constexpr (std::is_same_v<V, NoValue>) {
       SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, n, Row4Decomposer{}, stream));
+    } else {
+      cub::DoubleBuffer<V> d_vals(vals[0], vals[1]);
+      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, d_keys, d_vals, n, Row4Decomposer{}, stream));
     }
-  } else if (vals) {
-    cub::DoubleBuffer<index_t> d_vals(vals[0], vals[1]);
-    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, d_keys, d_vals, n, 0, end_bit, stream));
-  } else {
+  } else if constexpr (std::is_same_v<V, NoValue>) {
     SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, n, 0, end_bit, stream));
+  } else {
+    cub::DoubleBuffer<V> d_vals(vals[0], vals[1]);
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, d_keys, d_vals, n, 0, end_bit, stream));
   }
   return d_keys.selector;
 }
 
-template <typename K>
-std::size_t radix_temp_bytes(std::uint64_t n, bool pairs) {
+template <typename K, typename V>
+std::size_t radix_temp_bytes(std::uint64_t n) {
   std::size_t bytes = 0;
-  void* keys[2] = {nullptr, nullptr};
-  index_t* vals[2] = {nullptr, nullptr};
-  radix_sort<K>(nullptr, bytes, keys, pairs ? vals : nullptr, n, int(sizeof(K) * 8), nullptr);
+  K* keys[2] = {nullptr, nullptr};
+  V* vals[2] = {nullptr, nullptr};
+  radix_sort<K, V>(nullptr, bytes, keys, vals, n, int(sizeof(K) * 8), nullptr);
   return bytes;
 }
 
 std::size_t align_up(std::size_t b) { return (b + 255) & ~std::size_t{255}; }
-
-const std::vector<KeyType> kScalarKeys{KeyType::u32, KeyType::i32, KeyType::f32};
 
 Algorithm radix_base(std::string name, std::string source) {
   Algorithm a;
   a.name = std::move(name);
   a.family = "baselines";
   a.backend = Backend::gpu;
-  a.key_types = kScalarKeys;
-  a.payload = true;
   a.stable = true;
   a.source = std::move(source);
   return a;
@@ -86,58 +83,54 @@ Algorithm radix_base(std::string name, std::string source) {
 void add_cub_radix(Registry& r) {
   Algorithm full = radix_base("cub-radix", "CUB DeviceRadixSort (all key bits, DoubleBuffer; u32x4 rows "
                                             "through a decomposer)");
-  full.key_types.push_back(KeyType::u32x4);
   full.workspace_bytes = [](const SortProblem& p) {
-    return dispatch_key(p.spec.key,
-                        [&](auto k) -> std::size_t { return radix_temp_bytes<decltype(k)>(p.n(), p.has_payload()); });
-  };
-  full.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
-    return dispatch_key(p.spec.key, [&](auto k) -> int {
-      using K = decltype(k);
-      std::size_t bytes = b.workspace_bytes;
-      return radix_sort<K>(b.workspace, bytes, b.keys, p.has_payload() ? b.vals : nullptr, p.n(), int(sizeof(K) * 8),
-                           b.stream);
+    return dispatch_element<AllKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+      return radix_temp_bytes<decltype(k), decltype(v)>(p.n());
     });
   };
+  set_device_run<AllKeys, AllValues>(full, [](auto b, const SortProblem& p) {
+    using K = std::remove_pointer_t<decltype(b.keys[0])>;
+    std::size_t bytes = b.workspace_bytes;
+    return radix_sort(b.workspace, bytes, b.keys, b.vals, p.n(), int(sizeof(K) * 8), b.stream);
+  });
   r.add(full);
 
   Algorithm bits = radix_base("cub-radix-bits",
                               "CUB DeviceRadixSort on bits [0, bit_width(max - min)) of key - min");
+  declare_types<ScalarKeys, AllValues>(bits);
   bits.workspace_bytes = range_radix_sort_bytes;
   bits.run_device = range_radix_sort;
   bits.details = range_radix_sort_details;
   r.add(bits);
 
+  // Without a payload the index column is attached here, inside the timed region: an argsort.
   Algorithm pairs = radix_base("cub-radix-pairs",
                                "CUB DeviceRadixSort::SortPairs with the original index as value "
                                "(attached in the timed region when --payload none)");
   pairs.workspace_bytes = [](const SortProblem& p) {
-    const std::size_t temp = dispatch_key(p.spec.key, [&](auto k) -> std::size_t {
+    return dispatch_element<ScalarKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) -> std::size_t {
       using K = decltype(k);
-      if constexpr (std::is_same_v<K, Row4>) return 0;
-      else return radix_temp_bytes<K>(p.n(), true);
+      using V = decltype(v);
+      if constexpr (std::is_same_v<V, NoValue>)
+        return align_up(radix_temp_bytes<K, index_t>(p.n())) + 2 * align_up(p.n() * sizeof(index_t));
+      else
+        return radix_temp_bytes<K, V>(p.n());
     });
-    return p.has_payload() ? temp : align_up(temp) + 2 * align_up(p.n() * sizeof(index_t));
   };
-  pairs.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
-    index_t* vals[2] = {b.vals[0], b.vals[1]};
-    void* temp = b.workspace;
+  set_device_run<ScalarKeys, AllValues>(pairs, [](auto b, const SortProblem& p) {
+    using K = std::remove_pointer_t<decltype(b.keys[0])>;
     std::size_t bytes = b.workspace_bytes;
-    if (!p.has_payload()) {
+    if constexpr (decltype(b)::has_values) {
+      return radix_sort(b.workspace, bytes, b.keys, b.vals, p.n(), int(sizeof(K) * 8), b.stream);
+    } else {
       char* base = static_cast<char*>(b.workspace);
       const std::size_t vb = align_up(p.n() * sizeof(index_t));
-      vals[0] = reinterpret_cast<index_t*>(base);
-      vals[1] = reinterpret_cast<index_t*>(base + vb);
-      temp = base + 2 * vb;
-      bytes = b.workspace_bytes - 2 * vb;
+      index_t* vals[2] = {reinterpret_cast<index_t*>(base), reinterpret_cast<index_t*>(base + vb)};
       iota_kernel<<<grid_for(p.n(), kBlock), kBlock, 0, b.stream>>>(vals[0], p.n());
+      bytes -= 2 * vb;
+      return radix_sort(base + 2 * vb, bytes, b.keys, vals, p.n(), int(sizeof(K) * 8), b.stream);
     }
-    return dispatch_key(p.spec.key, [&](auto k) -> int {
-      using K = decltype(k);
-      if constexpr (std::is_same_v<K, Row4>) return 0;
-      else return radix_sort<K>(temp, bytes, b.keys, vals, p.n(), int(sizeof(K) * 8), b.stream);
-    });
-  };
+  });
   r.add(pairs);
 }
 

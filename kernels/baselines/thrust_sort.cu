@@ -10,6 +10,7 @@
 #include <new>
 
 #include "baselines.hpp"
+#include "sortbench/element.hpp"
 #include "sortbench/keys.hpp"
 
 namespace sb::baselines {
@@ -39,24 +40,21 @@ class ArenaAllocator {
   int live_ = 0;
 };
 
-struct Row4Less {
-  __host__ __device__ bool operator()(const Row4& a, const Row4& b) const { return KeyTraits<Row4>::less(a, b); }
+template <typename K>
+struct KeyLess {
+  __host__ __device__ bool operator()(const K& a, const K& b) const { return KeyTraits<K>::less(a, b); }
 };
 
-template <typename K>
-void thrust_sort(const SortProblem& p, const DeviceBuffers& b) {
-  ArenaAllocator arena(b.workspace, b.workspace_bytes);
-  auto policy = thrust::cuda::par_nosync(arena).on(b.stream);
-  K* keys = static_cast<K*>(b.keys[0]);
+// Primitive keys take thrust's default less (its radix path); rows take the lexicographic one.
+template <typename Policy, typename K, typename V>
+void thrust_sort(Policy policy, K* keys, V* vals, std::uint64_t n) {
   if constexpr (std::is_same_v<K, Row4>) {
-    if (p.has_payload())
-      thrust::sort_by_key(policy, keys, keys + p.n(), b.vals[0], Row4Less{});
-    else
-      thrust::sort(policy, keys, keys + p.n(), Row4Less{});
-  } else if (p.has_payload()) {
-    thrust::sort_by_key(policy, keys, keys + p.n(), b.vals[0]);
+    if constexpr (std::is_same_v<V, NoValue>) thrust::sort(policy, keys, keys + n, KeyLess<K>{});
+    else thrust::sort_by_key(policy, keys, keys + n, vals, KeyLess<K>{});
+  } else if constexpr (std::is_same_v<V, NoValue>) {
+    thrust::sort(policy, keys, keys + n);
   } else {
-    thrust::sort(policy, keys, keys + p.n());
+    thrust::sort_by_key(policy, keys, keys + n, vals);
   }
 }
 
@@ -67,22 +65,21 @@ void add_thrust(Registry& r) {
   a.name = "thrust-sort";
   a.family = "baselines";
   a.backend = Backend::gpu;
-  a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u32x4};
-  a.payload = true;
   a.stable = false;  // thrust::sort promises no stability (it happens to radix sort primitives)
   a.source = "thrust::sort / thrust::sort_by_key with thrust::cuda::par_nosync (u32x4: lexicographic less)";
   a.workspace_bytes = [](const SortProblem& p) {
     // Thrust's radix path needs CUB's temporary storage plus one copy of keys and values.
     std::size_t cub_bytes = 0;
-    cub::DoubleBuffer<std::uint32_t> k;
-    cub::DoubleBuffer<index_t> v;
+    cub::DoubleBuffer<std::uint64_t> k;
+    cub::DoubleBuffer<std::uint64_t> v;
     cub::DeviceRadixSort::SortPairs(nullptr, cub_bytes, k, v, p.n());
     return cub_bytes + 2 * p.n() * p.spec.element_bytes() + (std::size_t{16} << 20);
   };
-  a.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
-    dispatch_key(p.spec.key, [&](auto k) { thrust_sort<decltype(k)>(p, b); });
+  set_device_run<AllKeys, AllValues>(a, [](auto b, const SortProblem& p) {
+    ArenaAllocator arena(b.workspace, b.workspace_bytes);
+    thrust_sort(thrust::cuda::par_nosync(arena).on(b.stream), b.keys[0], b.vals[0], p.n());
     return 0;
-  };
+  });
   r.add(a);
 }
 

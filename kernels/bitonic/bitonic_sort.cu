@@ -64,13 +64,14 @@ int sort_typed(const Schedule& sc, const SortProblem& p, const DeviceBuffers& b)
   const LaunchShape sh = launch_shape(sc, p);
   const std::uint64_t padded = std::uint64_t{1} << sh.log_n;
   K* keys = static_cast<K*>(b.keys[0]);
-  index_t* vals = p.has_payload() ? b.vals[0] : nullptr;
+  index_t* const input_vals = static_cast<index_t*>(b.vals[0]);
+  index_t* vals = p.has_payload() ? input_vals : nullptr;
   const unsigned copy_blocks = grid_for(padded, sh.global_threads);
   if (padded != n) {
     keys = static_cast<K*>(b.workspace);
     vals = p.has_payload() ? reinterpret_cast<index_t*>(static_cast<char*>(b.workspace) + padded_vals_offset(padded, sizeof(K)))
                            : nullptr;
-    pad_kernel<K><<<copy_blocks, sh.global_threads, 0, b.stream>>>(static_cast<const K*>(b.keys[0]), b.vals[0], keys,
+    pad_kernel<K><<<copy_blocks, sh.global_threads, 0, b.stream>>>(static_cast<const K*>(b.keys[0]), input_vals, keys,
                                                                    vals, n, padded);
     SB_CUDA_CHECK_LAUNCH();
   }
@@ -80,7 +81,7 @@ int sort_typed(const Schedule& sc, const SortProblem& p, const DeviceBuffers& b)
     launch_all<K, false>(sc, sh, keys, vals, b.stream);
   if (padded != n) {
     copy_back_kernel<K><<<copy_blocks, sh.global_threads, 0, b.stream>>>(keys, vals, static_cast<K*>(b.keys[0]),
-                                                                         b.vals[0], n);
+                                                                         input_vals, n);
     SB_CUDA_CHECK_LAUNCH();
   }
   return 0;
@@ -136,7 +137,7 @@ KernelLimits limits_of(const Schedule& sc, unsigned shared_round) {
 }  // namespace
 
 KernelLimits kernel_limits(const Schedule& sc, unsigned shared_round, KeyType key, bool payload) {
-  return dispatch_key(key, [&](auto k) -> KernelLimits {
+  return dispatch_key<Keys32>(key, [&](auto k) -> KernelLimits {
     using K = decltype(k);
     if constexpr (std::is_same_v<K, Row4>) {
       return {0, 0, 0};
@@ -147,7 +148,7 @@ KernelLimits kernel_limits(const Schedule& sc, unsigned shared_round, KeyType ke
 }
 
 int sort_device(const Schedule& s, const SortProblem& p, const DeviceBuffers& b) {
-  return dispatch_key(p.spec.key, [&](auto k) -> int {
+  return dispatch_key<Keys32>(p.spec.key, [&](auto k) -> int {
     using K = decltype(k);
     if constexpr (std::is_same_v<K, Row4>)
       throw UsageError("bitonic sorts take u32, i32 and f32 keys");

@@ -11,8 +11,7 @@ void register_bitonic(Registry& r) {
     a.name = s.name;
     a.family = "bitonic";
     a.backend = Backend::gpu;
-    a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32};
-    a.payload = true;
+    declare_types<Keys32, TypeList<NoValue, std::uint32_t>>(a);
     a.stable = false;
     a.constraints = "f32 keys without NaN; n padded to a power of two with sentinels";
     a.source = s.split ? "seed 000 (OpenCL textbook 14.4, bitonic split kernel)"

@@ -115,9 +115,9 @@ int run_stable(const SortProblem& p, const DeviceBuffers& b) {
     std::size_t temp_bytes = a.temp_bytes;
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                                 static_cast<std::int64_t>(parts * kDigits), b.stream));
-    digit_scatter<<<unsigned(parts), kBlock, 0, b.stream>>>(keys_in, with_vals ? b.vals[src] : nullptr, n, min_word,
-                                                            shift, a.counts, static_cast<u32*>(b.keys[src ^ 1]),
-                                                            with_vals ? b.vals[src ^ 1] : nullptr);
+    digit_scatter<<<unsigned(parts), kBlock, 0, b.stream>>>(
+        keys_in, with_vals ? static_cast<const index_t*>(b.vals[src]) : nullptr, n, min_word, shift, a.counts,
+        static_cast<u32*>(b.keys[src ^ 1]), with_vals ? static_cast<index_t*>(b.vals[src ^ 1]) : nullptr);
     SB_CUDA_CHECK_LAUNCH();
   }
   return src;
@@ -129,7 +129,7 @@ void add_stable(Registry& r) {
   Algorithm a = family_base("hp-stable", Backend::gpu,
                             "seed 004 section 8 future work: stable H-P passes (histogram + prefix sums per "
                             "8-bit digit of key - minVal) carrying an index payload");
-  a.payload = true;
+  a.payloads = {Payload::none, Payload::index, Payload::u32};
   a.stable = true;
   a.unsupported = common_limits;
   a.workspace_bytes = [](const SortProblem& p) { return StableArrays(nullptr, parts_for(p.n())).bytes; };

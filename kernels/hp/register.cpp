@@ -14,8 +14,7 @@ Algorithm family_base(std::string name, Backend backend, std::string source) {
   a.name = std::move(name);
   a.family = "hp";
   a.backend = backend;
-  a.key_types = {KeyType::u32, KeyType::i32};
-  a.payload = false;
+  declare_types<TypeList<std::uint32_t, std::int32_t>, KeysOnly>(a);
   a.stable = false;
   a.source = std::move(source);
   a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };

@@ -37,7 +37,7 @@ std::optional<std::string> arity_problem(const SortProblem& p) {
 
 template <typename F>
 void with_keys(const SortProblem& p, const DeviceBuffers& b, F&& f) {
-  dispatch_key(p.spec.key, [&](auto k) {
+  dispatch_key<Keys32>(p.spec.key, [&](auto k) {
     using K = decltype(k);
     if constexpr (!std::is_same_v<K, Row4>) {
       K* const keys[2] = {static_cast<K*>(b.keys[0]), static_cast<K*>(b.keys[1])};
@@ -51,8 +51,7 @@ Algorithm base(std::string name, std::string source) {
   a.name = std::move(name);
   a.family = "quicksort";
   a.backend = Backend::gpu;
-  a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32};
-  a.payload = false;
+  declare_types<Keys32, KeysOnly>(a);
   a.stable = false;
   a.source = std::move(source);
   a.params = {"arity"};

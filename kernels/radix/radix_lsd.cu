@@ -46,7 +46,7 @@ std::size_t align256(std::size_t b) { return (b + 255) & ~std::size_t{255}; }
 Layout layout_of(const SortProblem& p) {
   Layout l;
   l.plan = pass_plan(p);
-  dispatch_key(p.spec.key, [&](auto k) {
+  dispatch_key<TypeList<std::uint32_t, std::int32_t, float, Row4>>(p.spec.key, [&](auto k) {
     using K = decltype(k);
     const unsigned per_sm = p.has_payload() ? resident_scatter_blocks<K, true>() : resident_scatter_blocks<K, false>();
     l.split = make_tile_split(p.n(), lsd::TileShape<K>::keys, sm_count() * per_sm);
@@ -79,7 +79,8 @@ int lsd_sort_typed(const SortProblem& p, const DeviceBuffers& b, const PhaseHook
     if (hook) hook(pass, LsdPhase::scan);
     if (p.has_payload())
       lsd::scatter_kernel<K, true><<<blocks, lsd::kThreads, 0, b.stream>>>(
-          keys_in[src], b.vals[src], keys_out[dst], b.vals[dst], n, sel, l.split, counts, row_total);
+          keys_in[src], static_cast<const index_t*>(b.vals[src]), keys_out[dst], static_cast<index_t*>(b.vals[dst]), n,
+          sel, l.split, counts, row_total);
     else
       lsd::scatter_kernel<K, false><<<blocks, lsd::kThreads, 0, b.stream>>>(keys_in[src], nullptr, keys_out[dst],
                                                                             nullptr, n, sel, l.split, counts,
@@ -99,7 +100,7 @@ std::size_t lsd_workspace_bytes(const SortProblem& p) {
 }
 
 int lsd_sort(const SortProblem& p, const DeviceBuffers& b, const PhaseHook& hook) {
-  return dispatch_key(p.spec.key, [&](auto k) { return lsd_sort_typed<decltype(k)>(p, b, hook); });
+  return dispatch_key<TypeList<std::uint32_t, std::int32_t, float, Row4>>(p.spec.key, [&](auto k) { return lsd_sort_typed<decltype(k)>(p, b, hook); });
 }
 
 std::string lsd_launch_summary(const SortProblem& p) {

@@ -17,15 +17,15 @@ unsigned radix_bits_param(const SortProblem& p) {
 
 PassPlan pass_plan(const SortProblem& p) {
   const unsigned bits = radix_bits_param(p);
-  return dispatch_key(p.spec.key, [&](auto k) {
+  return dispatch_key<TypeList<std::uint32_t, std::int32_t, float, Row4>>(p.spec.key, [&](auto k) {
     using K = decltype(k);
     if constexpr (std::is_same_v<K, Row4>) {
       // Realized min and max are taken over all four words.
-      return make_pass_plan(bits, 4, static_cast<std::uint32_t>(p.realized.min),
-                            static_cast<std::uint32_t>(p.realized.max));
+      return make_pass_plan(bits, 4, static_cast<std::uint32_t>(p.realized.min_ordered),
+                            static_cast<std::uint32_t>(p.realized.max_ordered));
     } else {
-      return make_pass_plan(bits, 1, KeyTraits<K>::ordered(KeyTraits<K>::from_value(p.realized.min)),
-                            KeyTraits<K>::ordered(KeyTraits<K>::from_value(p.realized.max)));
+      return make_pass_plan(bits, 1, static_cast<std::uint32_t>(p.realized.min_ordered),
+                            static_cast<std::uint32_t>(p.realized.max_ordered));
     }
   });
 }

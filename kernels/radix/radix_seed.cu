@@ -23,7 +23,8 @@ int seed_sort_typed(const SortProblem& p, const DeviceBuffers& b) {
   const std::uint32_t bins = plan.bins();
   auto* count = static_cast<std::uint32_t*>(b.workspace);
   K* keys[2] = {static_cast<K*>(b.keys[0]), static_cast<K*>(b.keys[1])};
-  index_t* vals[2] = {p.has_payload() ? b.vals[0] : nullptr, p.has_payload() ? b.vals[1] : nullptr};
+  index_t* vals[2] = {p.has_payload() ? static_cast<index_t*>(b.vals[0]) : nullptr,
+                      p.has_payload() ? static_cast<index_t*>(b.vals[1]) : nullptr};
   int src = 0;
   for (unsigned pass = 0; pass < plan.passes(); ++pass) {
     const DigitSelect sel = pass_select(plan, pass);
@@ -55,7 +56,7 @@ int seed_sort_typed(const SortProblem& p, const DeviceBuffers& b) {
 std::size_t seed_workspace_bytes(const SortProblem& p) { return pass_plan(p).bins() * sizeof(std::uint32_t); }
 
 int seed_sort(const SortProblem& p, const DeviceBuffers& b) {
-  return dispatch_key(p.spec.key, [&](auto k) { return seed_sort_typed<decltype(k)>(p, b); });
+  return dispatch_key<TypeList<std::uint32_t, std::int32_t, float, Row4>>(p.spec.key, [&](auto k) { return seed_sort_typed<decltype(k)>(p, b); });
 }
 
 }  // namespace sb::radix

@@ -19,8 +19,7 @@ Algorithm radix_base(std::string name, std::string source) {
   a.name = std::move(name);
   a.family = "radix";
   a.backend = Backend::gpu;
-  a.key_types = {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u32x4};
-  a.payload = true;
+  declare_types<TypeList<std::uint32_t, std::int32_t, float, Row4>, TypeList<NoValue, std::uint32_t>>(a);
   a.stable = true;
   a.source = std::move(source);
   a.params = {"radix-bits"};

@@ -26,9 +26,17 @@ bool Algorithm::supports_key(KeyType k) const {
   return std::find(key_types.begin(), key_types.end(), k) != key_types.end();
 }
 
+bool Algorithm::supports_payload(Payload p) const {
+  return std::find(payloads.begin(), payloads.end(), p) != payloads.end();
+}
+
 std::optional<std::string> Algorithm::why_unsupported(const SortProblem& p) const {
   if (!supports_key(p.spec.key)) return fmt::format("{} keys not supported", to_string(p.spec.key));
-  if (p.has_payload() && !payload) return std::string("no payload support (use --payload none)");
+  if (!supports_payload(p.spec.payload)) {
+    std::vector<std::string_view> names;
+    for (Payload q : payloads) names.push_back(to_string(q));
+    return fmt::format("--payload {} not supported (takes {})", to_string(p.spec.payload), fmt::join(names, ", "));
+  }
   if (unsupported) return unsupported(p);
   return std::nullopt;
 }

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "sortbench/element.hpp"
 #include "sortbench/generator.hpp"
 #include "sortbench/input_spec.hpp"
 #include "sortbench/types.hpp"
@@ -31,7 +32,7 @@ struct SortProblem {
   Params params;        // only those the algorithm declares
 
   std::uint64_t n() const { return spec.n; }
-  bool has_payload() const { return spec.payload == Payload::index; }
+  bool has_payload() const { return spec.payload != Payload::none; }
   bool keys_distinct() const { return realized.len == spec.n; }
   // An integer parameter, or fallback when absent. Throws UsageError when not an integer.
   long param_int(const std::string& name, long fallback) const;
@@ -41,16 +42,40 @@ struct SortProblem {
 // scratch of the same size; both may be overwritten. vals[] are null without a payload.
 struct DeviceBuffers {
   void* keys[2] = {nullptr, nullptr};
-  index_t* vals[2] = {nullptr, nullptr};
+  void* vals[2] = {nullptr, nullptr};
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   cudaStream_t stream = nullptr;
 };
 
+// The same buffers typed for one element type; vals are null when V is NoValue.
+template <typename K, typename V>
+struct Buffers {
+  static constexpr bool has_values = !std::is_same_v<V, NoValue>;
+  K* keys[2] = {nullptr, nullptr};
+  V* vals[2] = {nullptr, nullptr};
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  cudaStream_t stream = nullptr;
+};
+
+template <typename K, typename V>
+Buffers<K, V> typed_buffers(const DeviceBuffers& b) {
+  Buffers<K, V> t;
+  for (int i = 0; i < 2; ++i) {
+    t.keys[i] = static_cast<K*>(b.keys[i]);
+    if constexpr (Buffers<K, V>::has_values) t.vals[i] = static_cast<V*>(b.vals[i]);
+  }
+  t.workspace = b.workspace;
+  t.workspace_bytes = b.workspace_bytes;
+  t.stream = b.stream;
+  return t;
+}
+
 // Host buffers of one CPU run: sorted in place.
 struct HostBuffers {
   void* keys = nullptr;
-  index_t* vals = nullptr;
+  void* vals = nullptr;
 };
 
 struct Algorithm {
@@ -58,7 +83,7 @@ struct Algorithm {
   std::string family;       // the kernels/ folder, e.g. "baselines"
   Backend backend = Backend::gpu;
   std::vector<KeyType> key_types;
-  bool payload = false;     // sorts an index payload along with the keys
+  std::vector<Payload> payloads{Payload::none};  // the value columns it carries along
   bool stable = false;      // equal keys keep their input order (checked when a payload is present)
   std::string constraints;  // e.g. "distinct keys only"; empty when none
   std::string source;       // the seed, paper section or library it implements
@@ -75,8 +100,46 @@ struct Algorithm {
   std::function<Details(const SortProblem&)> details;
 
   bool supports_key(KeyType k) const;
+  bool supports_payload(Payload p) const;
   // The harness's own checks (key type, payload) followed by unsupported().
   std::optional<std::string> why_unsupported(const SortProblem& p) const;
 };
+
+}  // namespace sb
+
+namespace sb {
+
+// Declares the element types an algorithm takes from its type lists: `list` and the
+// harness's checks read what the dispatch below can reach, so they cannot disagree.
+template <typename Keys, typename Values>
+void declare_types(Algorithm& a) {
+  a.key_types = key_types_of(Keys{});
+  a.payloads = payloads_of(Values{});
+}
+
+// Sets a GPU run written once over (K, V): run(Buffers<K, V>, const SortProblem&) -> int.
+template <typename Keys, typename Values, typename Run>
+void set_device_run(Algorithm& a, Run run) {
+  declare_types<Keys, Values>(a);
+  a.run_device = [run](const SortProblem& p, const DeviceBuffers& b) -> int {
+    return dispatch_element<Keys, Values>(p.spec.key, p.spec.payload, [&](auto k, auto v) -> int {
+      return run(typed_buffers<decltype(k), decltype(v)>(b), p);
+    });
+  };
+}
+
+// Sets a CPU run written once over (K, V): run(K* keys, V* vals, const SortProblem&); vals
+// is null when V is NoValue.
+template <typename Keys, typename Values, typename Run>
+void set_host_run(Algorithm& a, Run run) {
+  declare_types<Keys, Values>(a);
+  a.run_host = [run](const SortProblem& p, const HostBuffers& b) {
+    dispatch_element<Keys, Values>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+      using K = decltype(k);
+      using V = decltype(v);
+      run(static_cast<K*>(b.keys), static_cast<V*>(b.vals), p);
+    });
+  };
+}
 
 }  // namespace sb

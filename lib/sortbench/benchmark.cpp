@@ -87,7 +87,7 @@ void require_usable_context() {
 
 struct HostInput {
   std::vector<unsigned char> keys;
-  std::vector<index_t> vals;
+  std::vector<unsigned char> vals;
 };
 
 class DeviceSession {
@@ -105,7 +105,7 @@ class DeviceSession {
                               bytes_text(needed), bytes_text(kb + vb), bytes_text(free_bytes)));
     pristine_keys_ = DeviceBuffer(kb);
     if (vb) pristine_vals_ = DeviceBuffer(vb);
-    generate_device(spec, pristine_keys_.get(), pristine_vals_.as<index_t>(), stream_);
+    generate_device(spec, pristine_keys_.get(), pristine_vals_.get(), stream_);
     stats_ = input_stats_device(spec, pristine_keys_.get(), stream_);
     for (int i = 0; i < 2; ++i) {
       keys_[i] = DeviceBuffer(kb);
@@ -119,7 +119,7 @@ class DeviceSession {
   // as a CPU sort called from GPU code would do it): median of three round trips.
   double transfer_ms(const HostInput& host) const {
     std::vector<double> ms;
-    std::vector<unsigned char> staging(host.keys.size() + host.vals.size() * sizeof(index_t));
+    std::vector<unsigned char> staging(host.keys.size() + host.vals.size());
     for (int i = 0; i < 3; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       if (!host.keys.empty())
@@ -141,7 +141,7 @@ class DeviceSession {
   HostInput to_host() const {
     HostInput h;
     h.keys.resize(pristine_keys_.bytes());
-    h.vals.resize(pristine_vals_.bytes() / sizeof(index_t));
+    h.vals.resize(pristine_vals_.bytes());
     if (!h.keys.empty())
       SB_CUDA_CHECK(cudaMemcpy(h.keys.data(), pristine_keys_.get(), h.keys.size(), cudaMemcpyDeviceToHost));
     if (!h.vals.empty())
@@ -163,16 +163,17 @@ class DeviceSession {
     DeviceBuffers work;
     for (int i = 0; i < 2; ++i) {
       work.keys[i] = keys_[i].get();
-      work.vals[i] = vals_[i].as<index_t>();
+      work.vals[i] = vals_[i].get();
     }
     work.workspace = workspace.get();
     work.workspace_bytes = ws_bytes;
     work.stream = stream_;
     const DeviceTiming timing =
-        time_device(a, problem, {pristine_keys_.get(), pristine_vals_.as<index_t>()}, work, settings);
+        time_device(a, problem, {pristine_keys_.get(), pristine_vals_.get()}, work, settings);
     finish_timing(row, timing.samples_ms, copy_bw);
     VerifyInput v;
     v.key = spec_.key;
+    v.payload = spec_.payload;
     v.n = spec_.n;
     v.keys_in = pristine_keys_.get();
     v.keys_out = work.keys[timing.result];
@@ -201,13 +202,14 @@ class DeviceSession {
 void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const HostInput& input,
                         const MeasureSettings& settings, ResultRow& row) {
   std::vector<unsigned char> keys(input.keys.size());
-  std::vector<index_t> vals(input.vals.size());
-  const index_t* in_vals = input.vals.empty() ? nullptr : input.vals.data();
+  std::vector<unsigned char> vals(input.vals.size());
+  const void* in_vals = input.vals.empty() ? nullptr : input.vals.data();
   const auto samples =
       time_host(a, problem, input.keys.data(), in_vals, keys.data(), vals.empty() ? nullptr : vals.data(), settings);
   finish_timing(row, samples, 0);
   VerifyInput v;
   v.key = problem.spec.key;
+  v.payload = problem.spec.payload;
   v.n = problem.n();
   v.keys_in = input.keys.data();
   v.keys_out = keys.data();
@@ -232,7 +234,7 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
     stats = device->stats();
   } else {
     host.keys.resize(spec.n * key_bytes(spec.key));
-    host.vals.resize(spec.payload == Payload::index ? spec.n : 0);
+    host.vals.resize(spec.n * payload_bytes(spec.payload));
     generate_host(spec, host.keys.data(), host.vals.empty() ? nullptr : host.vals.data());
     stats = input_stats_host(spec, host.keys.data());
   }

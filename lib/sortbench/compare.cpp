@@ -67,7 +67,7 @@ std::vector<ResultRow> read_result_file(const std::string& path) {
 std::string match_key(const ResultRow& r) {
   const InputSpec& s = r.spec;
   std::string key = fmt::format("{} n={} min_val={} max_val={} len={} dist={} key={} payload={} seed={}", r.algorithm,
-                                s.n, s.min_val, s.max_val, s.len, to_string(s.dist), to_string(s.key),
+                                s.n, wide_text(s.min_val), wide_text(s.max_val), s.len, to_string(s.dist), to_string(s.key),
                                 to_string(s.payload), s.seed);
   for (const auto& [k, v] : r.params) key += fmt::format(" param:{}={}", k, v);
   return key;

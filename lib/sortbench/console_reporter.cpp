@@ -13,8 +13,8 @@ std::string format_input_summary(const InputSpec& s, const InputStats& z) {
       "input: n={} key={} payload={} dist={} seed={}\n"
       "  requested: minVal={} maxVal={} range={} len={} delta={:.6g} sigma={:.6g}\n"
       "  realized:  min={} max={} len={}\n",
-      s.n, to_string(s.key), to_string(s.payload), to_string(s.dist), s.seed, s.min_val, s.max_val, s.range, s.len,
-      s.delta(), s.sigma(), z.min, z.max, z.len);
+      s.n, to_string(s.key), to_string(s.payload), to_string(s.dist), s.seed, wide_text(s.min_val),
+      wide_text(s.max_val), wide_text(s.range), s.len, s.delta(), s.sigma(), wide_text(z.min), wide_text(z.max), z.len);
 }
 
 std::string format_context_line(const RunContext& c) {

@@ -8,7 +8,9 @@
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/generator.hpp"
+#include "sortbench/element.hpp"
 #include "sortbench/keys.hpp"
+#include "sortbench/values.hpp"
 #include "sortbench/launch.hpp"
 
 namespace sb {
@@ -21,15 +23,8 @@ unsigned grid_for(std::uint64_t n) { return sb::grid_for(n, kBlock); }
 template <typename K>
 __global__ void fill_base_kernel(GeneratorPlan g, K* keys) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < g.n;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
-    if constexpr (std::is_same_v<K, Row4>) {
-      Row4 r;
-      for (unsigned w = 0; w < 4; ++w) r.w[w] = static_cast<std::uint32_t>(base_value(g, i, w));
-      keys[i] = r;
-    } else {
-      keys[i] = KeyTraits<K>::from_value(base_value(g, i));
-    }
-  }
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    keys[i] = base_key<K>(g, i);
 }
 
 template <typename K>
@@ -39,10 +34,11 @@ __global__ void arrange_kernel(GeneratorPlan g, const K* sorted, K* keys) {
     keys[i] = sorted[arranged_source(g, i)];
 }
 
-__global__ void iota_kernel(index_t* vals, std::uint64_t n) {
+template <typename V>
+__global__ void values_kernel(V* vals, std::uint64_t n, Payload payload) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
        i += std::uint64_t{gridDim.x} * blockDim.x)
-    vals[i] = static_cast<index_t>(i);
+    vals[i] = encode_value<V>(payload, i);
 }
 
 // CUB sorts a row by its words, most significant first.
@@ -88,29 +84,21 @@ void generate_typed(const InputSpec& spec, K* keys, cudaStream_t stream) {
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-// Values of the generated keys as 64-bit integers (generated f32 keys hold integers).
-template <typename K>
-__device__ std::int64_t value_of(const K& k) {
-  return static_cast<std::int64_t>(k);
-}
-
 struct StatsAccumulator {
   unsigned long long distinct;
-  long long min;
-  long long max;
+  unsigned long long fractional;
 };
 
 template <typename K>
-__global__ void stats_kernel(const K* sorted, std::uint64_t n, StatsAccumulator* acc) {
-  unsigned long long local = 0;
+__global__ void distinct_kernel(const K* sorted, std::uint64_t n, StatsAccumulator* acc) {
+  unsigned long long local = 0, fractional = 0;
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::uint64_t{gridDim.x} * blockDim.x)
-    local += (i == 0 || sorted[i] != sorted[i - 1]) ? 1 : 0;
-  if (local) atomicAdd(&acc->distinct, local);
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    acc->min = value_of(sorted[0]);
-    acc->max = value_of(sorted[n - 1]);
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    local += (i == 0 || KeyTraits<K>::less(sorted[i - 1], sorted[i])) ? 1 : 0;
+    fractional += integral_key(sorted[i]) ? 0 : 1;
   }
+  if (local) atomicAdd(&acc->distinct, local);
+  if (fractional) atomicAdd(&acc->fractional, fractional);
 }
 
 template <typename K>
@@ -121,23 +109,33 @@ InputStats stats_typed(std::uint64_t count, const K* d_keys, cudaStream_t stream
   radix_sort_keys(d_keys, sorted.as<K>(), count, stream);
   DeviceBuffer acc(sizeof(StatsAccumulator));
   SB_CUDA_CHECK(cudaMemsetAsync(acc.get(), 0, sizeof(StatsAccumulator), stream));
-  stats_kernel<<<grid_for(count), kBlock, 0, stream>>>(sorted.as<K>(), count, acc.as<StatsAccumulator>());
+  distinct_kernel<<<grid_for(count), kBlock, 0, stream>>>(sorted.as<K>(), count, acc.as<StatsAccumulator>());
   SB_CUDA_CHECK_LAUNCH();
   StatsAccumulator host{};
+  K ends[2];
   SB_CUDA_CHECK(cudaMemcpyAsync(&host, acc.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaMemcpyAsync(&ends[0], sorted.as<K>(), sizeof(K), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaMemcpyAsync(&ends[1], sorted.as<K>() + count - 1, sizeof(K), cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
-  s.min = host.min;
-  s.max = host.max;
+  s.min = stat_value(ends[0]);
+  s.max = stat_value(ends[1]);
+  s.min_ordered = lowest_ordered(ends[0]);
+  s.max_ordered = highest_ordered(ends[1]);
   s.len = host.distinct;
+  s.integral = host.fractional == 0;
   return s;
 }
 
 }  // namespace
 
-void generate_device(const InputSpec& spec, void* d_keys, index_t* d_vals, cudaStream_t stream) {
+void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStream_t stream) {
   dispatch_key(spec.key, [&](auto k) { generate_typed(spec, static_cast<decltype(k)*>(d_keys), stream); });
-  if (d_vals && spec.payload == Payload::index && spec.n > 0) {
-    iota_kernel<<<grid_for(spec.n), kBlock, 0, stream>>>(d_vals, spec.n);
+  if (d_vals && spec.payload != Payload::none && spec.n > 0) {
+    dispatch_value(spec.payload, [&](auto v) {
+      using V = decltype(v);
+      if constexpr (!std::is_same_v<V, NoValue>)
+        values_kernel<<<grid_for(spec.n), kBlock, 0, stream>>>(static_cast<V*>(d_vals), spec.n, spec.payload);
+    });
     SB_CUDA_CHECK_LAUNCH();
   }
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -145,16 +143,13 @@ void generate_device(const InputSpec& spec, void* d_keys, index_t* d_vals, cudaS
 
 InputStats input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream) {
   InputStats s;
-  switch (spec.key) {
-    case KeyType::u32:
-    case KeyType::u32x4: {
-      const std::uint64_t words = spec.key == KeyType::u32x4 ? spec.n * 4 : spec.n;
-      s = stats_typed(words, static_cast<const std::uint32_t*>(d_keys), stream);
-      break;
-    }
-    case KeyType::i32: s = stats_typed(spec.n, static_cast<const std::int32_t*>(d_keys), stream); break;
-    case KeyType::f32: s = stats_typed(spec.n, static_cast<const float*>(d_keys), stream); break;
-  }
+  if (spec.key == KeyType::u32x4)
+    s = stats_typed(spec.n * 4, static_cast<const std::uint32_t*>(d_keys), stream);
+  else
+    s = dispatch_key<ScalarKeys>(spec.key, [&](auto k) {
+      using K = decltype(k);
+      return stats_typed(spec.n, static_cast<const K*>(d_keys), stream);
+    });
   s.n = spec.n;
   return s;
 }

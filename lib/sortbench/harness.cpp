@@ -50,11 +50,11 @@ bool enough_samples(const std::vector<double>& ms, double elapsed_s, const Measu
 }
 
 std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem, const void* keys,
-                              const index_t* vals, void* work_keys, index_t* work_vals,
+                              const void* vals, void* work_keys, void* work_vals,
                               const MeasureSettings& settings) {
   using clock = std::chrono::steady_clock;
   const std::size_t key_size = problem.n() * key_bytes(problem.spec.key);
-  const std::size_t val_size = problem.n() * sizeof(index_t);
+  const std::size_t val_size = problem.n() * payload_bytes(problem.spec.payload);
   auto reset = [&] {
     if (key_size) std::memcpy(work_keys, keys, key_size);
     if (vals && work_vals && val_size) std::memcpy(work_vals, vals, val_size);

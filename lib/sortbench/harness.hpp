@@ -46,7 +46,7 @@ bool enough_samples(const std::vector<double>& ms, double elapsed_s, const Measu
 // Pristine input on the device; never written by a sort.
 struct DeviceInput {
   const void* keys = nullptr;
-  const index_t* vals = nullptr;
+  const void* vals = nullptr;
 };
 
 struct DeviceTiming {
@@ -60,7 +60,7 @@ DeviceTiming time_device(const Algorithm& algo, const SortProblem& problem, cons
 
 // Host: work_keys/work_vals are overwritten from the pristine input before each sample.
 std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem, const void* keys,
-                              const index_t* vals, void* work_keys, index_t* work_vals,
+                              const void* vals, void* work_keys, void* work_vals,
                               const MeasureSettings& settings);
 
 }  // namespace sb

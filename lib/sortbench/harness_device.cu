@@ -58,7 +58,7 @@ DeviceTiming time_device(const Algorithm& algo, const SortProblem& problem, cons
   using clock = std::chrono::steady_clock;
   const cudaStream_t stream = work.stream;
   const std::size_t key_size = problem.n() * key_bytes(problem.spec.key);
-  const std::size_t val_size = problem.n() * sizeof(index_t);
+  const std::size_t val_size = problem.n() * payload_bytes(problem.spec.payload);
   auto reset = [&] {
     if (key_size)
       SB_CUDA_CHECK(cudaMemcpyAsync(work.keys[0], input.keys, key_size, cudaMemcpyDeviceToDevice, stream));

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -12,70 +13,57 @@
 namespace sb {
 namespace {
 
-constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
-constexpr std::int64_t kTwo32 = std::int64_t{1} << 32;
-constexpr std::int64_t kTwo24 = std::int64_t{1} << 24;
+constexpr wide_t pow2(int k) { return wide_t{1} << k; }
 
 std::uint64_t round_positive(double x) { return static_cast<std::uint64_t>(std::llround(x)); }
 
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::fmax(std::fabs(a), std::fabs(b)); }
 
-// [lo, hi] inclusive bounds of the values a key type holds exactly.
-std::pair<std::int64_t, std::int64_t> value_bounds(KeyType k) {
-  switch (k) {
-    case KeyType::i32: return {-kTwo31, kTwo31 - 1};
-    case KeyType::f32: return {-kTwo24, kTwo24};
-    case KeyType::u32:
-    case KeyType::u32x4: return {0, kTwo32 - 1};
-  }
-  return {0, 0};
-}
+using uwide_t = unsigned __int128;
 
-}  // namespace
-
-std::uint64_t parse_count(std::string_view text, std::string_view option) {
+// A count of magnitude up to limit: "16777216", "16M", "2^24", "1e6".
+uwide_t parse_magnitude(std::string_view text, std::string_view option, uwide_t limit) {
   const std::string s(text);
   auto fail = [&](const char* why) -> UsageError {
     return UsageError(fmt::format("{} '{}' is {}; give a count such as 16777216, 16M or 2^24", option, s, why));
   };
   if (s.empty()) throw fail("empty");
   if (s[0] == '-') throw fail("negative");
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
-  auto digits = [&](const std::string& d) -> std::uint64_t {
+  auto digits = [&](const std::string& d) -> uwide_t {
     if (d.empty()) throw fail("not a number");
-    std::uint64_t v = 0;
+    uwide_t v = 0;
     for (char c : d) {
       if (!std::isdigit(static_cast<unsigned char>(c))) throw fail("not a number");
-      const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+      const auto digit = static_cast<uwide_t>(c - '0');
       if (v > (limit - digit) / 10) throw fail("too large");
       v = v * 10 + digit;
     }
     return v;
   };
-  std::uint64_t value = 0;
+  uwide_t value = 0;
   if (auto caret = s.find('^'); caret != std::string::npos) {
-    const std::uint64_t base = digits(s.substr(0, caret));
-    const std::uint64_t exp = digits(s.substr(caret + 1));
+    const uwide_t base = digits(s.substr(0, caret));
+    const uwide_t exp = digits(s.substr(caret + 1));
     value = 1;
-    for (std::uint64_t i = 0; i < exp; ++i) {
+    for (uwide_t i = 0; i < exp; ++i) {
       if (base != 0 && value > limit / base) throw fail("too large");
       value *= base;
     }
   } else if (auto e = s.find_first_of("eE"); e != std::string::npos) {
-    const std::uint64_t mant = digits(s.substr(0, e));
-    const std::uint64_t exp = digits(s.substr(e + 1));
+    const uwide_t mant = digits(s.substr(0, e));
+    const uwide_t exp = digits(s.substr(e + 1));
     value = mant;
-    for (std::uint64_t i = 0; i < exp; ++i) {
+    for (uwide_t i = 0; i < exp; ++i) {
       if (value > limit / 10) throw fail("too large");
       value *= 10;
     }
   } else {
-    std::uint64_t scale = 1;
+    uwide_t scale = 1;
     std::string d = s;
     switch (std::toupper(static_cast<unsigned char>(s.back()))) {
-      case 'K': scale = std::uint64_t{1} << 10; d.pop_back(); break;
-      case 'M': scale = std::uint64_t{1} << 20; d.pop_back(); break;
-      case 'G': scale = std::uint64_t{1} << 30; d.pop_back(); break;
+      case 'K': scale = uwide_t{1} << 10; d.pop_back(); break;
+      case 'M': scale = uwide_t{1} << 20; d.pop_back(); break;
+      case 'G': scale = uwide_t{1} << 30; d.pop_back(); break;
       default: break;
     }
     value = digits(d);
@@ -85,12 +73,39 @@ std::uint64_t parse_count(std::string_view text, std::string_view option) {
   return value;
 }
 
-std::int64_t parse_value(std::string_view text, std::string_view option) {
+std::string text(wide_t v) { return wide_text(v); }
+
+}  // namespace
+
+std::pair<wide_t, wide_t> value_bounds(KeyType k) {
+  switch (k) {
+    case KeyType::i32: return {-pow2(31), pow2(31) - 1};
+    case KeyType::f32: return {-pow2(24), pow2(24)};
+    case KeyType::u64: return {0, pow2(64) - 1};
+    case KeyType::i64: return {-pow2(63), pow2(63) - 1};
+    case KeyType::f64: return {-pow2(53), pow2(53)};
+    case KeyType::u32:
+    case KeyType::u32x4: return {0, pow2(32) - 1};
+  }
+  return {0, 0};
+}
+
+std::optional<unsigned> entropy_words(double entropy) {
+  // CUB's benchmarks name these levels by their entropy, rounded to three digits.
+  constexpr double kLevels[] = {0.0, 1.0, 0.811, 0.544, 0.337, 0.201};
+  for (unsigned words = 0; words < 6; ++words)
+    if (std::fabs(entropy - kLevels[words]) < 5e-4) return words;
+  return std::nullopt;
+}
+
+std::uint64_t parse_count(std::string_view text, std::string_view option) {
+  return static_cast<std::uint64_t>(parse_magnitude(text, option, std::numeric_limits<std::uint64_t>::max()));
+}
+
+wide_t parse_value(std::string_view text, std::string_view option) {
   const bool negative = !text.empty() && text[0] == '-';
-  const std::uint64_t magnitude = parse_count(negative ? text.substr(1) : text, option);
-  if (magnitude > (std::uint64_t{1} << 40))
-    throw UsageError(fmt::format("{} {} is outside 32 bits; keys lie within [-2^31, 2^32)", option, text));
-  const auto v = static_cast<std::int64_t>(magnitude);
+  const uwide_t magnitude = parse_magnitude(negative ? text.substr(1) : text, option, uwide_t{1} << 64);
+  const auto v = static_cast<wide_t>(magnitude);
   return negative ? -v : v;
 }
 
@@ -108,18 +123,67 @@ InputSpec derive_input_spec(const InputRequest& r) {
   if (r.len && *r.len == 0 && !(r.n && *r.n == 0))
     throw UsageError("--len 0 leaves no values to draw from; give --len >= 1");
 
-  spec.min_val = r.min_val.value_or(0);
+  wide_t lo = 0, hi = 0;
+  std::tie(lo, hi) = value_bounds(spec.key);
+  const std::string key_name(to_string(spec.key));
+  if (spec.dist == Distribution::real) {
+    // Two fraction bits must stay exact above the integer part.
+    hi = spec.key == KeyType::f32 ? pow2(22) - 1 : pow2(51) - 1;
+    lo = -hi;
+  }
+  if (spec.dist == Distribution::real && !is_float_key(spec.key))
+    throw UsageError(fmt::format("--dist real makes non-integer values, which --key {} cannot hold; use --key f32 "
+                                 "or --key f64",
+                                 key_name));
+  if (r.entropy && spec.dist != Distribution::entropy)
+    throw UsageError("--entropy goes with --dist entropy; add --dist entropy or drop --entropy");
+  if (spec.dist == Distribution::entropy) {
+    if (is_float_key(spec.key))
+      throw UsageError(fmt::format("--dist entropy draws random bit patterns, which --key {} would turn into NaNs; "
+                                   "use an integer key type",
+                                   key_name));
+    if (r.delta || r.sigma || r.len || r.min_val || r.max_val)
+      throw UsageError("--dist entropy draws bits over the whole key domain; drop --delta, --sigma, --len, "
+                       "--min-val and --max-val");
+    const double e = r.entropy.value_or(1.0);
+    const auto words = entropy_words(e);
+    if (!words)
+      throw UsageError(fmt::format("--entropy {} is not one of CUB's levels; give 1, 0.811, 0.544, 0.337, 0.201 or 0",
+                                   e));
+    spec.entropy = e;
+    spec.entropy_words = *words;
+    spec.n = r.n.value_or(kDefaultN);
+    if (spec.n > kMaxN)
+      throw UsageError(fmt::format("-n {} is above the supported maximum 2^36; give a smaller -n", spec.n));
+    spec.min_val = lo;
+    spec.max_val = hi + 1;
+    spec.range = spec.max_val - spec.min_val;
+    // Not exact: the distinct count is measured on the generated keys.
+    spec.len = spec.n == 0 ? 0 : static_cast<std::uint64_t>(std::min<wide_t>(spec.n, spec.range));
+    if (spec.n > (std::uint64_t{1} << 32) && (spec.payload == Payload::index || spec.payload == Payload::u32))
+      throw UsageError(fmt::format("--payload {} holds 32-bit positions, so -n must be <= 2^32; got {} (use --payload "
+                                   "u64)",
+                                   to_string(spec.payload), spec.n));
+    return spec;
+  }
+
+  spec.min_val = r.min_val.value_or(std::max<wide_t>(0, lo));
   if (r.max_val && *r.max_val <= spec.min_val)
     throw UsageError(fmt::format("--min-val {} must be below --max-val {} (keys lie in [minVal, maxVal))",
-                                 spec.min_val, *r.max_val));
-  if (spec.min_val < -kTwo31 || (r.max_val && *r.max_val > kTwo32))
-    throw UsageError(fmt::format("values outside 32 bits: keys must lie within [-2^31, 2^32); got [{}, {})",
-                                 spec.min_val, r.max_val ? fmt::format("{}", *r.max_val) : std::string("?")));
+                                 text(spec.min_val), text(*r.max_val)));
+  auto outside = [&](wide_t first, wide_t last) {
+    return UsageError(fmt::format(
+        "--key {} holds values in [{}, {}] exactly, but the input spans [{}, {}]; change --min-val/--max-val "
+        "(or -n/--delta) or the key type",
+        key_name, text(lo), text(hi), text(first), text(last)));
+  };
+  if (spec.min_val < lo || (r.max_val && *r.max_val - 1 > hi))
+    throw outside(spec.min_val, r.max_val ? *r.max_val - 1 : spec.min_val);
 
   // The range follows from maxVal, or from n and delta, or from len and sigma.
-  std::optional<std::uint64_t> range;
-  if (r.max_val) range = static_cast<std::uint64_t>(*r.max_val - spec.min_val);
-  if (!range && r.len && r.sigma && !r.delta) range = std::max<std::uint64_t>(1, round_positive(*r.len * *r.sigma));
+  std::optional<wide_t> range;
+  if (r.max_val) range = *r.max_val - spec.min_val;
+  if (!range && r.len && r.sigma && !r.delta) range = std::max<wide_t>(1, round_positive(*r.len * *r.sigma));
 
   if (r.n) {
     spec.n = *r.n;
@@ -137,28 +201,21 @@ InputSpec derive_input_spec(const InputRequest& r) {
       throw UsageError(fmt::format(
           "-n {} and --delta {} give range {}, but the other values give range {}; "
           "give at most two of -n, --delta, --max-val",
-          spec.n, *r.delta, round_positive(spec.n / *r.delta), *range));
+          spec.n, *r.delta, round_positive(spec.n / *r.delta), text(*range)));
   }
   if (!range) {
-    if (r.delta)
-      range = std::max<std::uint64_t>(1, round_positive(static_cast<double>(spec.n) / *r.delta));
-    else
-      range = std::max<std::uint64_t>(1, spec.n);  // delta = 1
+    if (r.delta) {
+      const double wanted = static_cast<double>(spec.n) / *r.delta;
+      if (!(wanted <= 18446744073709551616.0))
+        throw UsageError(fmt::format("-n {} and --delta {} give a range above 2^64; raise --delta", spec.n, *r.delta));
+      range = std::max<wide_t>(1, static_cast<wide_t>(std::round(wanted)));
+    } else {
+      range = std::max<wide_t>(1, spec.n);  // delta = 1
+    }
   }
   spec.range = *range;
-  if (spec.range > static_cast<std::uint64_t>(kTwo32) ||
-      spec.min_val + static_cast<std::int64_t>(spec.range) > kTwo32)
-    throw UsageError(fmt::format(
-        "values outside 32 bits: minVal {} + range {} passes 2^32; lower -n, raise --delta or lower --min-val",
-        spec.min_val, spec.range));
-  spec.max_val = spec.min_val + static_cast<std::int64_t>(spec.range);
-
-  const auto [lo, hi] = value_bounds(spec.key);
-  if (spec.min_val < lo || spec.max_val - 1 > hi)
-    throw UsageError(fmt::format(
-        "--key {} holds values in [{}, {}] exactly, but the input spans [{}, {}]; "
-        "change --min-val/--max-val (or -n/--delta) or the key type",
-        to_string(spec.key), lo, hi, spec.min_val, spec.max_val - 1));
+  spec.max_val = spec.min_val + spec.range;
+  if (spec.max_val - 1 > hi) throw outside(spec.min_val, spec.max_val - 1);
 
   // len, from sigma or the distribution's default.
   if (spec.n == 0) {
@@ -168,38 +225,41 @@ InputSpec derive_input_spec(const InputRequest& r) {
   } else if (r.len) {
     spec.len = *r.len;
     if (r.sigma) {
-      const std::uint64_t from_sigma = std::max<std::uint64_t>(1, round_positive(spec.range / *r.sigma));
+      const std::uint64_t from_sigma =
+          std::max<std::uint64_t>(1, round_positive(static_cast<double>(spec.range) / *r.sigma));
       if (from_sigma != spec.len)
         throw UsageError(fmt::format(
             "--len {} and --sigma {} conflict: range {} / sigma {} gives len {}; give only one of --len, --sigma",
-            spec.len, *r.sigma, spec.range, *r.sigma, from_sigma));
+            spec.len, *r.sigma, text(spec.range), *r.sigma, from_sigma));
     }
   } else if (r.sigma) {
-    spec.len = std::max<std::uint64_t>(1, round_positive(spec.range / *r.sigma));
+    spec.len = std::max<std::uint64_t>(1, round_positive(static_cast<double>(spec.range) / *r.sigma));
   } else if (spec.dist == Distribution::distinct) {
     spec.len = spec.n;
   } else if (spec.dist == Distribution::equal) {
     spec.len = 1;
   } else {
-    spec.len = std::min(spec.n, spec.range);
+    spec.len = static_cast<std::uint64_t>(std::min<wide_t>(spec.n, spec.range));
   }
 
   if (spec.len > spec.range)
     throw UsageError(fmt::format(
         "--len {} exceeds range {} (maxVal - minVal): only {} distinct values fit; raise --max-val or lower --len",
-        spec.len, spec.range, spec.range));
+        spec.len, text(spec.range), text(spec.range)));
   if (spec.dist == Distribution::distinct && spec.len != spec.n)
     throw UsageError(fmt::format(
-        "--dist distinct needs len = n = {}, but len is {}{}; drop --len/--sigma or raise --max-val",
-        spec.n, spec.len, spec.range < spec.n ? fmt::format(" (range {} < n)", spec.range) : std::string()));
+        "--dist distinct needs len = n = {}, but len is {}{}; drop --len/--sigma or raise --max-val", spec.n, spec.len,
+        spec.range < spec.n ? fmt::format(" (range {} < n)", text(spec.range)) : std::string()));
   if (spec.len > spec.n)
     throw UsageError(fmt::format(
         "--len {} exceeds -n {}: {} keys cannot hold {} distinct values; lower --len or use --dist distinct",
         spec.len, spec.n, spec.n, spec.len));
   if (spec.dist == Distribution::equal && spec.n > 0 && spec.len != 1)
     throw UsageError(fmt::format("--dist equal has len 1, but len is {}; drop --len/--sigma", spec.len));
-  if (spec.payload == Payload::index && spec.n > (std::uint64_t{1} << 32))
-    throw UsageError(fmt::format("--payload index holds 32-bit positions, so -n must be <= 2^32; got {}", spec.n));
+  if (spec.n > (std::uint64_t{1} << 32) && (spec.payload == Payload::index || spec.payload == Payload::u32))
+    throw UsageError(fmt::format(
+        "--payload {} holds 32-bit positions, so -n must be <= 2^32; got {} (use --payload u64)",
+        to_string(spec.payload), spec.n));
   return spec;
 }
 

@@ -47,22 +47,28 @@ SB_HD_INLINE unsigned bit_width64(std::uint64_t x) {
   return w;
 }
 
-// A keyed permutation of [0, m): a 4-round balanced Feistel network on the smallest even
-// number of bits covering m, with cycle walking back into [0, m). The Feistel domain is
-// under 4m, so a value walks fewer than 4 times on average.
+// A keyed permutation of [0, last]: a 4-round balanced Feistel network on the smallest even
+// number of bits covering it, with cycle walking back into [0, last]. The Feistel domain is
+// under 4 (last + 1), so a value walks fewer than 4 times on average. Holding the last
+// element rather than the size lets the domain be all 2^64 values.
 struct Bijection {
-  std::uint64_t m = 1;
+  std::uint64_t last = 0;
   std::uint64_t key = 0;
   unsigned half_bits = 1;
 };
 
-SB_HD_INLINE Bijection make_bijection(std::uint64_t m, std::uint64_t key) {
+SB_HD_INLINE Bijection make_bijection_last(std::uint64_t last, std::uint64_t key) {
   Bijection b;
-  b.m = m;
+  b.last = last;
   b.key = key;
-  const unsigned bits = m > 1 ? bit_width64(m - 1) : 1;
+  const unsigned bits = last > 0 ? bit_width64(last) : 1;
   b.half_bits = (bits + 1) / 2;
   return b;
+}
+
+// A keyed permutation of [0, m), m >= 1.
+SB_HD_INLINE Bijection make_bijection(std::uint64_t m, std::uint64_t key) {
+  return make_bijection_last(m > 0 ? m - 1 : 0, key);
 }
 
 SB_HD_INLINE std::uint64_t feistel(const Bijection& b, std::uint64_t x) {
@@ -80,7 +86,7 @@ SB_HD_INLINE std::uint64_t feistel(const Bijection& b, std::uint64_t x) {
 SB_HD_INLINE std::uint64_t permute(const Bijection& b, std::uint64_t x) {
   do {
     x = feistel(b, x);
-  } while (x >= b.m);
+  } while (x > b.last);
   return x;
 }
 

@@ -11,10 +11,10 @@
 
 namespace sb {
 
-// Workspace of range_radix_sort (CUB's temporary storage for 4-byte offsets).
+// Workspace of range_radix_sort (CUB's temporary storage for offsets of the key's width).
 std::size_t range_radix_sort_bytes(const SortProblem& p);
 // Sorts keys[0] (and vals[0] with a payload), stably; returns which buffer holds the result.
-// Key types u32, i32, f32.
+// Every scalar key type and every payload.
 int range_radix_sort(const SortProblem& p, const DeviceBuffers& b);
 // The bits sorted on and whether keys were mapped to offsets, for a result's details.
 Details range_radix_sort_details(const SortProblem& p);

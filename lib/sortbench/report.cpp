@@ -1,7 +1,9 @@
 // JSON form of the schema (docs/schema.md). Readers ignore fields they do not know.
 #include "sortbench/report.hpp"
 
+#include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 namespace sb {
 
@@ -9,15 +11,32 @@ using nlohmann::json;
 
 namespace {
 
+// Key values and bounds span [-2^63, 2^64]: a JSON integer where one fits, else (only for
+// the u64 domain's exclusive bound 2^64) the number as a double, which holds it exactly.
+json wide_json(wide_t v) {
+  if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
+    return json(static_cast<std::int64_t>(v));
+  if (v >= 0 && v <= std::numeric_limits<std::uint64_t>::max()) return json(static_cast<std::uint64_t>(v));
+  return json(static_cast<double>(v));
+}
+
+wide_t wide_from(const json& j) {
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_number_integer()) return j.get<std::int64_t>();
+  return static_cast<wide_t>(j.get<double>());
+}
+
 template <typename T>
 json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
+  if constexpr (std::is_same_v<T, wide_t>) return v ? wide_json(*v) : json(nullptr);
+  else return v ? json(*v) : json(nullptr);
 }
 
 template <typename T>
 std::optional<T> opt_from(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<T>();
+  if constexpr (std::is_same_v<T, wide_t>) return wide_from(j.at(key));
+  else return j.at(key).get<T>();
 }
 
 template <typename E, typename Parse>
@@ -71,9 +90,9 @@ json to_json(const ResultRow& r) {
                     {"len", opt(q.len)},     {"min_val", opt(q.min_val)}, {"max_val", opt(q.max_val)}};
   json input = {{"requested", requested},
                 {"n", s.n},
-                {"min_val", s.min_val},
-                {"max_val", s.max_val},
-                {"range", s.range},
+                {"min_val", wide_json(s.min_val)},
+                {"max_val", wide_json(s.max_val)},
+                {"range", wide_json(s.range)},
                 {"len", s.len},
                 {"delta", s.delta()},
                 {"sigma", s.sigma()},
@@ -81,8 +100,10 @@ json to_json(const ResultRow& r) {
                 {"key", to_string(s.key)},
                 {"payload", to_string(s.payload)},
                 {"seed", s.seed}};
+  if (s.dist == Distribution::entropy) input["entropy"] = s.entropy;
   const InputStats& z = r.realized;
-  json realized = {{"n", z.n}, {"min", z.min}, {"max", z.max}, {"len", z.len}};
+  json realized = {{"n", z.n}, {"min", wide_json(z.min)}, {"max", wide_json(z.max)}, {"len", z.len}};
+  if (!z.integral) realized["integral"] = false;
   if (z.n) {
     realized["delta"] = static_cast<double>(z.n) / realized_range(z);
     realized["sigma"] = z.len ? realized_range(z) / static_cast<double>(z.len) : 0.0;
@@ -125,12 +146,13 @@ ResultRow row_from_json(const json& j) {
   r.requested.delta = opt_from<double>(q, "delta");
   r.requested.sigma = opt_from<double>(q, "sigma");
   r.requested.len = opt_from<std::uint64_t>(q, "len");
-  r.requested.min_val = opt_from<std::int64_t>(q, "min_val");
-  r.requested.max_val = opt_from<std::int64_t>(q, "max_val");
+  r.requested.min_val = opt_from<wide_t>(q, "min_val");
+  r.requested.max_val = opt_from<wide_t>(q, "max_val");
   r.spec.n = in.at("n").get<std::uint64_t>();
-  r.spec.min_val = in.at("min_val").get<std::int64_t>();
-  r.spec.max_val = in.at("max_val").get<std::int64_t>();
-  r.spec.range = in.at("range").get<std::uint64_t>();
+  r.spec.min_val = wide_from(in.at("min_val"));
+  r.spec.max_val = wide_from(in.at("max_val"));
+  r.spec.range = wide_from(in.at("range"));
+  if (in.contains("entropy")) r.spec.entropy = in.at("entropy").get<double>();
   r.spec.len = in.at("len").get<std::uint64_t>();
   r.spec.dist = enum_from<Distribution>(in, "dist", parse_distribution);
   r.spec.key = enum_from<KeyType>(in, "key", parse_key_type);
@@ -142,8 +164,9 @@ ResultRow row_from_json(const json& j) {
   r.requested.seed = r.spec.seed;
   const json& z = j.at("realized");
   r.realized.n = z.at("n").get<std::uint64_t>();
-  r.realized.min = z.at("min").get<std::int64_t>();
-  r.realized.max = z.at("max").get<std::int64_t>();
+  r.realized.min = wide_from(z.at("min"));
+  r.realized.max = wide_from(z.at("max"));
+  r.realized.integral = z.value("integral", true);
   r.realized.len = z.at("len").get<std::uint64_t>();
   if (j.contains("params")) r.params = j.at("params").get<Params>();
   const auto status = j.at("status").get<std::string>();

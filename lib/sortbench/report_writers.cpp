@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include "sortbench/errors.hpp"
@@ -28,7 +30,8 @@ std::string csv_quote(const std::string& s) {
 
 template <typename T>
 std::string opt_text(const std::optional<T>& v) {
-  return v ? fmt::format("{}", *v) : std::string();
+  if constexpr (std::is_same_v<T, wide_t>) return v ? wide_text(*v) : std::string();
+  else return v ? fmt::format("{}", *v) : std::string();
 }
 
 std::string details_text(const Details& d) {
@@ -71,9 +74,9 @@ std::vector<std::string> csv_fields(const ResultRow& r) {
           r.reason,
           r.verification,
           fmt::format("{}", s.n),
-          fmt::format("{}", s.min_val),
-          fmt::format("{}", s.max_val),
-          fmt::format("{}", s.range),
+          wide_text(s.min_val),
+          wide_text(s.max_val),
+          wide_text(s.range),
           fmt::format("{}", s.len),
           fmt::format("{}", s.delta()),
           fmt::format("{}", s.sigma()),
@@ -87,8 +90,8 @@ std::vector<std::string> csv_fields(const ResultRow& r) {
           opt_text(q.len),
           opt_text(q.min_val),
           opt_text(q.max_val),
-          fmt::format("{}", r.realized.min),
-          fmt::format("{}", r.realized.max),
+          wide_text(r.realized.min),
+          wide_text(r.realized.max),
           fmt::format("{}", r.realized.len),
           fmt::format("{}", r.time.samples),
           num(r.time.min_ms),

@@ -17,8 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kInputFields{"n",   "delta", "sigma", "len",     "min_val",
-                                            "max_val", "dist",  "key",   "payload", "seed"};
+const std::vector<std::string> kInputFields{"n",   "delta", "sigma",   "len",  "min_val", "max_val",
+                                            "dist", "key",  "payload", "seed", "entropy"};
 const std::vector<std::string> kTopFields{"name",   "regenerates", "description", "backend", "algorithms",
                                           "measure", "fixed",       "params",      "axes",    "parts",
                                           "plot",    "reference"};
@@ -64,12 +64,13 @@ std::uint64_t as_count(const json& v, const std::string& path, const std::string
   fail(path, field, fmt::format("{} is not a count; give e.g. 1048576, \"1M\" or \"2^20\"", v.dump()));
 }
 
-std::int64_t as_value(const json& v, const std::string& path, const std::string& field) {
+wide_t as_value(const json& v, const std::string& path, const std::string& field) {
   try {
     if (v.is_string()) return parse_value(v.get<std::string>(), field);
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
     if (v.is_number_integer()) return v.get<std::int64_t>();
     if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())
-      return static_cast<std::int64_t>(v.get<double>());
+      return static_cast<wide_t>(v.get<double>());
   } catch (const UsageError& e) {
     fail(path, field, e.what());
   }
@@ -82,7 +83,7 @@ double as_number(const json& v, const std::string& path, const std::string& fiel
 }
 
 template <typename E, typename Parse>
-E as_enum(const json& v, const std::string& path, const std::string& field, Parse parse, const char* choices) {
+E as_enum(const json& v, const std::string& path, const std::string& field, Parse parse, const std::string& choices) {
   if (v.is_string())
     if (auto e = parse(v.get<std::string>())) return *e;
   fail(path, field, fmt::format("{} is not one of {}", v.dump(), choices));
@@ -107,10 +108,10 @@ void apply_field(SweepRow& row, const std::string& name, const json& v, const st
   else if (name == "max_val") r.max_val = as_value(v, path, field);
   else if (name == "seed") r.seed = as_count(v, path, field);
   else if (name == "dist")
-    r.dist = as_enum<Distribution>(v, path, field, parse_distribution,
-                                   "uniform, distinct, sorted, reverse, nearly-sorted, equal, zipf");
-  else if (name == "key") r.key = as_enum<KeyType>(v, path, field, parse_key_type, "u32, i32, f32, u32x4");
-  else if (name == "payload") r.payload = as_enum<Payload>(v, path, field, parse_payload, "none, index");
+    r.dist = as_enum<Distribution>(v, path, field, parse_distribution, distribution_choices());
+  else if (name == "key") r.key = as_enum<KeyType>(v, path, field, parse_key_type, key_type_choices());
+  else if (name == "payload") r.payload = as_enum<Payload>(v, path, field, parse_payload, payload_choices());
+  else if (name == "entropy") r.entropy = as_number(v, path, field);
   else
     fail(path, field,
          fmt::format("unknown input parameter '{}'; use one of {} or \"param:NAME\" for an algorithm parameter", name,
@@ -184,8 +185,9 @@ std::string row_key(const SweepRow& row) {
   if (r.delta) parts.push_back(fmt::format("delta={}", value_text(json(*r.delta))));
   if (r.sigma) parts.push_back(fmt::format("sigma={}", value_text(json(*r.sigma))));
   if (r.len) parts.push_back(fmt::format("len={}", *r.len));
-  if (r.min_val) parts.push_back(fmt::format("min_val={}", *r.min_val));
-  if (r.max_val) parts.push_back(fmt::format("max_val={}", *r.max_val));
+  if (r.min_val) parts.push_back("min_val=" + wide_text(*r.min_val));
+  if (r.max_val) parts.push_back("max_val=" + wide_text(*r.max_val));
+  if (r.entropy) parts.push_back(fmt::format("entropy={}", value_text(json(*r.entropy))));
   parts.push_back(fmt::format("dist={}", to_string(r.dist)));
   parts.push_back(fmt::format("key={}", to_string(r.key)));
   parts.push_back(fmt::format("payload={}", to_string(r.payload)));

@@ -12,13 +12,20 @@ namespace sb {
 
 // u32x4: a row of four 32-bit words ordered lexicographically, word 0 most significant
 // (seed 001's 4-word rows).
-enum class KeyType { u32, i32, f32, u32x4 };
-enum class Payload { none, index };
-enum class Distribution { uniform, distinct, sorted, reverse, nearly_sorted, equal, zipf };
+enum class KeyType { u32, i32, f32, u64, i64, f64, u32x4 };
+// The value column an element carries: none; index (its 32-bit input position); u32 or u64
+// (value columns of that width whose content still names the element: values.hpp).
+enum class Payload { none, index, u32, u64 };
+// real: non-integer values with -0.0 and +-inf among them (float keys only); entropy: the
+// bitwise AND of k uniform words (CUB's bit-entropy benchmark axis).
+enum class Distribution { uniform, distinct, sorted, reverse, nearly_sorted, equal, zipf, real, entropy };
 enum class Backend { gpu, cpu };
 
-// The payload of an element is its position in the generated input.
+// The input position an index payload holds.
 using index_t = std::uint32_t;
+
+// Key values and bounds of every key type in one signed integer: [-2^63, 2^64] fits.
+using wide_t = __int128;
 
 struct Row4 {
   std::uint32_t w[4];
@@ -26,6 +33,10 @@ struct Row4 {
 
 std::size_t key_bytes(KeyType k);
 std::size_t payload_bytes(Payload p);
+bool is_float_key(KeyType k);
+bool is_64bit_key(KeyType k);
+// Decimal text of a wide value (fmt and the standard streams do not print __int128).
+std::string wide_text(wide_t v);
 
 std::string_view to_string(KeyType k);
 std::string_view to_string(Payload p);
@@ -37,7 +48,13 @@ std::optional<Payload> parse_payload(std::string_view s);
 std::optional<Distribution> parse_distribution(std::string_view s);
 std::optional<Backend> parse_backend(std::string_view s);
 
+// "u32, i32, ...": the names a parse function accepts, for messages and help texts.
+std::string key_type_choices();
+std::string payload_choices();
+std::string distribution_choices();
+
 const std::vector<KeyType>& all_key_types();
+const std::vector<Payload>& all_payloads();
 const std::vector<Distribution>& all_distributions();
 
 }  // namespace sb

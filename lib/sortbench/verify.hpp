@@ -1,7 +1,7 @@
 // The one verifier: a result is accepted when its keys are non-decreasing and form the same
-// multiset as the input (order-free fingerprint sums), and, with an index payload, every
-// output index names an input element with the same key and occurs once; for stable
-// algorithms equal keys keep increasing indices. GPU and CPU versions share these checks.
+// multiset as the input (order-free fingerprint sums), and, with a payload, every output
+// value names an input element (values.hpp) with the same key and occurs once; for stable
+// algorithms equal keys keep increasing positions. GPU and CPU versions share these checks.
 #pragma once
 
 #include <cstdint>
@@ -11,17 +11,20 @@
 
 #include "sortbench/hd.hpp"
 #include "sortbench/keys.hpp"
+#include "sortbench/values.hpp"
 #include "sortbench/types.hpp"
 
 namespace sb {
 
-// The payload's input contract is the generator's: vals_in[i] == i.
+// The payload's input contract is the generator's: input position i holds
+// encode_value(payload, i).
 struct VerifyInput {
   KeyType key = KeyType::u32;
+  Payload payload = Payload::index;  // what vals_out holds (unused when vals_out is null)
   std::uint64_t n = 0;
   const void* keys_in = nullptr;
   const void* keys_out = nullptr;
-  const index_t* vals_out = nullptr;  // null: no payload to check
+  const void* vals_out = nullptr;  // null: no payload to check
   bool check_stable = false;
 };
 
@@ -29,7 +32,7 @@ struct VerifyInput {
 struct VerifyCounts {
   std::uint64_t unsorted = 0, first_unsorted = 0;
   std::uint64_t fp_in_a = 0, fp_in_b = 0, fp_out_a = 0, fp_out_b = 0;
-  std::uint64_t bad_index = 0, first_bad_index = 0;      // out of range
+  std::uint64_t bad_index = 0, first_bad_index = 0;      // names no input position
   std::uint64_t wrong_key = 0, first_wrong_key = 0;      // index names another key
   std::uint64_t repeated_index = 0, first_repeated_index = 0;
   std::uint64_t unstable = 0, first_unstable = 0;
@@ -51,9 +54,11 @@ template <typename K>
 SB_HD_INLINE bool out_of_order(const K* out, std::uint64_t j) {
   return KeyTraits<K>::less(out[j + 1], out[j]);
 }
+// Equal keys whose positions (decoded values) decrease.
 template <typename K>
-SB_HD_INLINE bool breaks_stability(const K* out, const index_t* vals, std::uint64_t j) {
-  return bits_equal(out[j], out[j + 1]) && vals[j] > vals[j + 1];
+SB_HD_INLINE bool breaks_stability(const K* out, std::uint64_t position_j, std::uint64_t position_next,
+                                   std::uint64_t j) {
+  return bits_equal(out[j], out[j + 1]) && position_j > position_next;
 }
 
 }  // namespace sb

@@ -1,6 +1,7 @@
 // GPU verifier: one pass over the output with the checks of verify.hpp, counts gathered with
 // atomics. An index bitmap (n bits) catches repeated payload indices.
 #include "sortbench/cuda_check.hpp"
+#include "sortbench/element.hpp"
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/launch.hpp"
 #include "sortbench/verify.hpp"
@@ -31,7 +32,7 @@ struct DeviceCounts {
 };
 static_assert(sizeof(DeviceCounts) == sizeof(VerifyCounts));
 
-template <typename K>
+template <typename K, typename V>
 __global__ void verify_kernel(VerifyInput in, std::uint32_t* seen, DeviceCounts* c) {
   const K* kin = static_cast<const K*>(in.keys_in);
   const K* kout = static_cast<const K*>(in.keys_out);
@@ -46,17 +47,21 @@ __global__ void verify_kernel(VerifyInput in, std::uint32_t* seen, DeviceCounts*
     const Fingerprint b = fingerprint_of(kout[j]);
     in_a += a.a, in_b += a.b, out_a += b.a, out_b += b.b;
     if (j + 1 < in.n && out_of_order(kout, j)) note(&c->unsorted, &c->first_unsorted, j);
-    if (!in.vals_out) continue;
-    const index_t idx = in.vals_out[j];
-    if (idx >= in.n) {
-      note(&c->bad_index, &c->first_bad_index, j);
-      continue;
+    if constexpr (!std::is_same_v<V, NoValue>) {
+      const V* vals = static_cast<const V*>(in.vals_out);
+      std::uint64_t pos = 0;
+      if (!decode_value<V>(in.payload, vals[j], pos) || pos >= in.n) {
+        note(&c->bad_index, &c->first_bad_index, j);
+        continue;
+      }
+      if (!bits_equal(kin[pos], kout[j])) note(&c->wrong_key, &c->first_wrong_key, j);
+      const std::uint32_t bit = 1u << (pos & 31);
+      if (atomicOr(&seen[pos >> 5], bit) & bit) note(&c->repeated_index, &c->first_repeated_index, j);
+      std::uint64_t next = 0;
+      if (in.check_stable && j + 1 < in.n && decode_value<V>(in.payload, vals[j + 1], next) && next < in.n &&
+          breaks_stability(kout, pos, next, j))
+        note(&c->unstable, &c->first_unstable, j);
     }
-    if (!bits_equal(kin[idx], kout[j])) note(&c->wrong_key, &c->first_wrong_key, j);
-    const std::uint32_t bit = 1u << (idx & 31);
-    if (atomicOr(&seen[idx >> 5], bit) & bit) note(&c->repeated_index, &c->first_repeated_index, j);
-    if (in.check_stable && j + 1 < in.n && breaks_stability(kout, in.vals_out, j))
-      note(&c->unstable, &c->first_unstable, j);
   }
   add_warp_sum(&c->fp_in_a, in_a);
   add_warp_sum(&c->fp_in_b, in_b);
@@ -79,9 +84,9 @@ VerifyReport verify_device(const VerifyInput& in, cudaStream_t stream) {
     SB_CUDA_CHECK(cudaMemsetAsync(seen.get(), 0, seen.bytes(), stream));
   }
   const unsigned blocks = grid_for(in.n, kBlock, 65535u * 8);
-  dispatch_key(in.key, [&](auto k) {
-    verify_kernel<decltype(k)><<<blocks, kBlock, 0, stream>>>(in, seen.as<std::uint32_t>(),
-                                                                                  counts.as<DeviceCounts>());
+  dispatch_element<AllKeys, AllValues>(in.key, in.vals_out ? in.payload : Payload::none, [&](auto k, auto v) {
+    verify_kernel<decltype(k), decltype(v)>
+        <<<blocks, kBlock, 0, stream>>>(in, seen.as<std::uint32_t>(), counts.as<DeviceCounts>());
   });
   SB_CUDA_CHECK_LAUNCH();
   VerifyCounts host;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sortbench/element.hpp"
 #include "sortbench/verify.hpp"
 
 namespace sb {
@@ -15,12 +16,13 @@ VerifyReport summarize(const VerifyCounts& c, std::uint64_t n) {
     r.message = fmt::format("not sorted: {} adjacent pairs out of order, first at index {}", c.unsorted,
                             c.first_unsorted);
   else if (c.bad_index)
-    r.message = fmt::format("payload: {} indices outside [0, {}), first at index {}", c.bad_index, n, c.first_bad_index);
+    r.message = fmt::format("payload: {} values name no input element of [0, {}), first at index {}", c.bad_index, n,
+                            c.first_bad_index);
   else if (c.wrong_key)
-    r.message = fmt::format("payload: {} indices name an element with another key, first at index {}", c.wrong_key,
+    r.message = fmt::format("payload: {} values name an element with another key, first at index {}", c.wrong_key,
                             c.first_wrong_key);
   else if (c.repeated_index)
-    r.message = fmt::format("payload: {} indices occur more than once, first at index {}", c.repeated_index,
+    r.message = fmt::format("payload: {} values occur more than once, first at index {}", c.repeated_index,
                             c.first_repeated_index);
   else if (c.unstable)
     r.message = fmt::format("not stable: {} equal-key pairs out of input order, first at index {}", c.unstable,
@@ -34,7 +36,7 @@ VerifyReport summarize(const VerifyCounts& c, std::uint64_t n) {
 
 namespace {
 
-template <typename K>
+template <typename K, typename V>
 VerifyCounts count_typed(const VerifyInput& in) {
   const K* kin = static_cast<const K*>(in.keys_in);
   const K* kout = static_cast<const K*>(in.keys_out);
@@ -49,18 +51,24 @@ VerifyCounts count_typed(const VerifyInput& in) {
     c.fp_in_a += a.a, c.fp_in_b += a.b, c.fp_out_a += b.a, c.fp_out_b += b.b;
     if (i + 1 < in.n && out_of_order(kout, i)) note(c.unsorted, c.first_unsorted, i);
   }
-  if (in.vals_out) {
+  if constexpr (!std::is_same_v<V, NoValue>) {
+    const V* vals = static_cast<const V*>(in.vals_out);
+    if (!vals) return c;
     std::vector<bool> seen(in.n, false);
+    auto position_of = [&](std::uint64_t j, std::uint64_t& pos) {
+      return decode_value<V>(in.payload, vals[j], pos) && pos < in.n;
+    };
     for (std::uint64_t j = 0; j < in.n; ++j) {
-      const index_t idx = in.vals_out[j];
-      if (idx >= in.n) {
+      std::uint64_t pos = 0;
+      if (!position_of(j, pos)) {
         note(c.bad_index, c.first_bad_index, j);
         continue;
       }
-      if (!bits_equal(kin[idx], kout[j])) note(c.wrong_key, c.first_wrong_key, j);
-      if (seen[idx]) note(c.repeated_index, c.first_repeated_index, j);
-      seen[idx] = true;
-      if (in.check_stable && j + 1 < in.n && breaks_stability(kout, in.vals_out, j))
+      if (!bits_equal(kin[pos], kout[j])) note(c.wrong_key, c.first_wrong_key, j);
+      if (seen[pos]) note(c.repeated_index, c.first_repeated_index, j);
+      seen[pos] = true;
+      std::uint64_t next = 0;
+      if (in.check_stable && j + 1 < in.n && position_of(j + 1, next) && breaks_stability(kout, pos, next, j))
         note(c.unstable, c.first_unstable, j);
     }
   }
@@ -70,7 +78,9 @@ VerifyCounts count_typed(const VerifyInput& in) {
 }  // namespace
 
 VerifyReport verify_host(const VerifyInput& in) {
-  const VerifyCounts c = dispatch_key(in.key, [&](auto k) { return count_typed<decltype(k)>(in); });
+  const VerifyCounts c = dispatch_element<AllKeys, AllValues>(
+      in.key, in.vals_out ? in.payload : Payload::none,
+      [&](auto k, auto v) { return count_typed<decltype(k), decltype(v)>(in); });
   return summarize(c, in.n);
 }
 

@@ -50,8 +50,13 @@ TEST(Cli, UsageErrorsAreOneLineWithExitCode2) {
   expect_usage_error("run -n 100 --max-val 10 --len 20 --backend cpu --algo cpu-std-sort", "exceeds range");
   expect_usage_error("run -n 10 --max-val 100 --len 20 --backend cpu --algo cpu-std-sort", "exceeds -n");
   expect_usage_error("run --min-val 5 --max-val 5 --backend cpu --algo cpu-std-sort", "must be below");
-  expect_usage_error("run --max-val 2^33 --backend cpu --algo cpu-std-sort", "32 bits");
-  expect_usage_error("run --min-val -2^40 --key i32 --backend cpu --algo cpu-std-sort", "32 bits");
+  expect_usage_error("run --max-val 2^33 --backend cpu --algo cpu-std-sort", "--key u32 holds values in");
+  expect_usage_error("run --min-val -2^40 --key i32 --backend cpu --algo cpu-std-sort", "--key i32 holds values in");
+  expect_usage_error("run --max-val 2^65 --key u64 --backend cpu --algo cpu-std-sort", "too large");
+  expect_usage_error("run --dist real --backend cpu --algo cpu-std-sort", "--key f32 or --key f64");
+  expect_usage_error("run --dist entropy --entropy 0.5 --backend cpu --algo cpu-std-sort", "CUB's levels");
+  expect_usage_error("run --dist entropy --key f32 --backend cpu --algo cpu-std-sort", "NaN");
+  expect_usage_error("run -n 2^33 --delta 4 --payload index --backend cpu --algo cpu-std-sort", "--payload u64");
   expect_usage_error("run --dist lumpy --backend cpu --algo cpu-std-sort", "--dist");
   expect_usage_error("run --algo cub-radix --backend cpu", "--backend cpu");
   expect_usage_error("run --param nosuch=1 --backend cpu --algo cpu-std-sort", "nosuch");

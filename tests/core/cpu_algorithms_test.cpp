@@ -13,7 +13,7 @@ namespace sb::test {
 namespace {
 
 TEST(CpuAlgorithms, EveryCpuAlgorithmMatchesStdSort) {
-  const std::vector<InputSpec> specs = input_matrix({0, 1, 2, 33, 1000, 65537});
+  const std::vector<InputSpec> specs = input_matrix({0, 1, 2, 33, 1023, 65537});
   for (const InputSpec& spec : specs) {
     const Reference ref = make_reference(spec);
     for (const Algorithm& algo : registry().all()) {

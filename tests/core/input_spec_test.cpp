@@ -138,10 +138,15 @@ TEST(DeriveInputSpec, ErrorsNameTheProblem) {
   EXPECT_NE(error_of(r).find("must be below"), std::string::npos);
   r = {};
   r.min_val = -(std::int64_t{1} << 33);
-  EXPECT_NE(error_of(r).find("32 bits"), std::string::npos);
+  EXPECT_NE(error_of(r).find("--key u32 holds values in [0, 4294967295]"), std::string::npos);
   r = {};
   r.max_val = std::int64_t{1} << 33;
-  EXPECT_NE(error_of(r).find("32 bits"), std::string::npos);
+  EXPECT_NE(error_of(r).find("--key u32 holds values in"), std::string::npos);
+  r = {};
+  r.key = KeyType::i64;
+  r.min_val = -(wide_t{1} << 63) - 1;
+  EXPECT_NE(error_of(r).find("--key i64 holds values in [-9223372036854775808, 9223372036854775807]"),
+            std::string::npos);
   r = {};
   r.n = 1u << 20;
   r.delta = 50;

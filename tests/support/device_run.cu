@@ -17,8 +17,8 @@ int run_with_scratch(const Algorithm& algo, const SortProblem& problem, DeviceBu
   DeviceBuffer workspace(algo.workspace_bytes(problem));
   b.keys[0] = keys0.get();
   b.keys[1] = keys1.get();
-  b.vals[0] = vals0.as<index_t>();
-  b.vals[1] = vals1.as<index_t>();
+  b.vals[0] = vals0.get();
+  b.vals[1] = vals1.get();
   b.workspace = workspace.get();
   b.workspace_bytes = workspace.bytes();
   const int result = algo.run_device(problem, b);
@@ -32,9 +32,9 @@ int run_with_scratch(const Algorithm& algo, const SortProblem& problem, DeviceBu
 Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Params& params) {
   Outcome out;
   const std::size_t kb = spec.n * key_bytes(spec.key);
-  const std::size_t vb = spec.payload == Payload::index ? spec.n * sizeof(index_t) : 0;
+  const std::size_t vb = spec.n * payload_bytes(spec.payload);
   DeviceBuffer input(kb), keys0(kb), keys1(kb), vals0(vb), vals1(vb);
-  generate_device(spec, input.get(), vals0.as<index_t>(), nullptr);
+  generate_device(spec, input.get(), vals0.get(), nullptr);
   const InputStats stats = input_stats_device(spec, input.get(), nullptr);
   SortProblem problem{spec, stats, params};
   if (auto why = algo.why_unsupported(problem)) {
@@ -46,6 +46,7 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
   const int result = run_with_scratch(algo, problem, keys0, keys1, vals0, vals1, b);
   VerifyInput v;
   v.key = spec.key;
+  v.payload = spec.payload;
   v.n = spec.n;
   v.keys_in = input.get();
   v.keys_out = b.keys[result];
@@ -54,14 +55,14 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
   out.verify = verify_device(v, nullptr);
   out.keys.resize(kb);
   if (kb) SB_CUDA_CHECK(cudaMemcpy(out.keys.data(), b.keys[result], kb, cudaMemcpyDeviceToHost));
-  out.vals.resize(spec.n * (vb ? 1 : 0));
+  out.vals.resize(vb);
   if (vb) SB_CUDA_CHECK(cudaMemcpy(out.vals.data(), b.vals[result], vb, cudaMemcpyDeviceToHost));
   return out;
 }
 
-void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys, index_t* vals) {
+void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys, void* vals) {
   const std::size_t kb = problem.spec.n * key_bytes(problem.spec.key);
-  const std::size_t vb = vals ? problem.spec.n * sizeof(index_t) : 0;
+  const std::size_t vb = vals ? problem.spec.n * payload_bytes(problem.spec.payload) : 0;
   DeviceBuffer keys0(kb), keys1(kb), vals0(vb), vals1(vb);
   if (kb) SB_CUDA_CHECK(cudaMemcpy(keys0.get(), keys, kb, cudaMemcpyHostToDevice));
   if (vb) SB_CUDA_CHECK(cudaMemcpy(vals0.get(), vals, vb, cudaMemcpyHostToDevice));

@@ -16,26 +16,29 @@ namespace sb::test {
 struct Outcome {
   std::optional<std::string> unsupported;  // set: the algorithm declined the input (nothing ran)
   std::vector<unsigned char> keys;         // n * key_bytes, sorted output
-  std::vector<index_t> vals;               // payload output (empty without payload)
+  std::vector<unsigned char> vals;         // n * payload_bytes, payload output (empty without payload)
   VerifyReport verify;                     // the harness's verifier on this output
 };
 
 // A spec from a few fields, through the same derivation as the command line.
 InputSpec make_spec(std::uint64_t n, Distribution dist = Distribution::uniform, KeyType key = KeyType::u32,
                     Payload payload = Payload::none, std::optional<double> delta = std::nullopt,
-                    std::optional<std::uint64_t> len = std::nullopt, std::optional<std::int64_t> min_val = std::nullopt,
+                    std::optional<std::uint64_t> len = std::nullopt, std::optional<wide_t> min_val = std::nullopt,
                     std::uint64_t seed = 7);
 
-// Every distribution x key type x payload for each size; signed keys straddle zero
-// (minVal = -n/2).
+// Every distribution x key type it applies to, with payloads none and index, and the u32
+// and u64 value columns on the uniform, equal and real distributions, for each size; signed
+// keys straddle zero (minVal = -n/2).
 std::vector<InputSpec> input_matrix(const std::vector<std::uint64_t>& sizes);
 
-// Host input and the reference output (std::stable_sort of (key, index) records by key).
+// Host input and the reference output (std::stable_sort of (key, position) records by key).
 struct Reference {
   std::vector<unsigned char> input_keys;
-  std::vector<index_t> input_vals;
+  std::vector<index_t> input_vals;         // input positions 0..n-1
+  std::vector<unsigned char> input_values; // the spec's payload column (empty without one)
   std::vector<unsigned char> sorted_keys;
-  std::vector<index_t> stable_vals;  // indices in stable order
+  std::vector<index_t> stable_vals;        // input positions in stable order
+  std::vector<unsigned char> stable_values;  // the payload column in stable order
 };
 Reference make_reference(const InputSpec& spec);
 
@@ -45,13 +48,14 @@ Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params
 // Returns a gtest-skippable outcome when the algorithm declines the input.
 Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Params& params = {});
 // GPU backend algorithm, once, on keys made on the host (problem.spec.n keys of
-// problem.spec.key, and their index values when vals is set), sorted in place: for input
+// problem.spec.key, and their problem.spec.payload values when vals is set), sorted in place: for input
 // shapes the generator cannot make. The caller fills problem.realized and checks support.
 void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys,
-                              index_t* vals = nullptr);
+                              void* vals = nullptr);
 
-// Expects outcome.keys == reference.sorted_keys, a passed verification, and with a payload
-// for a stable algorithm the exact stable index order. Returns false (with gtest failures).
+// Expects outcome.keys to equal reference.sorted_keys (float zeros of either sign count as
+// equal: '<' does not order them), a passed verification, and with a payload for a stable
+// algorithm the exact stable order. Returns false (with gtest failures).
 bool expect_matches_reference(const Algorithm& algo, const InputSpec& spec, const Reference& ref,
                               const Outcome& outcome);
 

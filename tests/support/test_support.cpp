@@ -15,7 +15,7 @@
 namespace sb::test {
 
 InputSpec make_spec(std::uint64_t n, Distribution dist, KeyType key, Payload payload, std::optional<double> delta,
-                    std::optional<std::uint64_t> len, std::optional<std::int64_t> min_val, std::uint64_t seed) {
+                    std::optional<std::uint64_t> len, std::optional<wide_t> min_val, std::uint64_t seed) {
   InputRequest r;
   r.n = n;
   r.dist = dist;
@@ -32,26 +32,35 @@ std::vector<InputSpec> input_matrix(const std::vector<std::uint64_t>& sizes) {
   std::vector<InputSpec> specs;
   for (std::uint64_t n : sizes)
     for (Distribution d : all_distributions())
-      for (KeyType k : all_key_types())
-        for (Payload p : {Payload::none, Payload::index}) {
-          const bool is_signed = k == KeyType::i32 || k == KeyType::f32;
-          const auto min_val = is_signed ? std::optional<std::int64_t>(-static_cast<std::int64_t>(n / 2)) : std::nullopt;
+      for (KeyType k : all_key_types()) {
+        if (d == Distribution::real && !is_float_key(k)) continue;
+        if (d == Distribution::entropy && is_float_key(k)) continue;
+        const bool wide_values = d == Distribution::uniform || d == Distribution::equal || d == Distribution::real;
+        for (Payload p : all_payloads()) {
+          if (!wide_values && (p == Payload::u32 || p == Payload::u64)) continue;
+          const bool is_signed = k == KeyType::i32 || k == KeyType::f32 || k == KeyType::i64 || k == KeyType::f64;
+          const auto min_val = is_signed && d != Distribution::entropy
+                                   ? std::optional<wide_t>(-static_cast<wide_t>(n / 2))
+                                   : std::nullopt;
           specs.push_back(make_spec(n, d, k, p, std::nullopt, std::nullopt, min_val));
         }
+      }
   return specs;
 }
 
 std::string describe(const InputSpec& s) {
   return fmt::format("n={} key={} payload={} dist={} min={} max={} len={}", s.n, to_string(s.key),
-                     to_string(s.payload), to_string(s.dist), s.min_val, s.max_val, s.len);
+                     to_string(s.payload), to_string(s.dist), wide_text(s.min_val), wide_text(s.max_val), s.len);
 }
 
 Reference make_reference(const InputSpec& spec) {
   Reference ref;
   const std::size_t kb = key_bytes(spec.key);
+  const std::size_t vb = payload_bytes(spec.payload);
   ref.input_keys.resize(spec.n * kb);
+  ref.input_values.resize(spec.n * vb);
+  generate_host(spec, ref.input_keys.data(), vb ? ref.input_values.data() : nullptr);
   ref.input_vals.resize(spec.n);
-  generate_host(spec, ref.input_keys.data(), ref.input_vals.data());
   std::iota(ref.input_vals.begin(), ref.input_vals.end(), index_t{0});
   ref.sorted_keys.resize(ref.input_keys.size());
   ref.stable_vals = ref.input_vals;
@@ -59,10 +68,13 @@ Reference make_reference(const InputSpec& spec) {
     using K = decltype(k);
     const K* in = reinterpret_cast<const K*>(ref.input_keys.data());
     __gnu_parallel::stable_sort(ref.stable_vals.begin(), ref.stable_vals.end(),
-                     [&](index_t a, index_t b) { return KeyTraits<K>::less(in[a], in[b]); });
+                                [&](index_t a, index_t b) { return KeyTraits<K>::less(in[a], in[b]); });
     K* out = reinterpret_cast<K*>(ref.sorted_keys.data());
     for (std::uint64_t i = 0; i < spec.n; ++i) out[i] = in[ref.stable_vals[i]];
   });
+  ref.stable_values.resize(ref.input_values.size());
+  for (std::uint64_t i = 0; i < spec.n && vb; ++i)
+    std::memcpy(ref.stable_values.data() + i * vb, ref.input_values.data() + ref.stable_vals[i] * vb, vb);
   return ref;
 }
 
@@ -76,10 +88,11 @@ Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params
     return out;
   }
   out.keys = ref.input_keys;
-  if (problem.has_payload()) out.vals = ref.input_vals;
+  out.vals = ref.input_values;
   algo.run_host(problem, {out.keys.data(), problem.has_payload() ? out.vals.data() : nullptr});
   VerifyInput v;
   v.key = spec.key;
+  v.payload = spec.payload;
   v.n = spec.n;
   v.keys_in = ref.input_keys.data();
   v.keys_out = out.keys.data();
@@ -89,17 +102,37 @@ Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params
   return out;
 }
 
+namespace {
+// Keys equal bit for bit, or equal under '<' (float zeros of either sign).
+bool same_keys(KeyType key, const std::vector<unsigned char>& a, const std::vector<unsigned char>& b) {
+  if (a.size() != b.size()) return false;
+  if (a == b) return true;
+  if (!is_float_key(key)) return false;
+  return dispatch_key(key, [&](auto k) {
+    using K = decltype(k);
+    const std::size_t n = a.size() / sizeof(K);
+    for (std::size_t i = 0; i < n; ++i) {
+      K x, y;
+      std::memcpy(&x, a.data() + i * sizeof(K), sizeof(K));
+      std::memcpy(&y, b.data() + i * sizeof(K), sizeof(K));
+      if (KeyTraits<K>::less(x, y) || KeyTraits<K>::less(y, x)) return false;
+    }
+    return true;
+  });
+}
+}  // namespace
+
 bool expect_matches_reference(const Algorithm& algo, const InputSpec& spec, const Reference& ref,
                               const Outcome& outcome) {
   const std::string where = algo.name + " on " + describe(spec);
   bool ok = true;
   EXPECT_TRUE(outcome.verify.ok) << where << ": " << outcome.verify.message;
   ok = ok && outcome.verify.ok;
-  if (outcome.keys != ref.sorted_keys) {
+  if (!same_keys(spec.key, outcome.keys, ref.sorted_keys)) {
     ADD_FAILURE() << where << ": keys differ from std::sort";
     ok = false;
   }
-  if (spec.payload == Payload::index && algo.stable && outcome.vals != ref.stable_vals) {
+  if (spec.payload != Payload::none && algo.stable && outcome.vals != ref.stable_values) {
     ADD_FAILURE() << where << ": payload differs from std::stable_sort's order";
     ok = false;
   }

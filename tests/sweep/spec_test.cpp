@@ -175,7 +175,7 @@ TEST(SweepSpec, ErrorsNameTheFileAndTheField) {
 
   j = small_spec();
   j["axes"][0] = json::parse(R"({"name": "key", "values": ["u16"]})");
-  expect_spec_error(j, {"axes[0] (key).values[0]", "u32, i32, f32, u32x4"});
+  expect_spec_error(j, {"axes[0] (key).values[0]", "u32, i32, f32, u64, i64, f64, u32x4"});
 
   j = small_spec();
   j["axes"][0] = json::parse(R"({"name": "n", "values": [1]})");
