@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "sortbench/build_info.hpp"
 #include "sortbench/device_info.hpp"
 
 namespace sb::cli {
@@ -30,6 +31,13 @@ Command add_info(CLI::App& app) {
                 d.shared_mem_per_block_optin / 1024, d.shared_mem_per_sm / 1024, d.sm_clock_mhz, d.mem_clock_mhz,
                 format_cuda_version(d.driver_version), format_cuda_version(d.runtime_version),
                 d.copy_bandwidth_gbs);
+            const int cc = d.cc_major * 10 + d.cc_minor;
+            if (cuda_archs_cover(build_cuda_architectures(), cc) == false) {
+              std::cerr << fmt::format(
+                  "warning: this sortbench holds no GPU code for compute capability {}.{} (built for CUDA "
+                  "architectures {}); rebuild with CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES={}\n",
+                  d.cc_major, d.cc_minor, build_cuda_architectures(), cc);
+            }
             return 0;
           }};
 }
