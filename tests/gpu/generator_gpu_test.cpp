@@ -16,17 +16,22 @@ TEST(GeneratorGpu, MatchesTheCpuBitForBit) {
   for (std::uint64_t n : {1u, 33u, 1025u, 65537u, 1u << 20})
     for (Distribution d : all_distributions())
       for (KeyType k : all_key_types()) {
-        const bool is_signed = k == KeyType::i32 || k == KeyType::f32;
-        const InputSpec spec = make_spec(n, d, k, Payload::index, 0.5, std::nullopt,
-                                         is_signed ? std::optional<std::int64_t>(-1000) : std::nullopt);
-        const std::size_t kb = n * key_bytes(k);
-        std::vector<unsigned char> host(kb), device(kb);
-        std::vector<index_t> host_vals(n), device_vals(n);
+        if (d == Distribution::real && !is_float_key(k)) continue;
+        if (d == Distribution::entropy && is_float_key(k)) continue;
+        const bool is_signed = k == KeyType::i32 || k == KeyType::f32 || k == KeyType::i64 || k == KeyType::f64;
+        const Payload payload = is_64bit_key(k) ? Payload::u64 : (k == KeyType::u32 ? Payload::u32 : Payload::index);
+        const InputSpec spec =
+            d == Distribution::entropy
+                ? make_spec(n, d, k, payload)
+                : make_spec(n, d, k, payload, 0.5, std::nullopt,
+                            is_signed ? std::optional<wide_t>(-1000) : std::nullopt);
+        const std::size_t kb = n * key_bytes(k), vb = n * payload_bytes(payload);
+        std::vector<unsigned char> host(kb), device(kb), host_vals(vb), device_vals(vb);
         generate_host(spec, host.data(), host_vals.data());
-        DeviceBuffer keys(kb), vals(n * sizeof(index_t));
-        generate_device(spec, keys.get(), vals.as<index_t>(), nullptr);
+        DeviceBuffer keys(kb), vals(vb);
+        generate_device(spec, keys.get(), vals.get(), nullptr);
         SB_CUDA_CHECK(cudaMemcpy(device.data(), keys.get(), kb, cudaMemcpyDeviceToHost));
-        SB_CUDA_CHECK(cudaMemcpy(device_vals.data(), vals.get(), n * sizeof(index_t), cudaMemcpyDeviceToHost));
+        SB_CUDA_CHECK(cudaMemcpy(device_vals.data(), vals.get(), vb, cudaMemcpyDeviceToHost));
         EXPECT_EQ(host, device) << describe(spec);
         EXPECT_EQ(host_vals, device_vals) << describe(spec);
         const InputStats hs = input_stats_host(spec, host.data());
@@ -34,7 +39,10 @@ TEST(GeneratorGpu, MatchesTheCpuBitForBit) {
         EXPECT_EQ(hs.min, ds.min) << describe(spec);
         EXPECT_EQ(hs.max, ds.max) << describe(spec);
         EXPECT_EQ(hs.len, ds.len) << describe(spec);
-        if (k != KeyType::u32x4) EXPECT_EQ(ds.len, spec.len) << describe(spec);
+        EXPECT_EQ(hs.min_ordered, ds.min_ordered) << describe(spec);
+        EXPECT_EQ(hs.max_ordered, ds.max_ordered) << describe(spec);
+        EXPECT_EQ(hs.integral, ds.integral) << describe(spec);
+        if (k != KeyType::u32x4 && d != Distribution::entropy) EXPECT_EQ(ds.len, spec.len) << describe(spec);
       }
 }
 
