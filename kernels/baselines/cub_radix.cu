@@ -89,7 +89,7 @@ void add_cub_radix(Registry& r) {
     });
   };
   set_device_run<AllKeys, AllValues>(full, [](auto b, const SortProblem& p) {
-    using K = std::remove_pointer_t<decltype(b.keys[0])>;
+    using K = typename decltype(b)::key_type;
     std::size_t bytes = b.workspace_bytes;
     return radix_sort(b.workspace, bytes, b.keys, b.vals, p.n(), int(sizeof(K) * 8), b.stream);
   });
@@ -118,7 +118,7 @@ void add_cub_radix(Registry& r) {
     });
   };
   set_device_run<ScalarKeys, AllValues>(pairs, [](auto b, const SortProblem& p) {
-    using K = std::remove_pointer_t<decltype(b.keys[0])>;
+    using K = typename decltype(b)::key_type;
     std::size_t bytes = b.workspace_bytes;
     if constexpr (decltype(b)::has_values) {
       return radix_sort(b.workspace, bytes, b.keys, b.vals, p.n(), int(sizeof(K) * 8), b.stream);

@@ -51,6 +51,8 @@ struct DeviceBuffers {
 // The same buffers typed for one element type; vals are null when V is NoValue.
 template <typename K, typename V>
 struct Buffers {
+  using key_type = K;
+  using value_type = V;
   static constexpr bool has_values = !std::is_same_v<V, NoValue>;
   K* keys[2] = {nullptr, nullptr};
   V* vals[2] = {nullptr, nullptr};
