@@ -12,13 +12,17 @@ namespace sb::hp {
 void add_paper(Registry& r);   // hp, hp-1, hp-0c: the paper's CUDA kernels (section 5)
 void add_cpu(Registry& r);     // cpu-hp, cpu-hp-1, cpu-hp-0c: Algorithms 2, 3, 5 as sequential C++
 void add_fast(Registry& r);    // hp-smem, hp-global, hp-hybrid, hp-auto: beyond the paper
-void add_stable(Registry& r);  // hp-stable: key + index pairs, the paper's section 8 future work
+void add_stable(Registry& r);  // hp-stable: key + value pairs, the paper's section 8 future work
 
 // Common description of a family member.
 Algorithm family_base(std::string name, Backend backend, std::string source);
-// realized maxVal - minVal, or a reason when a 32-bit offset cannot hold it.
+// realized maxVal - minVal (ordered form, saturated at 2^64 - 1).
 std::uint64_t problem_range(const SortProblem& p);
+// A reason when a 32-bit bin offset cannot hold the range, with the histogram's byte count.
+std::optional<std::string> range_limit(const SortProblem& p);
 // "unsupported" reasons every member shares: n and range limits of 32-bit counters.
+// Members of 64-bit integer keys take any such key whose range fits 32-bit offsets; float
+// keys are declined by their key types (hp-auto hands them to CUB).
 std::optional<std::string> common_limits(const SortProblem& p);
 
 }  // namespace sb::hp

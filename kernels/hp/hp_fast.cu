@@ -5,6 +5,9 @@
 //   the expansion of the runs straight into y (Algorithm 5 lines 13-17 without B);
 // they differ in the histogram: shared-memory privatized (range fits in shared memory),
 // global atomics, or the hybrid that splits keys by their high bits first.
+// With a payload the expansion cannot carry values: the histogram's exclusive prefix sums
+// become bin cursors and every (key, value) pair is scattered to its bin's next slot.
+// Keys are u32, i32, u64 or i64 words; offsets from minVal are 32-bit bin numbers.
 // hp-auto picks one of them, or hands the input to CUB radix sort on the range's bits.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/tabulate_output_iterator.h>
@@ -63,12 +66,22 @@ constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
 std::uint64_t shared_bins_max() { return device_facts().smem_per_block / sizeof(u32); }
 
 using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
-using RunsOut = thrust::tabulate_output_iterator<EmitRun>;
+template <typename W>
+using RunsOut = thrust::tabulate_output_iterator<EmitRun<W>>;
 
+template <typename W>
 std::size_t runs_scan_temp_bytes(u64 range) {
   std::size_t bytes = 0;
   SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{}),
-                                              RunsOut(EmitRun{}), static_cast<std::int64_t>(range)));
+                                              RunsOut<W>(EmitRun<W>{}), static_cast<std::int64_t>(range)));
+  return bytes;
+}
+
+// Temporary bytes of the exclusive scan of n u32 words (bucket and bin cursors).
+std::size_t cursor_scan_temp_bytes(u64 n) {
+  std::size_t bytes = 0;
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<u32*>(nullptr), static_cast<u32*>(nullptr),
+                                              static_cast<std::int64_t>(n)));
   return bytes;
 }
 
@@ -84,31 +97,35 @@ std::uint64_t hybrid_parts(u64 n) {
   return min_u64(by_size, std::uint64_t(device_facts().sms) * 8);
 }
 
-// The workspace of a fast run; a layout pass (base == nullptr) only sums the sizes.
+// The workspace of a fast run; a layout pass (base == nullptr) only sums the sizes. Keys
+// only: the runs and the expansion windows; with a payload A alone (it becomes the cursors).
+template <typename W>
 struct FastArrays {
-  u32 *A, *run_end, *run_val, *len, *counts = nullptr;
-  uint2* window;  // each expansion tile's (first run, run count)
+  u32 *A, *run_end = nullptr, *len = nullptr, *counts = nullptr;
+  W* run_val = nullptr;
+  uint2* window = nullptr;  // each expansion tile's (first run, run count)
   void* temp;
   std::size_t temp_bytes;
   u64 parts = 0, buckets = 0;
   unsigned low_bits = 0;
-  FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits) : low_bits(hybrid_low_bits) {
+  FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs) : low_bits(hybrid_low_bits) {
     Carve c;
     const u64 m = min_u64(n, range);
     A = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
-    run_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
-    run_val = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
-    len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
-    window = reinterpret_cast<uint2*>(base + c.take(ceil_div(n, kExpandTile) * sizeof(uint2)));
-    temp_bytes = runs_scan_temp_bytes(range);
+    if (pairs) {
+      temp_bytes = cursor_scan_temp_bytes(range);
+    } else {
+      run_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
+      run_val = reinterpret_cast<W*>(base + c.take(m * sizeof(W)));
+      len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
+      window = reinterpret_cast<uint2*>(base + c.take(ceil_div(n, kExpandTile) * sizeof(uint2)));
+      temp_bytes = runs_scan_temp_bytes<W>(range);
+    }
     if (low_bits) {
       parts = hybrid_parts(n);
       buckets = buckets_for(range, low_bits);
       counts = reinterpret_cast<u32*>(base + c.take(parts * buckets * sizeof(u32)));
-      std::size_t count_scan = 0;
-      SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, count_scan, counts, counts,
-                                                  static_cast<std::int64_t>(parts * buckets)));
-      temp_bytes = std::max(temp_bytes, count_scan);
+      temp_bytes = std::max(temp_bytes, cursor_scan_temp_bytes(parts * buckets));
     }
     temp = base + c.take(temp_bytes);
     bytes = c.used;
@@ -118,9 +135,10 @@ struct FastArrays {
 
 enum class Histogram { shared, global, hybrid };
 
+template <typename W>
 struct Run {
   u64 n, range;
-  u32 min_word;
+  W min_word;
   cudaStream_t stream;
 };
 
@@ -146,31 +164,33 @@ unsigned resident_grid(Kernel kernel, u64 items, unsigned block, std::size_t sme
   return grid_for(items, block, u64(std::max(per_sm, 1)) * device_facts().sms);
 }
 
-void hist_shared_launch(const Run& r, const u32* x, u32* A) {
+template <typename W>
+void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
   const auto bins = static_cast<u32>(r.range);
   const u32 copies = counter_copies(bins);
   const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
-  static const bool attr_set = (allow_large_shared(hist_shared), true);
+  static const bool attr_set = (allow_large_shared(hist_shared<W>), true);
   (void)attr_set;
-  hist_shared<<<resident_grid(hist_shared, ceil_div(r.n, 4), kHistBlock, smem), kHistBlock, smem, r.stream>>>(
+  hist_shared<W><<<resident_grid(hist_shared<W>, ceil_div(r.n, 4), kHistBlock, smem), kHistBlock, smem, r.stream>>>(
       x, r.n, r.min_word, bins, copies, A);
   SB_CUDA_CHECK_LAUNCH();
 }
 
-void hist_hybrid_launch(const Run& r, const FastArrays& a, u32* x, std::uint16_t* low) {
-  static const bool attr_set = (allow_large_shared(bucket_count), allow_large_shared(bucket_scatter),
+template <typename W>
+void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+  static const bool attr_set = (allow_large_shared(bucket_count<W>), allow_large_shared(bucket_scatter<W>),
                                 allow_large_shared(bucket_hist), true);
   (void)attr_set;
   const auto parts = static_cast<unsigned>(a.parts);
   const auto buckets = static_cast<u32>(a.buckets);
   const u32 copies = counter_copies(buckets);
-  bucket_count<<<parts, kPartBlock, std::size_t{buckets} * copies * sizeof(u32), r.stream>>>(
+  bucket_count<W><<<parts, kPartBlock, std::size_t{buckets} * copies * sizeof(u32), r.stream>>>(
       x, r.n, r.min_word, a.low_bits, buckets, copies, a.counts);
   SB_CUDA_CHECK_LAUNCH();
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                               static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
-  bucket_scatter<<<parts, kSplitBlock, split_shared_bytes(buckets), r.stream>>>(x, r.n, r.min_word, a.low_bits,
+  bucket_scatter<W><<<parts, kSplitBlock, split_shared_bytes(buckets), r.stream>>>(x, r.n, r.min_word, a.low_bits,
                                                                                 buckets, a.counts, low);
   SB_CUDA_CHECK_LAUNCH();
   const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
@@ -179,41 +199,68 @@ void hist_hybrid_launch(const Run& r, const FastArrays& a, u32* x, std::uint16_t
   SB_CUDA_CHECK_LAUNCH();
 }
 
-// Runs one fast version; returns the buffer holding y.
-int run_fast(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
-  const Run r{p.n(), problem_range(p), word_of(p.realized.min), b.stream};
+// Runs one fast version; returns the buffer holding y (and the values).
+template <typename K, typename V>
+int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
+  using W = typename KeyTraits<K>::Ordered;
+  constexpr bool pairs = Buffers<K, V>::has_values;
+  const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.realized.min_ordered), b.stream};
   if (r.n == 0) return 0;
-  FastArrays a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0);
-  u32* x = static_cast<u32*>(b.keys[0]);
-  // The hybrid keeps its bucketed low bits in keys[1] and expands into keys[0].
-  u32* y = static_cast<u32*>(b.keys[h == Histogram::hybrid ? 0 : 1]);
+  FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, pairs);
+  const W* x = reinterpret_cast<const W*>(b.keys[0]);
   SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
   switch (h) {
     case Histogram::shared: hist_shared_launch(r, x, a.A); break;
     case Histogram::global:
-      hist_global<<<grid_for(ceil_div(r.n, 4), 256, u64(device_facts().sms) * 16), 256, 0, r.stream>>>(
+      hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(device_facts().sms) * 16), 256, 0, r.stream>>>(
           x, r.n, r.min_word, a.A);
       SB_CUDA_CHECK_LAUNCH();
       break;
-    case Histogram::hybrid:
+    case Histogram::hybrid:  // its bucketed low bits (2 bytes a key) live in keys[1] until the scan
       hist_hybrid_launch(r, a, x, reinterpret_cast<std::uint16_t*>(b.keys[1]));
       break;
   }
   std::size_t temp_bytes = a.temp_bytes;
-  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-      a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
-      RunsOut(EmitRun{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}), static_cast<std::int64_t>(r.range),
-      r.stream));
-  const u64 tiles = ceil_div(r.n, kExpandTile);
-  locate_tiles<<<grid_for(tiles, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
-  SB_CUDA_CHECK_LAUNCH();
-  expand_runs<<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val, a.window, r.n, y);
-  SB_CUDA_CHECK_LAUNCH();
-  return h == Histogram::hybrid ? 0 : 1;
+  if constexpr (pairs) {
+    SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
+                                                r.stream));
+    scatter_pairs<W, V><<<grid_for(r.n, 256, u64(device_facts().sms) * 8), 256, 0, r.stream>>>(
+        x, b.vals[0], r.n, r.min_word, a.A, reinterpret_cast<W*>(b.keys[1]), b.vals[1]);
+    SB_CUDA_CHECK_LAUNCH();
+    return 1;
+  } else {
+    // The hybrid expands into keys[0] (its low bits are in keys[1]), the others into keys[1].
+    W* y = reinterpret_cast<W*>(b.keys[h == Histogram::hybrid ? 0 : 1]);
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+        a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
+        RunsOut<W>(EmitRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
+        static_cast<std::int64_t>(r.range), r.stream));
+    const u64 tiles = ceil_div(r.n, kExpandTile);
+    locate_tiles<<<grid_for(tiles, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
+    SB_CUDA_CHECK_LAUNCH();
+    expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val, a.window, r.n,
+                                                                                 y);
+    SB_CUDA_CHECK_LAUNCH();
+    return h == Histogram::hybrid ? 0 : 1;
+  }
+}
+
+// The fast versions take integer keys of both widths and every payload.
+using FastKeys = IntegerKeys;
+using FastValues = AllValues;
+
+int run_fast_any(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
+  return dispatch_element<FastKeys, FastValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+    return run_fast(h, p, typed_buffers<decltype(k), decltype(v)>(b));
+  });
 }
 
 std::size_t fast_bytes(Histogram h, const SortProblem& p) {
-  return FastArrays(nullptr, p.n(), problem_range(p), h == Histogram::hybrid ? low_bits_of(p) : 0).bytes;
+  const unsigned low_bits = h == Histogram::hybrid ? low_bits_of(p) : 0;
+  return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+    using W = typename KeyTraits<decltype(k)>::Ordered;
+    return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload()).bytes;
+  });
 }
 
 std::optional<std::string> shared_unsupported(const SortProblem& p) {
@@ -247,14 +294,17 @@ const char* choice_name(Choice c) {
 
 Choice choose(const SortProblem& p) {
   const AutoRule rule{shared_bins_max(), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
-  return auto_choice(p.n(), problem_range(p), rule);
+  const bool integer_keys =
+      dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
+  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys}, rule);
 }
 
 Algorithm fast_member(std::string name, Histogram h, std::string source) {
   Algorithm a = family_base(std::move(name), Backend::gpu, std::move(source));
+  declare_types<FastKeys, FastValues>(a);
   a.unsupported = common_limits;
   a.workspace_bytes = [h](const SortProblem& p) { return fast_bytes(h, p); };
-  a.run_device = [h](const SortProblem& p, const DeviceBuffers& b) { return run_fast(h, p, b); };
+  a.run_device = [h](const SortProblem& p, const DeviceBuffers& b) { return run_fast_any(h, p, b); };
   return a;
 }
 
@@ -281,7 +331,8 @@ void add_fast(Registry& r) {
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
                               "picks hp-smem, hp-hybrid, hp-global or CUB radix sort on the range's bits from n and range");
-  aut.unsupported = common_limits;
+  // Every scalar key and payload: what the H-P variants cannot take goes to CUB.
+  declare_types<ScalarKeys, AllValues>(aut);
   aut.workspace_bytes = [](const SortProblem& p) {
     switch (choose(p)) {
       case Choice::smem: return fast_bytes(Histogram::shared, p);
@@ -293,9 +344,9 @@ void add_fast(Registry& r) {
   };
   aut.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
     switch (choose(p)) {
-      case Choice::smem: return run_fast(Histogram::shared, p, b);
-      case Choice::hybrid: return run_fast(Histogram::hybrid, p, b);
-      case Choice::global: return run_fast(Histogram::global, p, b);
+      case Choice::smem: return run_fast_any(Histogram::shared, p, b);
+      case Choice::hybrid: return run_fast_any(Histogram::hybrid, p, b);
+      case Choice::global: return run_fast_any(Histogram::global, p, b);
       case Choice::cub: break;
     }
     return range_radix_sort(p, b);

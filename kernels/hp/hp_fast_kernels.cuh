@@ -38,16 +38,27 @@ struct RunCounter {
   }
 };
 
-// Visits every key offset of x[0, n) once, four per 16-byte load, grid-stride.
-template <typename F>
-__device__ __forceinline__ void for_each_offset(const u32* x, u64 n, u32 min_word, F&& f) {
-  const uint4* x4 = reinterpret_cast<const uint4*>(x);
-  const u64 n4 = n / 4;
-  for (u64 i = global_thread(); i < n4; i += global_threads()) {
-    const uint4 v = x4[i];
+// Key words W: u32 (u32, i32 keys) or u64 (u64, i64 keys); offsets are 32-bit either way.
+// Loads four keys of x starting at 4 * i (16-byte loads) and visits their offsets in order.
+template <typename W, typename F>
+__device__ __forceinline__ void visit_four(const W* x, u64 i, W min_word, F&& f) {
+  if constexpr (sizeof(W) == 4) {
+    const uint4 v = reinterpret_cast<const uint4*>(x)[i];
     f(v.x - min_word), f(v.y - min_word), f(v.z - min_word), f(v.w - min_word);
+  } else {
+    const ulonglong2 a = reinterpret_cast<const ulonglong2*>(x)[2 * i];
+    const ulonglong2 b = reinterpret_cast<const ulonglong2*>(x)[2 * i + 1];
+    f(word_offset<W>(a.x, min_word)), f(word_offset<W>(a.y, min_word));
+    f(word_offset<W>(b.x, min_word)), f(word_offset<W>(b.y, min_word));
   }
-  for (u64 i = n4 * 4 + global_thread(); i < n; i += global_threads()) f(x[i] - min_word);
+}
+
+// Visits every key offset of x[0, n) once, four per thread step, grid-stride.
+template <typename W, typename F>
+__device__ __forceinline__ void for_each_offset(const W* x, u64 n, W min_word, F&& f) {
+  const u64 n4 = n / 4;
+  for (u64 i = global_thread(); i < n4; i += global_threads()) visit_four(x, i, min_word, f);
+  for (u64 i = n4 * 4 + global_thread(); i < n; i += global_threads()) f(word_offset<W>(x[i], min_word));
 }
 
 // Privatized counts in shared memory: `copies` sub-histograms of `bins` words (warp w uses
@@ -71,7 +82,8 @@ __device__ __forceinline__ void count_privatized(u32 bins, u32 copies, Visit&& v
 }
 
 // Shared-memory privatized histogram of the whole input, summed into the global A.
-__global__ void hist_shared(const u32* x, u64 n, u32 min_word, u32 bins, u32 copies, u32* A) {
+template <typename W>
+__global__ void hist_shared(const W* x, u64 n, W min_word, u32 bins, u32 copies, u32* A) {
   count_privatized(
       bins, copies, [&](auto&& f) { for_each_offset(x, n, min_word, f); }, [](u32 off) { return off; },
       [&](u32 b, u32 c) {
@@ -80,29 +92,27 @@ __global__ void hist_shared(const u32* x, u64 n, u32 min_word, u32 bins, u32 cop
 }
 
 // Global-atomic histogram (A is L2-resident for ranges of a few million bins).
-__global__ void hist_global(const u32* x, u64 n, u32 min_word, u32* A) {
+template <typename W>
+__global__ void hist_global(const W* x, u64 n, W min_word, u32* A) {
   RunCounter run;
   for_each_offset(x, n, min_word, [&](u32 off) { run.add(A, off); });
   run.flush(A);
 }
 
 // Visits the offsets of part blockIdx.x of gridDim.x parts (hp_index part_bounds), in order.
-template <typename F>
-__device__ __forceinline__ void for_each_offset_of_part(const u32* x, u64 n, u32 min_word, F&& f) {
+template <typename W, typename F>
+__device__ __forceinline__ void for_each_offset_of_part(const W* x, u64 n, W min_word, F&& f) {
   u64 lo, hi;
   part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
-  const uint4* x4 = reinterpret_cast<const uint4*>(x);
   const u64 hi4 = lo + (hi - lo) / 4 * 4;
-  for (u64 i = lo / 4 + threadIdx.x; i < hi4 / 4; i += blockDim.x) {
-    const uint4 v = x4[i];
-    f(v.x - min_word), f(v.y - min_word), f(v.z - min_word), f(v.w - min_word);
-  }
-  for (u64 i = hi4 + threadIdx.x; i < hi; i += blockDim.x) f(x[i] - min_word);
+  for (u64 i = lo / 4 + threadIdx.x; i < hi4 / 4; i += blockDim.x) visit_four(x, i, min_word, f);
+  for (u64 i = hi4 + threadIdx.x; i < hi; i += blockDim.x) f(word_offset<W>(x[i], min_word));
 }
 
 // Hybrid step 1: bucket counts of each part, stored bucket-major (counts[b * parts + p]) so
 // that one exclusive scan gives every (bucket, part) its output offset.
-__global__ void bucket_count(const u32* x, u64 n, u32 min_word, unsigned low_bits, u32 buckets, u32 copies,
+template <typename W>
+__global__ void bucket_count(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, u32 copies,
                              u32* counts) {
   count_privatized(
       buckets, copies, [&](auto&& f) { for_each_offset_of_part(x, n, min_word, f); },
@@ -123,7 +133,8 @@ constexpr std::size_t split_shared_bytes(u32 buckets) { return (3 * std::size_t{
 
 using SplitScan = cub::BlockScan<u32, kSplitBlock>;
 // Two blocks per SM (registers capped at 64): one 512-thread block left the scatter latency bound.
-__global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const u32* x, u64 n, u32 min_word, unsigned low_bits,
+template <typename W>
+__global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64 n, W min_word, unsigned low_bits,
                                                               u32 buckets, const u32* offsets, std::uint16_t* low) {
   extern __shared__ u32 s_split[];
   __shared__ SplitScan::TempStorage s_scan;
@@ -146,7 +157,7 @@ __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const u32* x, u
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
       const u64 i = t0 + it * kSplitBlock + threadIdx.x;
-      off[it] = i < hi ? x[i] - min_word : none;
+      off[it] = i < hi ? word_offset<W>(x[i], min_word) : none;
     }
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
@@ -245,18 +256,19 @@ struct PackBin {
   const u32* A;
   __host__ __device__ u64 operator()(u64 i) const { return pack_bin(A[i]); }
 };
+template <typename W>
 struct EmitRun {
   const u32* A;
   u32* run_end;
-  u32* run_val;
+  W* run_val;
   u32* len;
   u64 range;
-  u32 min_word;
+  W min_word;
   __device__ void operator()(std::ptrdiff_t i, u64 scan) const {
     if (A[i]) {
       const u32 j = packed_nonzero(scan) - 1;
       run_end[j] = packed_count(scan);
-      run_val[j] = min_word + static_cast<u32>(i);
+      run_val[j] = word_at<W>(static_cast<u32>(i), min_word);
     }
     if (static_cast<u64>(i) == range - 1) *len = packed_nonzero(scan);
   }
@@ -283,9 +295,12 @@ __global__ void locate_tiles(const u32* run_end, const u32* len_at, u64 n, uint2
 // positions only grow, so with few runs in the window it walks on from its last run instead
 // of searching again.
 constexpr u32 kExpandWalkMax = 32;
-__global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, const u32* run_val,
-                                                            const uint2* window, u64 n, u32* y) {
-  __shared__ u32 s_end[kExpandTile], s_val[kExpandTile];
+// With 8-byte words the staged window takes the whole 48 KB of static shared memory.
+template <typename W>
+__global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, const W* run_val,
+                                                            const uint2* window, u64 n, W* y) {
+  __shared__ u32 s_end[kExpandTile];
+  __shared__ W s_val[kExpandTile];
   const u64 t0 = blockIdx.x * u64{kExpandTile};
   const u32 tile_len = static_cast<u32>(min_u64(kExpandTile, n - t0));
   const uint2 w = window[blockIdx.x];
@@ -295,20 +310,56 @@ __global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, 
     s_val[k] = run_val[first + k];
   }
   __syncthreads();
-  u32* tile = y + t0;
+  W* tile = y + t0;
   u32 j = 0;
   for (u32 pos = 4 * threadIdx.x; pos < tile_len; pos += 4 * kExpandBlock) {
     if (count > kExpandWalkMax) j = run_at(s_end, 0u, count, pos);
-    u32 v[4];
+    W v[4];
 #pragma unroll
     for (u32 q = 0; q < 4; ++q) {
       while (j + 1 < count && s_end[j] <= pos + q) ++j;
       v[q] = s_val[j];
     }
     if (pos + 4 <= tile_len) {
-      *reinterpret_cast<uint4*>(tile + pos) = make_uint4(v[0], v[1], v[2], v[3]);
+      if constexpr (sizeof(W) == 4) {
+        *reinterpret_cast<uint4*>(tile + pos) = make_uint4(v[0], v[1], v[2], v[3]);
+      } else {
+        reinterpret_cast<ulonglong2*>(tile + pos)[0] = make_ulonglong2(v[0], v[1]);
+        reinterpret_cast<ulonglong2*>(tile + pos)[1] = make_ulonglong2(v[2], v[3]);
+      }
     } else {
       for (u32 q = 0; pos + q < tile_len; ++q) tile[pos + q] = v[q];
+    }
+  }
+}
+
+// The key-value path: after the histogram, A holds every bin's exclusive prefix sum (its
+// first output position) and serves as the bins' cursors. Each (key, value) pair takes its
+// bin's next slot with one atomic; a warp whose keys share one bin (sorted or clustered
+// input, one repeated key) takes its 32 slots with one atomic, in lane order. The order of
+// equal keys across warps follows the atomics: not stable.
+template <typename W, typename V>
+__global__ void scatter_pairs(const W* keys_in, const V* vals_in, u64 n, W min_word, u32* cursor, W* keys_out,
+                              V* vals_out) {
+  const u64 steps = ceil_div(n, global_threads());  // uniform trip count: whole warps take part
+  for (u64 s = 0, i = global_thread(); s < steps; ++s, i += global_threads()) {
+    const bool live = i < n;
+    const W key = live ? keys_in[i] : W{};
+    const u32 bin = live ? word_offset<W>(key, min_word) : ~0u;
+    const u32 lane0_bin = __shfl_sync(0xffffffffu, bin, 0);
+    const unsigned live_lanes = __ballot_sync(0xffffffffu, live);
+    if (live_lanes == 0) break;  // the warp is past n, and stays so
+    u32 at;
+    if (__all_sync(0xffffffffu, !live || bin == lane0_bin)) {
+      u32 base = 0;
+      if (lane_id() == 0) base = atomicAdd(&cursor[lane0_bin], static_cast<u32>(__popc(live_lanes)));
+      at = __shfl_sync(0xffffffffu, base, 0) + lane_id();
+    } else {
+      at = live ? atomicAdd(&cursor[bin], 1u) : 0;
+    }
+    if (live) {
+      keys_out[at] = key;
+      vals_out[at] = vals_in[i];
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "sortbench/hd.hpp"
+#include "sortbench/keys.hpp"
 
 namespace sb::hp {
 
@@ -23,6 +24,32 @@ SB_HD_INLINE std::uint32_t key_at(std::uint32_t offset, std::uint32_t min_word) 
 SB_HD_INLINE std::uint64_t range_of(std::int64_t min, std::int64_t max) {
   return static_cast<std::uint64_t>(max - min) + 1;
 }
+
+// 64-bit keys (u64, i64) as 64-bit words: the offset ordered(key) - ordered(min) equals
+// word(key) - word(min) modulo 2^64 (the signed order flip cancels), and it is a 32-bit bin
+// offset whenever range <= 2^32. W is the key's word type (std::uint32_t or std::uint64_t).
+template <typename W>
+SB_HD_INLINE std::uint32_t word_offset(W key_word, W min_word) {
+  return static_cast<std::uint32_t>(key_word - min_word);
+}
+template <typename W>
+SB_HD_INLINE W word_at(std::uint32_t offset, W min_word) {
+  return static_cast<W>(min_word + offset);
+}
+// The word of a realized minimum given in ordered form (integer keys): the raw key bits.
+template <typename K>
+SB_HD_INLINE typename KeyTraits<K>::Ordered min_word_of(std::uint64_t min_ordered) {
+  using W = typename KeyTraits<K>::Ordered;
+  return static_cast<W>(KeyTraits<K>::from_ordered(static_cast<W>(min_ordered)));
+}
+// The range max - min + 1 of ordered-form extremes, saturated at 2^64 - 1 (a full 64-bit
+// range, 2^64, is past every limit anyway).
+SB_HD_INLINE std::uint64_t range_of_ordered(std::uint64_t min_ordered, std::uint64_t max_ordered) {
+  const std::uint64_t span = max_ordered - min_ordered;
+  return span == ~std::uint64_t{0} ? span : span + 1;
+}
+// Offsets are 32-bit bin numbers: the ranges the histogram can index.
+constexpr std::uint64_t kMaxRange = std::uint64_t{1} << 32;
 
 SB_HD_INLINE std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 SB_HD_INLINE std::uint64_t min_u64(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
@@ -114,6 +141,7 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
 // dense_keys_per_bin keys per bin and a range the hybrid's buckets cover, the hybrid; with
 // at least sparse_keys_per_bin keys per bin the global (L2) histogram (ranges beyond the
 // hybrid's buckets); otherwise CUB radix sort on the range's bits (it won at delta = 1).
+// With a payload the chosen histogram feeds the key-value scatter instead of the expansion.
 enum class AutoChoice { smem, hybrid, global, cub };
 struct AutoRule {
   std::uint64_t shared_bins;
@@ -126,6 +154,18 @@ SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const 
   if (range <= rule.hybrid_max_range && range * rule.dense_keys_per_bin <= n) return AutoChoice::hybrid;
   if (range * rule.sparse_keys_per_bin <= n) return AutoChoice::global;
   return AutoChoice::cub;
+}
+
+// The whole rule: what no H-P variant takes (float keys, ranges past 32-bit offsets, n at
+// or above 2^32 counters) goes to CUB, the rest to auto_choice.
+struct AutoInput {
+  std::uint64_t n;
+  std::uint64_t range;  // saturated, range_of_ordered
+  bool integer_keys;
+};
+SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
+  if (!in.integer_keys || in.range > kMaxRange || in.n >= kMaxRange) return AutoChoice::cub;
+  return auto_choice(in.n, in.range, rule);
 }
 
 // Stable variant: LSD passes of a stable counting sort over digits of digit_bits bits.

@@ -1,10 +1,11 @@
-// hp-stable: a stable H-P sort of keys with an index payload, the future work of seed 004
+// hp-stable: a stable H-P sort of keys with a payload (index, u32, u64), the future work of seed 004
 // section 8 ("a stable version, usable for radix-sort digits and key + value pairs").
 // One stable pass is H-P's histogram + prefix sums over one digit of the key's offset from
 // minVal: per-part digit histograms, an exclusive scan across (digit, part), then a
 // scatter that ranks equal digits in input order (warp match + per-warp counts). Passes
 // run from the least significant digit over bit_width(range - 1) bits, so the passes and
-// the work follow the input's range, not the key width.
+// the work follow the input's range, not the key width. Keys u32, i32, u64, i64 as words W
+// (hp_index word_offset); ranges up to 2^32 (four passes).
 #include <cub/device/device_scan.cuh>
 
 #include "hp.hpp"
@@ -25,7 +26,8 @@ constexpr u64 kKeysPerPart = 8192;
 constexpr u64 kMaxParts = 2048;
 
 // Digit counts of part blockIdx.x, stored digit-major: counts[d * parts + p].
-__global__ void __launch_bounds__(kBlock) digit_count(const u32* keys, u64 n, u32 min_word, unsigned shift,
+template <typename W>
+__global__ void __launch_bounds__(kBlock) digit_count(const W* keys, u64 n, W min_word, unsigned shift,
                                                       u32* counts) {
   __shared__ u32 s_count[kDigits];
   s_count[threadIdx.x] = 0;
@@ -33,16 +35,18 @@ __global__ void __launch_bounds__(kBlock) digit_count(const u32* keys, u64 n, u3
   u64 lo, hi;
   part_bounds(n, gridDim.x, blockIdx.x, 1, lo, hi);
   for (u64 i = lo + threadIdx.x; i < hi; i += kBlock)
-    atomicAdd(&s_count[digit_of(key_offset(keys[i], min_word), shift, kDigitBits)], 1u);
+    atomicAdd(&s_count[digit_of(word_offset<W>(keys[i], min_word), shift, kDigitBits)], 1u);
   __syncthreads();
   counts[u64{threadIdx.x} * gridDim.x + blockIdx.x] = s_count[threadIdx.x];
 }
 
 // Stable scatter of part blockIdx.x, one tile of kBlock keys at a time in input order:
 // rank inside a warp from the lanes with the same digit, warps ordered by an exchange.
-__global__ void __launch_bounds__(kBlock) digit_scatter(const u32* keys_in, const index_t* vals_in, u64 n,
-                                                        u32 min_word, unsigned shift, const u32* offsets,
-                                                        u32* keys_out, index_t* vals_out) {
+// V is NoValue for keys only (vals_in and vals_out unused).
+template <typename W, typename V>
+__global__ void __launch_bounds__(kBlock) digit_scatter(const W* keys_in, const V* vals_in, u64 n, W min_word,
+                                                        unsigned shift, const u32* offsets, W* keys_out,
+                                                        V* vals_out) {
   __shared__ u32 s_next[kDigits];             // next output position of each digit
   __shared__ u32 s_warp_count[kWarps][kDigits];
   __shared__ u32 s_warp_base[kWarps][kDigits];
@@ -55,8 +59,8 @@ __global__ void __launch_bounds__(kBlock) digit_scatter(const u32* keys_in, cons
   for (u64 tile = lo; tile < hi; tile += kBlock) {
     const u64 i = tile + threadIdx.x;
     const bool live = i < hi;
-    const u32 key = live ? keys_in[i] : 0;
-    const u32 digit = live ? digit_of(key_offset(key, min_word), shift, kDigitBits) : kDigits;
+    const W key = live ? keys_in[i] : W{};
+    const u32 digit = live ? digit_of(word_offset<W>(key, min_word), shift, kDigitBits) : kDigits;
     const unsigned peers = __match_any_sync(0xffffffffu, digit);
     const unsigned rank = __popc(peers & ((1u << lane) - 1));
     if (live && rank == 0) s_warp_count[warp][digit] = __popc(peers);
@@ -72,7 +76,7 @@ __global__ void __launch_bounds__(kBlock) digit_scatter(const u32* keys_in, cons
     if (live) {
       const u32 at = s_warp_base[warp][digit] + rank;
       keys_out[at] = key;
-      if (vals_out) vals_out[at] = vals_in[i];
+      if constexpr (!std::is_same_v<V, NoValue>) vals_out[at] = vals_in[i];
     }
   }
 }
@@ -99,25 +103,26 @@ struct StableArrays {
   }
 };
 
-int run_stable(const SortProblem& p, const DeviceBuffers& b) {
+template <typename K, typename V>
+int run_stable(const SortProblem& p, const Buffers<K, V>& b) {
+  using W = typename KeyTraits<K>::Ordered;
   const u64 n = p.n();
   if (n < 2) return 0;
-  const u32 min_word = word_of(p.realized.min);
+  const W min_word = min_word_of<K>(p.realized.min_ordered);
   const unsigned bits = bits_for_range(problem_range(p));
   const u64 parts = parts_for(n);
   StableArrays a(static_cast<char*>(b.workspace), parts);
-  const bool with_vals = p.has_payload();
   int src = 0;
   for (unsigned shift = 0; shift < bits; shift += kDigitBits, src ^= 1) {
-    const u32* keys_in = static_cast<const u32*>(b.keys[src]);
-    digit_count<<<unsigned(parts), kBlock, 0, b.stream>>>(keys_in, n, min_word, shift, a.counts);
+    const W* keys_in = reinterpret_cast<const W*>(b.keys[src]);
+    digit_count<W><<<unsigned(parts), kBlock, 0, b.stream>>>(keys_in, n, min_word, shift, a.counts);
     SB_CUDA_CHECK_LAUNCH();
     std::size_t temp_bytes = a.temp_bytes;
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                                 static_cast<std::int64_t>(parts * kDigits), b.stream));
-    digit_scatter<<<unsigned(parts), kBlock, 0, b.stream>>>(
-        keys_in, with_vals ? static_cast<const index_t*>(b.vals[src]) : nullptr, n, min_word, shift, a.counts,
-        static_cast<u32*>(b.keys[src ^ 1]), with_vals ? static_cast<index_t*>(b.vals[src ^ 1]) : nullptr);
+    digit_scatter<W, V><<<unsigned(parts), kBlock, 0, b.stream>>>(keys_in, b.vals[src], n, min_word, shift,
+                                                                 a.counts, reinterpret_cast<W*>(b.keys[src ^ 1]),
+                                                                 b.vals[src ^ 1]);
     SB_CUDA_CHECK_LAUNCH();
   }
   return src;
@@ -128,12 +133,11 @@ int run_stable(const SortProblem& p, const DeviceBuffers& b) {
 void add_stable(Registry& r) {
   Algorithm a = family_base("hp-stable", Backend::gpu,
                             "seed 004 section 8 future work: stable H-P passes (histogram + prefix sums per "
-                            "8-bit digit of key - minVal) carrying an index payload");
-  a.payloads = {Payload::none, Payload::index, Payload::u32};
+                            "8-bit digit of key - minVal) carrying a payload");
   a.stable = true;
   a.unsupported = common_limits;
   a.workspace_bytes = [](const SortProblem& p) { return StableArrays(nullptr, parts_for(p.n())).bytes; };
-  a.run_device = run_stable;
+  set_device_run<IntegerKeys, AllValues>(a, [](auto b, const SortProblem& p) { return run_stable(p, b); });
   r.add(a);
 }
 

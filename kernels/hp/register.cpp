@@ -22,13 +22,28 @@ Algorithm family_base(std::string name, Backend backend, std::string source) {
 }
 
 std::uint64_t problem_range(const SortProblem& p) {
-  return p.n() == 0 ? 1 : range_of(p.realized.min, p.realized.max);
+  return p.n() == 0 ? 1 : range_of_ordered(p.realized.min_ordered, p.realized.max_ordered);
+}
+
+std::optional<std::string> range_limit(const SortProblem& p) {
+  if (problem_range(p) <= kMaxRange) return std::nullopt;
+  // The exact range (up to 2^64) and the bytes of its 32-bit counters, in 128-bit arithmetic.
+  const unsigned __int128 range = static_cast<unsigned __int128>(p.realized.max_ordered - p.realized.min_ordered) + 1;
+  const unsigned __int128 bytes = range * sizeof(std::uint32_t);
+  auto decimal = [](unsigned __int128 v) {
+    std::string s;
+    do s.insert(s.begin(), char('0' + int(v % 10))), v /= 10;
+    while (v);
+    return s;
+  };
+  return fmt::format("range {} above 2^32: its histogram would need {} bytes of 32-bit counters", decimal(range),
+                     decimal(bytes));
 }
 
 std::optional<std::string> common_limits(const SortProblem& p) {
   // Counts, prefix sums and output positions are 32-bit words, as in the paper.
   if (p.n() >= (std::uint64_t{1} << 32)) return std::string("n at or above 2^32: 32-bit counters");
-  return std::nullopt;
+  return range_limit(p);
 }
 
 }  // namespace sb::hp

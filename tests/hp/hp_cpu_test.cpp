@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <numeric>
+#include <random>
 #include <vector>
 
 #include "../../kernels/hp/hp_index.hpp"
+#include "../../kernels/hp/hp_pairs_cpu.hpp"
 #include "sortbench/registry.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -118,6 +122,92 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   EXPECT_EQ(auto_choice(1 << 24, (1 << 24) / 2, rule), AutoChoice::cub);          // delta 2
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, rule), AutoChoice::cub);                // delta 1
   EXPECT_EQ(auto_choice(1 << 21, 1 << 22, rule), AutoChoice::cub);                // delta 0.5
+}
+
+TEST(HpIndex, AutoChoiceSendsWhatHpCannotTakeToCub) {
+  const AutoRule rule{56000, std::uint64_t{1} << 27, 4, 4};
+  // 64-bit integer keys with a small range take the same variants as 32-bit ones.
+  EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true}, rule), AutoChoice::hybrid);
+  EXPECT_EQ(auto_choice(AutoInput{1 << 26, 1000, true}, rule), AutoChoice::smem);
+  // Floats, ranges past 32-bit offsets and n past 32-bit counters go to CUB.
+  EXPECT_EQ(auto_choice(AutoInput{1 << 26, 1000, false}, rule), AutoChoice::cub);
+  EXPECT_EQ(auto_choice(AutoInput{1 << 26, kMaxRange + 1, true}, rule), AutoChoice::cub);
+  EXPECT_EQ(auto_choice(AutoInput{1 << 26, ~std::uint64_t{0}, true}, rule), AutoChoice::cub);
+  EXPECT_EQ(auto_choice(AutoInput{kMaxRange, 10, true}, rule), AutoChoice::cub);
+  EXPECT_EQ(auto_choice(AutoInput{kMaxRange - 1, 10, true}, rule), AutoChoice::smem);
+}
+
+TEST(HpIndex, WordOffsetsOf64BitKeys) {
+  using u64 = std::uint64_t;
+  // u64 keys in a small window just below 2^64.
+  const u64 top = ~u64{0};
+  EXPECT_EQ(word_offset<u64>(top, top - 99), 99u);
+  EXPECT_EQ(word_at<u64>(99, top - 99), top);
+  EXPECT_EQ(range_of_ordered(top - 99, top), 100u);
+  // A range of exactly 2^32 has offsets 0 .. 2^32 - 1.
+  EXPECT_EQ(word_offset<u64>(u64{1} << 40, (u64{1} << 40) - 0xffffffffu), 0xffffffffu);
+  EXPECT_EQ(range_of_ordered(5, 5 + 0xffffffffull), kMaxRange);
+  // The full 64-bit range saturates instead of wrapping to 0.
+  EXPECT_EQ(range_of_ordered(0, top), top);
+  // i64 keys from -2^63: words are the raw bits, offsets wrap through the sign.
+  const std::int64_t lo = std::numeric_limits<std::int64_t>::min();
+  const u64 lo_ordered = KeyTraits<std::int64_t>::ordered(lo);
+  EXPECT_EQ(lo_ordered, 0u);
+  const u64 min_word = min_word_of<std::int64_t>(lo_ordered);
+  EXPECT_EQ(min_word, u64{1} << 63);
+  EXPECT_EQ(word_offset<u64>(static_cast<u64>(lo + 7), min_word), 7u);
+  EXPECT_EQ(static_cast<std::int64_t>(word_at<u64>(7, min_word)), lo + 7);
+  // An i64 window around zero: -3 .. 3.
+  const u64 m3 = min_word_of<std::int64_t>(KeyTraits<std::int64_t>::ordered(-3));
+  EXPECT_EQ(word_offset<u64>(static_cast<u64>(std::int64_t{3}), m3), 6u);
+  EXPECT_EQ(static_cast<std::int64_t>(word_at<u64>(1, m3)), -2);
+  // 32-bit keys keep their word form: i32 min -2^31.
+  EXPECT_EQ(min_word_of<std::int32_t>(0), 0x80000000u);
+  EXPECT_EQ(min_word_of<std::uint32_t>(12), 12u);
+}
+
+// The key-value scatter against std::stable_sort on the ordered form, for one key type K
+// (keys from base, a window of `range` values) and value type V.
+template <typename K, typename V>
+void check_scatter_pairs(K base, std::uint64_t range, std::uint64_t n) {
+  using W = typename KeyTraits<K>::Ordered;
+  std::mt19937_64 rng(n + range);
+  std::vector<K> keys(n);
+  std::vector<V> vals(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    keys[i] = static_cast<K>(static_cast<W>(static_cast<W>(base) + rng() % range));
+    vals[i] = static_cast<V>(i * 0x9e3779b97f4a7c15ull);
+  }
+  W min_ordered = KeyTraits<K>::ordered(keys[0]);
+  for (K k : keys) min_ordered = std::min(min_ordered, KeyTraits<K>::ordered(k));
+  const W min_word = min_word_of<K>(min_ordered);
+  std::vector<W> key_words(n), out_keys(n);
+  std::vector<V> out_vals(n);
+  for (std::uint64_t i = 0; i < n; ++i) key_words[i] = static_cast<W>(keys[i]);
+  scatter_pairs_cpu<W, V>(key_words.data(), vals.data(), n, min_word, range, out_keys.data(), out_vals.data());
+  std::vector<std::uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return keys[a] < keys[b]; });
+  for (std::uint64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(static_cast<K>(out_keys[i]), keys[order[i]]) << i;
+    ASSERT_EQ(out_vals[i], vals[order[i]]) << i;
+  }
+}
+
+template <typename V>
+void check_scatter_pairs_all_keys() {
+  check_scatter_pairs<std::uint32_t, V>(0xffffff00u, 200, 3000);  // near 2^32 (no wrap: 0xffffff00 + 199)
+  check_scatter_pairs<std::int32_t, V>(std::numeric_limits<std::int32_t>::min(), 77, 3000);
+  check_scatter_pairs<std::int32_t, V>(-40, 80, 3000);  // across zero
+  check_scatter_pairs<std::uint64_t, V>(~std::uint64_t{0} - 999, 1000, 5000);  // a window ending at 2^64 - 1
+  check_scatter_pairs<std::int64_t, V>(std::numeric_limits<std::int64_t>::min(), 300, 5000);
+  check_scatter_pairs<std::int64_t, V>(-5, 10, 1000);
+  check_scatter_pairs<std::uint64_t, V>(std::uint64_t{1} << 40, 1, 500);  // one key repeated
+}
+
+TEST(HpPairs, ScatterMatchesStableSortForEveryKeyAndValueWidth) {
+  check_scatter_pairs_all_keys<std::uint32_t>();
+  check_scatter_pairs_all_keys<std::uint64_t>();
 }
 
 const Algorithm& algo(const char* name) {
