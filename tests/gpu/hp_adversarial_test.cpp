@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "sortbench/generator.hpp"
 #include "sortbench/registry.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -28,21 +29,11 @@ std::optional<std::vector<std::uint32_t>> run_on(const Algorithm& algo, const st
   InputSpec spec;
   spec.n = n;
   spec.key = is_signed ? KeyType::i32 : KeyType::u32;
-  InputStats stats;
-  stats.n = n;
-  auto value = [&](std::uint32_t w) -> std::int64_t {
-    return is_signed ? std::int64_t(static_cast<std::int32_t>(w)) : std::int64_t(w);
-  };
-  std::vector<std::int64_t> values(n);
-  for (std::uint64_t i = 0; i < n; ++i) values[i] = value(words[i]);
-  std::vector<std::int64_t> sorted = values;
-  std::sort(sorted.begin(), sorted.end());
-  stats.min = sorted.front();
-  stats.max = sorted.back();
-  stats.len = std::unique(sorted.begin(), sorted.end()) - sorted.begin();
+  // The facts an algorithm reads (ordered min and max, distinct count) as the harness measures them.
+  const InputStats stats = input_stats_host(spec, words.data());
   spec.min_val = stats.min;
   spec.max_val = stats.max + 1;
-  spec.range = std::uint64_t(stats.max - stats.min) + 1;
+  spec.range = stats.max - stats.min + 1;
   spec.len = stats.len;
   SortProblem problem{spec, stats, {}};
   if (algo.why_unsupported(problem)) return std::nullopt;
