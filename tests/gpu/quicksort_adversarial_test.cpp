@@ -128,7 +128,8 @@ void expect_sorts_pairs(const std::string& what, std::vector<K> keys, Payload pa
   using Traits = KeyTraits<K>;
   const std::size_t n = keys.size();
   std::vector<V> vals(n);
-  for (std::size_t i = 0; i < n; ++i) vals[i] = static_cast<V>(i * 0x9E3779B97F4A7C15ull + i);
+  // Distinct values (an odd factor is a bijection modulo 2^32 and 2^64).
+  for (std::size_t i = 0; i < n; ++i) vals[i] = static_cast<V>(i) * static_cast<V>(0x9E3779B97F4A7C15ull) + 1;
   SortProblem p;
   p.spec = make_spec(n, Distribution::uniform, Traits::type, payload);
   p.params = std::move(params);
@@ -154,6 +155,10 @@ template <typename K>
 std::vector<K> keys_of(const std::string& shape, std::size_t n, std::uint64_t seed) {
   std::vector<K> v(n);
   std::mt19937_64 rng(seed);
+  // A factor far from 1 that keeps the keys finite (0 * inf would be NaN, which never occurs).
+  K huge = K(1);
+  if constexpr (std::is_same_v<K, double>) huge = 1e200;
+  else if constexpr (std::is_same_v<K, float>) huge = 1e30f;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t r = rng();
     if constexpr (std::is_floating_point_v<K>) {
@@ -161,7 +166,7 @@ std::vector<K> keys_of(const std::string& shape, std::size_t n, std::uint64_t se
       if (shape == "equal") v[i] = K(-2.5);
       else if (shape == "zeros") v[i] = (r & 1) ? K(0.0) : K(-0.0);
       else if (shape == "few") v[i] = K(std::int64_t(r % 16) - 8) / K(4);
-      else v[i] = K(std::int64_t(r % 2000001) - 1000000) * K(1e-3) * ((r >> 40) % 5 == 0 ? K(1e200) : K(1));
+      else v[i] = K(std::int64_t(r % 2000001) - 1000000) * K(1e-3) * ((r >> 40) % 5 == 0 ? huge : K(1));
     } else {
       if (shape == "equal") v[i] = K(0x0123456789ABCDEFull);
       else if (shape == "few") v[i] = K((r % 16) << 40);
