@@ -1,6 +1,6 @@
 // quick-fast: how far DP quicksort goes on Hopper (beyond seed 002). The recursion is the
 // paper's P-Quick with a K-way Direct-Prefix split (a count pass, then a placing pass), but
-//  - a segment above cfg.grid_above keys is split by grids of one tile (kTile keys) per
+//  - a segment above cfg.grid_above keys is split by grids of one tile (Elem::tile keys) per
 //    block: a count grid adds the bucket sizes, its last block launches the placing grid,
 //    whose last block starts the parts' own grid splits (CDP2 has no device-side wait, so
 //    the last block to finish carries the recursion on). Each block loads its whole tile
@@ -12,14 +12,19 @@
 //    at once; each block takes the next leaf and sorts it alone without launching: parts
 //    above cfg.smem_keys are split in global memory, smaller ones are split into shared
 //    memory (two buffers of cfg.smem_keys keys) and on in shared memory, and parts of up to
-//    kRadixMax keys are finished by CUB's BlockRadixSort (the paper's conclusion: replace the
+//    Elem::radix_max keys are finished by CUB's BlockRadixSort (the paper's conclusion: replace the
 //    selection sort by a more parallel sort). Device launches hardly overlap (1.3-2.7 us
 //    each for merge-dp, docs/quicksort.md), so launches are kept for big parts.
 // Every launch that the device refuses (nesting depth, pending-launch buffer, record pool)
 // sends its segment to the leaf list instead (the leaf grid sorts a part of any size); a
 // full list falls back to a block-wide bitonic sort in place, so a sort never fails.
+// Every step is written over (key K, value V): a payload value moves with its key in every
+// split, copy and sort (V = NoValue: keys only, no value code). Splits claim slots with
+// atomics, so the sort is not stable. Tiles per thread and the leaf buffers shrink with the
+// element's bytes (quicksort_index.hpp); leaf radix sorts sort the key's ordered form.
 #include <cub/block/block_radix_sort.cuh>
 #include <stdexcept>
+#include <type_traits>
 
 #include "quicksort.hpp"
 #include "quicksort_device.cuh"
@@ -32,14 +37,10 @@ using u32 = std::uint32_t;
 using ull = unsigned long long;
 
 constexpr int kGridThreads = 256;
-constexpr int kGridItems = 16;
-constexpr u64 kTile = u64(kGridThreads) * kGridItems;  // keys per block of a grid split
 constexpr int kLeafThreads = 512;
 constexpr int kLeafMinBlocks = 2;   // register budget: two leaf blocks per SM where shared memory allows
-constexpr int kSplitItems = 8;      // keys per thread loaded before a leaf split ranks them
-constexpr int kSmallItems = 2;      // BlockRadixSort of up to 1024 keys
-constexpr int kLargeItems = 8;      // and of up to kRadixMax
-constexpr u64 kRadixMax = u64(kLeafThreads) * kLargeItems;
+// Equal-key buckets above this many keys are copied by a grid of their own.
+constexpr u64 kCopyGridAbove = 4096;
 constexpr int kOversampling = 8;
 constexpr int kMaxSamples = sample_count(kMaxPivots, kOversampling);
 constexpr int kDeepestChild = kMaxNestingDepth - 2;
@@ -48,6 +49,31 @@ constexpr int kDeepestChild = kMaxNestingDepth - 2;
 constexpr int kGridLevelsMax = (kDeepestChild - 3) / 2 + 1;
 constexpr int kStackMax = 64;  // parts a leaf block still owes (depth-first)
 static_assert(kMaxSamples <= kGridThreads && kMaxSamples <= kLeafThreads, "one thread per sample");
+
+// The element type (K, V) and the sizes that follow from its bytes (quicksort_index.hpp).
+template <typename K, typename V>
+struct Elem {
+  static constexpr bool carries = !std::is_same_v<V, NoValue>;
+  static constexpr int bytes = int(sizeof(K)) + (carries ? int(sizeof(V)) : 0);
+  static constexpr int grid_items = items_per_thread(kGridTileBytes, bytes);
+  static constexpr u64 tile = u64(kGridThreads) * grid_items;  // elements per block of a grid split
+  static constexpr int split_items = items_per_thread(kLeafSplitBytes, bytes);  // loaded before a leaf split ranks them
+  static constexpr int small_items = items_per_thread(kSmallRadixBytes, bytes);
+  static constexpr int large_items = items_per_thread(kLargeRadixBytes, bytes);
+  static constexpr u64 radix_max = u64(kLeafThreads) * large_items;  // parts finished by BlockRadixSort
+  using Ordered = typename KeyTraits<K>::Ordered;
+};
+static_assert(Elem<std::uint32_t, NoValue>::grid_items == 16 && Elem<std::uint32_t, NoValue>::split_items == 8 &&
+                  Elem<std::uint32_t, NoValue>::small_items == 2 && Elem<std::uint32_t, NoValue>::large_items == 8,
+              "4-byte keys keep the tiles they were tuned with");
+
+// The two key buffers and, with a payload, the two value buffers; a segment's elements live
+// in buf[s.buf] and val[s.buf]. Every sort ends in buf[0] and val[0].
+template <typename K, typename V>
+struct FastBuffers {
+  K* buf[2];
+  V* val[2];
+};
 
 // One grid-wide split: its segment and the bucket totals the blocks add up. Every block
 // picks the same pivots from the same samples, so none are stored.
@@ -81,10 +107,14 @@ struct FastConfig {
   u64 smem_keys;   // leaf parts up to this many keys are split in shared memory
 };
 
-template <typename T>
-using SmallRadix = cub::BlockRadixSort<T, kLeafThreads, kSmallItems>;
-template <typename T>
-using LargeRadix = cub::BlockRadixSort<T, kLeafThreads, kLargeItems>;
+// BlockRadixSort of the keys' ordered form, with the values when V is a payload.
+template <typename K, typename V, int ITEMS>
+using LeafRadix = cub::BlockRadixSort<typename Elem<K, V>::Ordered, kLeafThreads, ITEMS,
+                                      std::conditional_t<Elem<K, V>::carries, V, cub::NullType>>;
+template <typename K, typename V>
+using SmallRadix = LeafRadix<K, V, Elem<K, V>::small_items>;
+template <typename K, typename V>
+using LargeRadix = LeafRadix<K, V, Elem<K, V>::large_items>;
 
 template <typename T>
 struct PivotState {
@@ -114,25 +144,51 @@ struct Part {
   int where;
 };
 
-template <typename T>
+template <typename K, typename V>
 struct LeafShared {
   union {
-    typename SmallRadix<T>::TempStorage small;
-    typename LargeRadix<T>::TempStorage large;
+    typename SmallRadix<K, V>::TempStorage small;
+    typename LargeRadix<K, V>::TempStorage large;
   } radix;
-  PivotState<T> ps;
+  PivotState<K> ps;
   u32 count[kMaxBuckets];
   u32 cursor[kMaxBuckets];
-  u32 bounds[2];  // smallest and largest radix_order_bits of a radix-sorted part
+  typename Elem<K, V>::Ordered bounds[2];  // smallest and largest ordered key of a radix-sorted part
   Part stack[kStackMax];
   int top;
   ull leaf;
 };
 
-template <typename T>
-__global__ void copy_kernel(const T* from, T* to, u64 begin, u64 len) {
-  for (u64 i = blockIdx.x * u64(blockDim.x) + threadIdx.x; i < len; i += u64(gridDim.x) * blockDim.x)
-    to[begin + i] = from[begin + i];
+// Elements [begin, begin + len) from buffer 1 to buffer 0 (an equal-key bucket).
+template <typename K, typename V>
+__global__ void copy_kernel(FastBuffers<K, V> b, u64 begin, u64 len) {
+  for (u64 i = blockIdx.x * u64(blockDim.x) + threadIdx.x; i < len; i += u64(gridDim.x) * blockDim.x) {
+    b.buf[0][begin + i] = b.buf[1][begin + i];
+    if constexpr (Elem<K, V>::carries) b.val[0][begin + i] = b.val[1][begin + i];
+  }
+}
+
+// The same copy by one block (a copy grid was refused, or a leaf block's part).
+template <typename K, typename V>
+__device__ void block_copy(const K* from, const V* vfrom, K* to, V* vto, u64 len) {
+  const BlockGroup g{int(blockDim.x)};
+  group_copy(g, from, to, 0, len);
+  if constexpr (Elem<K, V>::carries) group_copy(g, vfrom, vto, 0, len);
+}
+
+// Finishes segment s inside the block whatever its size (a launch or the leaf list refused
+// it): bitonic sort in place, then into buffer 0.
+template <typename K, typename V>
+__device__ void block_finish(FastBuffers<K, V> b, Segment s) {
+  V* vals = nullptr;
+  if constexpr (Elem<K, V>::carries) vals = b.val[s.buf] + s.begin;
+  block_bitonic_sort(b.buf[s.buf] + s.begin, s.len, vals);
+  if (s.buf != 0) {
+    V* vto = nullptr;
+    if constexpr (Elem<K, V>::carries) vto = b.val[0] + s.begin;
+    block_copy(b.buf[1] + s.begin, static_cast<const V*>(vals), b.buf[0] + s.begin, vto, s.len);
+  }
+  __syncthreads();
 }
 
 // Every thread of the block: the np pivots of src[0, len) (pivots_from_samples, with one
@@ -190,14 +246,14 @@ __device__ bool append_leaf(Pool pool, Segment s) {
   return true;
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg);
-template <typename T>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg);
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(FastBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg);
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(FastBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg);
 
 // One thread: takes a record and launches the count grid of segment s. False if refused.
-template <typename T>
-__device__ bool start_grid_split(Buffers<T> b, Segment s, int depth, Pool pool, FastConfig cfg) {
+template <typename K, typename V>
+__device__ bool start_grid_split(FastBuffers<K, V> b, Segment s, int depth, Pool pool, FastConfig cfg) {
   const ull idx = atomicAdd(&pool.head->used, 1ull);
   if (idx >= pool.capacity) return false;
   GridSplit* rec = pool.records + idx;
@@ -206,51 +262,66 @@ __device__ bool start_grid_split(Buffers<T> b, Segment s, int depth, Pool pool, 
   rec->depth = depth;
   rec->blocks_done = 0;
   for (int k = 0; k < kMaxBuckets; ++k) rec->count[k] = rec->cursor[k] = 0;
-  const unsigned blocks = unsigned((s.len + kTile - 1) / kTile);
+  const unsigned blocks = unsigned((s.len + Elem<K, V>::tile - 1) / Elem<K, V>::tile);
   grid_count_kernel<<<blocks, kGridThreads, 0, cudaStreamFireAndForget>>>(b, rec, pool, cfg);
   return cudaGetLastError() == cudaSuccess;
 }
 
 // This block's tile of segment s: its keys (striped) and their buckets (-1: past the end).
 // The keys are requested before the pivots are read, so their loads overlap the sampling.
-template <typename T>
-__device__ void load_tile(Buffers<T> b, Segment s, int np, PivotState<T>& ps, T (&x)[kGridItems],
-                          int (&bk)[kGridItems]) {
-  const u64 tb = blockIdx.x * kTile;
-  const u64 tl = s.len - tb < kTile ? s.len - tb : kTile;
-  const T* src = b.buf[s.buf] + s.begin;
+template <typename K, typename V, int I>
+__device__ void load_tile(FastBuffers<K, V> b, Segment s, int np, PivotState<K>& ps, K (&x)[I], int (&bk)[I]) {
+  constexpr u64 tile = Elem<K, V>::tile;
+  const u64 tb = blockIdx.x * tile;
+  const u64 tl = s.len - tb < tile ? s.len - tb : tile;
+  const K* src = b.buf[s.buf] + s.begin;
 #pragma unroll
-  for (int it = 0; it < kGridItems; ++it) {
+  for (int it = 0; it < I; ++it) {
     const u64 i = u64(it) * kGridThreads + threadIdx.x;
     if (i < tl) x[it] = src[tb + i];
   }
   block_pivots(src, s.len, np, ps);
 #pragma unroll
-  for (int it = 0; it < kGridItems; ++it) {
+  for (int it = 0; it < I; ++it) {
     const u64 i = u64(it) * kGridThreads + threadIdx.x;
     bk[it] = i < tl ? bucket_of(x[it], ps.pivots, np) : -1;
   }
 }
 
+// The values of this block's tile, in the same places as load_tile's keys.
+template <typename K, typename V, int I>
+__device__ void load_tile_values(FastBuffers<K, V> b, Segment s, V (&y)[I]) {
+  constexpr u64 tile = Elem<K, V>::tile;
+  const u64 tb = blockIdx.x * tile;
+  const u64 tl = s.len - tb < tile ? s.len - tb : tile;
+  const V* src = b.val[s.buf] + s.begin;
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    if (i < tl) y[it] = src[tb + i];
+  }
+}
+
 // The start of both grid passes: this block's tile loaded, its buckets known, and every
 // key ranked inside the tile (slot) with the tile's bucket sizes in sh.count.
-template <typename T>
-__device__ void rank_tile(Buffers<T> b, Segment s, int np, GridShared<T>& sh, T (&x)[kGridItems],
-                          int (&bk)[kGridItems], u32 (&slot)[kGridItems]) {
+template <typename K, typename V, int I>
+__device__ void rank_tile(FastBuffers<K, V> b, Segment s, int np, GridShared<K>& sh, K (&x)[I], int (&bk)[I],
+                          u32 (&slot)[I]) {
   if (threadIdx.x < bucket_count(np)) sh.count[threadIdx.x] = 0;
   load_tile(b, s, np, sh.ps, x, bk);
   warp_claim(bk, sh.count, slot);
   __syncthreads();
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg) {
-  __shared__ GridShared<T> sh;
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(FastBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg) {
+  constexpr int I = Elem<K, V>::grid_items;
+  __shared__ GridShared<K> sh;
   const Segment s = rec->seg;
   const int np = rec->np, nb = bucket_count(np);
-  T x[kGridItems];
-  int bk[kGridItems];
-  u32 slot[kGridItems];
+  K x[I];
+  int bk[I];
+  u32 slot[I];
   rank_tile(b, s, np, sh, x, bk, slot);
   if (threadIdx.x < nb && sh.count[threadIdx.x] != 0) atomicAdd(&rec->count[threadIdx.x], ull(sh.count[threadIdx.x]));
   if (!last_block(&rec->blocks_done, sh.last)) return;
@@ -269,10 +340,10 @@ __global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(Buffers<T> 
   if (sh.fallback) block_finish(b, s);
 }
 
-// The last placing block: equal-key buckets to buf[0] (a copy grid when big), the other
+// The last placing block: equal-key buckets to buffer 0 (a copy grid when big), the other
 // parts to their own grid split (above cfg.grid_above) or to the leaf list.
-template <typename T>
-__device__ void hand_out_parts(Buffers<T> b, const GridSplit* rec, Pool pool, FastConfig cfg, GridShared<T>& sh) {
+template <typename K, typename V>
+__device__ void hand_out_parts(FastBuffers<K, V> b, const GridSplit* rec, Pool pool, FastConfig cfg, GridShared<K>& sh) {
   const Segment s = rec->seg;
   const int nb = bucket_count(rec->np), to = 1 - s.buf, depth = rec->depth + 2, t = threadIdx.x;
   if (t == 0) {
@@ -291,9 +362,9 @@ __device__ void hand_out_parts(Buffers<T> b, const GridSplit* rec, Pool pool, Fa
   if (t < sh.ncopy) {
     const Segment c = sh.copy[t];
     sh.copy_failed[t] = 1;
-    if (c.len > kTile && depth + 1 <= kDeepestChild) {
-      const unsigned blocks = unsigned((c.len + kTile - 1) / kTile);
-      copy_kernel<<<blocks, kGridThreads, 0, cudaStreamFireAndForget>>>(b.buf[1], b.buf[0], c.begin, c.len);
+    if (c.len > kCopyGridAbove && depth + 1 <= kDeepestChild) {
+      const unsigned blocks = unsigned((c.len + Elem<K, V>::tile - 1) / Elem<K, V>::tile);
+      copy_kernel<<<blocks, kGridThreads, 0, cudaStreamFireAndForget>>>(b, c.begin, c.len);
       sh.copy_failed[t] = cudaGetLastError() != cudaSuccess;
     }
   }
@@ -306,35 +377,50 @@ __device__ void hand_out_parts(Buffers<T> b, const GridSplit* rec, Pool pool, Fa
   }
   __syncthreads();
   for (int i = 0; i < sh.ncopy; ++i)
-    if (sh.copy_failed[i]) group_copy(BlockGroup{int(blockDim.x)}, b.buf[1], b.buf[0], sh.copy[i].begin, sh.copy[i].len);
+    if (sh.copy_failed[i]) {
+      const Segment c = sh.copy[i];
+      V* vfrom = nullptr;
+      V* vto = nullptr;
+      if constexpr (Elem<K, V>::carries) {
+        vfrom = b.val[1] + c.begin;
+        vto = b.val[0] + c.begin;
+      }
+      block_copy(b.buf[1] + c.begin, static_cast<const V*>(vfrom), b.buf[0] + c.begin, vto, c.len);
+    }
   for (int i = 0; i < sh.nchild; ++i)
     if (sh.failed[i]) block_finish(b, sh.child[i]);
   __syncthreads();
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(Buffers<T> b, GridSplit* rec, Pool pool, FastConfig cfg) {
-  __shared__ GridShared<T> sh;
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(FastBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg) {
+  constexpr int I = Elem<K, V>::grid_items;
+  __shared__ GridShared<K> sh;
   const Segment s = rec->seg;
   const int np = rec->np, nb = bucket_count(np);
-  T x[kGridItems];
-  int bk[kGridItems];
-  u32 slot[kGridItems];
+  K x[I];
+  V y[I];
+  int bk[I];
+  u32 slot[I];
+  if constexpr (Elem<K, V>::carries) load_tile_values(b, s, y);  // in flight while the keys are ranked
   rank_tile(b, s, np, sh, x, bk, slot);
   if (threadIdx.x < nb && sh.count[threadIdx.x] != 0)
     sh.base[threadIdx.x] = atomicAdd(&rec->cursor[threadIdx.x], ull(sh.count[threadIdx.x]));
   __syncthreads();
-  T* dst = b.buf[1 - s.buf];
+  K* dst = b.buf[1 - s.buf];
 #pragma unroll
-  for (int it = 0; it < kGridItems; ++it)
-    if (bk[it] >= 0) dst[sh.base[bk[it]] + slot[it]] = x[it];
+  for (int it = 0; it < I; ++it)
+    if (bk[it] >= 0) {
+      dst[sh.base[bk[it]] + slot[it]] = x[it];
+      if constexpr (Elem<K, V>::carries) b.val[1 - s.buf][sh.base[bk[it]] + slot[it]] = y[it];
+    }
   if (!last_block(&rec->blocks_done, sh.last)) return;
   hand_out_parts(b, rec, pool, cfg, sh);
 }
 
 // The whole input's first grid split, launched by the host (depth 0).
-template <typename T>
-__global__ void root_kernel(Buffers<T> b, u64 n, Pool pool, FastConfig cfg) {
+template <typename K, typename V>
+__global__ void root_kernel(FastBuffers<K, V> b, u64 n, Pool pool, FastConfig cfg) {
   __shared__ int fallback;
   const Segment s{0, n, 0};
   if (threadIdx.x == 0) fallback = !start_grid_split(b, s, 0, pool, cfg) && !append_leaf(pool, s);
@@ -344,96 +430,188 @@ __global__ void root_kernel(Buffers<T> b, u64 n, Pool pool, FastConfig cfg) {
 
 // ---- the leaf grid ----
 
-// Keys of part p: a global buffer, or shared-memory buffer A/B whose index 0 is `origin`.
+// Elements of part p in one column (keys or values): a global buffer, or shared-memory
+// buffer A/B (smem: A, then B, of smem_keys each) whose index 0 is `origin`.
 template <typename T>
-__device__ T* part_keys(Buffers<T> b, T* smem, u64 smem_keys, u64 origin, const Part& p) {
-  return p.where < 2 ? b.buf[p.where] + p.begin : smem + u64(p.where - 2) * smem_keys + (p.begin - origin);
+__device__ T* part_at(T* const global[2], T* smem, u64 smem_keys, u64 origin, const Part& p) {
+  return p.where < 2 ? global[p.where] + p.begin : smem + u64(p.where - 2) * smem_keys + (p.begin - origin);
 }
 
-// Up to ITEMS * kLeafThreads keys: striped load, block radix sort, striped store to out.
-// The sort looks only at the bits below the common prefix of the smallest and largest key
-// (a part between two pivots spans a narrow range: 3 of 8 four-bit passes for 4096 uniform
-// keys below 2^24), and pads with the largest key, which has the same bits as a real one.
-template <int ITEMS, typename Sorter, typename T>
-__device__ void radix_sort_to(const T* src, u64 len, T* out, typename Sorter::TempStorage& temp, u32* bounds) {
+// A leaf block's view of its columns: the global buffers and its shared-memory buffers.
+template <typename K, typename V>
+struct LeafColumns {
+  FastBuffers<K, V> b;
+  K* smem_keys_at;
+  V* smem_vals_at;  // null without a payload
+  u64 smem_keys;
+  __device__ K* keys(u64 origin, const Part& p) const { return part_at(b.buf, smem_keys_at, smem_keys, origin, p); }
+  __device__ V* vals(u64 origin, const Part& p) const {
+    if constexpr (Elem<K, V>::carries) return part_at(b.val, smem_vals_at, smem_keys, origin, p);
+    else return nullptr;
+  }
+};
+
+template <typename U>
+__device__ __forceinline__ U warp_min(U x) {
+  if constexpr (sizeof(U) == 4) {
+    return __reduce_min_sync(0xffffffffu, x);
+  } else {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      const U y = __shfl_xor_sync(0xffffffffu, static_cast<unsigned long long>(x), d);
+      x = y < x ? y : x;
+    }
+    return x;
+  }
+}
+template <typename U>
+__device__ __forceinline__ U warp_max(U x) {
+  if constexpr (sizeof(U) == 4) {
+    return __reduce_max_sync(0xffffffffu, x);
+  } else {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      const U y = __shfl_xor_sync(0xffffffffu, static_cast<unsigned long long>(x), d);
+      x = y > x ? y : x;
+    }
+    return x;
+  }
+}
+__device__ __forceinline__ void shared_min(std::uint32_t* at, std::uint32_t x) { atomicMin(at, x); }
+__device__ __forceinline__ void shared_max(std::uint32_t* at, std::uint32_t x) { atomicMax(at, x); }
+__device__ __forceinline__ void shared_min(std::uint64_t* at, std::uint64_t x) {
+  atomicMin(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(x));
+}
+__device__ __forceinline__ void shared_max(std::uint64_t* at, std::uint64_t x) {
+  atomicMax(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(x));
+}
+
+// Up to ITEMS * kLeafThreads elements: load, block radix sort, striped store to out (vout).
+// The sort looks only at the bits of the keys' ordered form below the common prefix of the
+// smallest and largest (a part between two pivots spans a narrow range: 3 of 8 four-bit
+// passes for 4096 uniform u32 keys below 2^24), and pads with the largest key, which has the
+// same bits as a real one. Keys only: loads are striped (a sort: the input arrangement does
+// not matter to the keys). With values a pad must not sort before a real largest key, whose
+// value it would displace: loads are blocked, so pads come last in the sort's (stable) input
+// order and land past len.
+template <int ITEMS, typename Sorter, typename K, typename V>
+__device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* vout,
+                              typename Sorter::TempStorage& temp, typename Elem<K, V>::Ordered* bounds) {
+  using U = typename Elem<K, V>::Ordered;
+  constexpr bool carries = Elem<K, V>::carries;
+  constexpr U kAllOnes = ~U{0};
   if (threadIdx.x == 0) {
-    bounds[0] = 0xFFFFFFFFu;
+    bounds[0] = kAllOnes;
     bounds[1] = 0;
   }
-  T keys[ITEMS];
-  u32 lo = 0xFFFFFFFFu, hi = 0;
+  U keys[ITEMS];
+  V vals[ITEMS];
+  U lo = kAllOnes, hi = 0;
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it) {
+    const u32 i = carries ? u32(threadIdx.x) * ITEMS + it : u32(it) * kLeafThreads + threadIdx.x;
+    if (i < len) {
+      keys[it] = KeyTraits<K>::ordered(src[i]);
+      if constexpr (carries) vals[it] = vsrc[i];
+      lo = keys[it] < lo ? keys[it] : lo;
+      hi = keys[it] > hi ? keys[it] : hi;
+    }
+  }
+  lo = warp_min(lo);
+  hi = warp_max(hi);
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) {
+    shared_min(&bounds[0], lo);
+    shared_max(&bounds[1], hi);
+  }
+  __syncthreads();
+  const int bits = differing_low_bits(bounds[0], bounds[1]);
+  if (bits > 0) {  // else all keys are equal and need no sort
+#pragma unroll
+    for (int it = 0; it < ITEMS; ++it) {
+      const u32 i = carries ? u32(threadIdx.x) * ITEMS + it : u32(it) * kLeafThreads + threadIdx.x;
+      if (i >= len) keys[it] = bounds[1];
+    }
+    if constexpr (carries) Sorter(temp).SortBlockedToStriped(keys, vals, 0, bits);
+    else Sorter(temp).SortBlockedToStriped(keys, 0, bits);
+  } else if constexpr (carries) {
+    // All keys equal and no pads written: each element goes back to its (blocked) load
+    // position, as the striped store below would read unset pad registers.
+#pragma unroll
+    for (int it = 0; it < ITEMS; ++it) {
+      const u32 i = u32(threadIdx.x) * ITEMS + it;
+      if (i < len) {
+        out[i] = KeyTraits<K>::from_ordered(keys[it]);
+        vout[i] = vals[it];
+      }
+    }
+    __syncthreads();
+    return;
+  }
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
     const u32 i = u32(it) * kLeafThreads + threadIdx.x;
     if (i < len) {
-      keys[it] = src[i];
-      const u32 r = radix_order_bits(keys[it]);
-      lo = r < lo ? r : lo;
-      hi = r > hi ? r : hi;
+      out[i] = KeyTraits<K>::from_ordered(keys[it]);
+      if constexpr (carries) vout[i] = vals[it];
     }
-  }
-  lo = __reduce_min_sync(0xffffffffu, lo);
-  hi = __reduce_max_sync(0xffffffffu, hi);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) {
-    atomicMin(&bounds[0], lo);
-    atomicMax(&bounds[1], hi);
-  }
-  __syncthreads();
-  const int bits = differing_low_bits(bounds[0], bounds[1]);
-  if (bits > 0) {  // else all keys are equal and stay where they are
-    const T pad = from_radix_order_bits<T>(bounds[1]);
-#pragma unroll
-    for (int it = 0; it < ITEMS; ++it)
-      if (u32(it) * kLeafThreads + threadIdx.x >= len) keys[it] = pad;
-    Sorter(temp).SortBlockedToStriped(keys, 0, bits);  // a sort: the input arrangement does not matter
-  }
-#pragma unroll
-  for (int it = 0; it < ITEMS; ++it) {
-    const u32 i = u32(it) * kLeafThreads + threadIdx.x;
-    if (i < len) out[i] = keys[it];
   }
   __syncthreads();  // the temporary storage and bounds are reused by the next sort
 }
 
-template <typename T>
-__device__ void radix_finish(const T* src, u64 len, T* out, LeafShared<T>& sh) {
-  if (len <= u64(kSmallItems) * kLeafThreads)
-    radix_sort_to<kSmallItems, SmallRadix<T>>(src, len, out, sh.radix.small, sh.bounds);
+template <typename K, typename V>
+__device__ void radix_finish(const K* src, const V* vsrc, u64 len, K* out, V* vout, LeafShared<K, V>& sh) {
+  constexpr int small = Elem<K, V>::small_items, large = Elem<K, V>::large_items;
+  if (len <= u64(small) * kLeafThreads)
+    radix_sort_to<small, SmallRadix<K, V>>(src, vsrc, len, out, vout, sh.radix.small, sh.bounds);
   else
-    radix_sort_to<kLargeItems, LargeRadix<T>>(src, len, out, sh.radix.large, sh.bounds);
+    radix_sort_to<large, LargeRadix<K, V>>(src, vsrc, len, out, vout, sh.radix.large, sh.bounds);
 }
 
 // Direct-Prefix split of src[0, len) into dst[0, len) by the whole block (global or shared
-// memory on either side): a counting pass, the offsets, a placing pass. Leaves the bucket
-// sizes in sh.count.
-template <typename T>
-__device__ void leaf_split(const T* src, T* dst, u64 len, int np, LeafShared<T>& sh) {
+// memory on either side), values vsrc to vdst with their keys: a counting pass, the
+// offsets, a placing pass. Leaves the bucket sizes in sh.count.
+template <typename K, typename V>
+__device__ void leaf_split(const K* src, const V* vsrc, K* dst, V* vdst, u64 len, int np, LeafShared<K, V>& sh) {
+  constexpr int I = Elem<K, V>::split_items;
   const int nb = bucket_count(np);
   if (threadIdx.x < nb) sh.count[threadIdx.x] = 0;
   block_pivots(src, len, np, sh.ps);
-  constexpr u64 step = u64(kLeafThreads) * kSplitItems;
+  constexpr u64 step = u64(kLeafThreads) * I;
   for (int pass = 0; pass < 2; ++pass) {
     u32* cursor = pass == 0 ? sh.count : sh.cursor;
     for (u64 c = 0; c < len; c += step) {
-      T x[kSplitItems];
-      int bk[kSplitItems];
-      u32 slot[kSplitItems];
+      K x[I];
+      V y[I];
+      int bk[I];
+      u32 slot[I];
 #pragma unroll
-      for (int it = 0; it < kSplitItems; ++it) {
+      for (int it = 0; it < I; ++it) {
         const u64 i = c + u64(it) * kLeafThreads + threadIdx.x;
         if (i < len) x[it] = src[i];
       }
+      if constexpr (Elem<K, V>::carries) {
+        if (pass == 1) {
 #pragma unroll
-      for (int it = 0; it < kSplitItems; ++it) {
+          for (int it = 0; it < I; ++it) {
+            const u64 i = c + u64(it) * kLeafThreads + threadIdx.x;
+            if (i < len) y[it] = vsrc[i];
+          }
+        }
+      }
+#pragma unroll
+      for (int it = 0; it < I; ++it) {
         const u64 i = c + u64(it) * kLeafThreads + threadIdx.x;
         bk[it] = i < len ? bucket_of(x[it], sh.ps.pivots, np) : -1;
       }
       warp_claim(bk, cursor, slot);
       if (pass == 1) {
 #pragma unroll
-        for (int it = 0; it < kSplitItems; ++it)
-          if (bk[it] >= 0) dst[slot[it]] = x[it];
+        for (int it = 0; it < I; ++it)
+          if (bk[it] >= 0) {
+            dst[slot[it]] = x[it];
+            if constexpr (Elem<K, V>::carries) vdst[slot[it]] = y[it];
+          }
       }
     }
     __syncthreads();
@@ -450,28 +628,30 @@ __device__ void leaf_split(const T* src, T* dst, u64 len, int np, LeafShared<T>&
   }
 }
 
-// Bitonic sort of a[0, len) in place, then to out: a part that found the stack full.
-template <typename T>
-__device__ void leaf_bitonic_finish(T* a, u64 len, T* out) {
-  block_bitonic_sort(a, len);
-  if (a != out) group_copy(BlockGroup{int(blockDim.x)}, a, out, 0, len);
+// Bitonic sort of a[0, len) (and v) in place, then to out (vout): a part that found the stack full.
+template <typename K, typename V>
+__device__ void leaf_bitonic_finish(K* a, V* v, u64 len, K* out, V* vout) {
+  block_bitonic_sort(a, len, v);
+  if (a != out) block_copy(a, static_cast<const V*>(v), out, vout, len);
   __syncthreads();
 }
 
-// Sorts segment s with this block alone into buf[0]: depth-first from a stack of parts.
-// A global part of up to cfg.smem_keys keys is split into shared buffer A; its descendants
-// stay in shared memory (A <-> B) until BlockRadixSort writes them out. A global part is only
-// popped once no shared-memory part is owed (they lie above it on the stack), so shared
-// index 0 can stand for the latest such part's first key (`origin`).
-template <typename T>
-__device__ void leaf_sort(Buffers<T> b, Segment s, FastConfig cfg, T* smem, LeafShared<T>& sh) {
-  if (s.len <= kRadixMax) {
-    radix_finish(b.buf[s.buf] + s.begin, s.len, b.buf[0] + s.begin, sh);
+// Sorts segment s with this block alone into buffer 0: depth-first from a stack of parts.
+// A global part of up to cfg.smem_keys elements is split into shared buffer A; its
+// descendants stay in shared memory (A <-> B) until BlockRadixSort writes them out. A global
+// part is only popped once no shared-memory part is owed (they lie above it on the stack), so
+// shared index 0 can stand for the latest such part's first key (`origin`).
+template <typename K, typename V>
+__device__ void leaf_sort(const LeafColumns<K, V>& col, Segment s, FastConfig cfg, LeafShared<K, V>& sh) {
+  const Part whole{s.begin, s.len, s.buf}, out_whole{s.begin, s.len, 0};
+  if (s.len <= Elem<K, V>::radix_max) {
+    radix_finish(col.keys(0, whole), static_cast<const V*>(col.vals(0, whole)), s.len, col.keys(0, out_whole),
+                 col.vals(0, out_whole), sh);
     return;
   }
   const int np = cfg.arity - 1, nb = bucket_count(np);
   if (threadIdx.x == 0) {
-    sh.stack[0] = Part{s.begin, s.len, s.buf};
+    sh.stack[0] = whole;
     sh.top = 1;
   }
   __syncthreads();
@@ -480,10 +660,12 @@ __device__ void leaf_sort(Buffers<T> b, Segment s, FastConfig cfg, T* smem, Leaf
     const Part c = sh.stack[sh.top - 1];
     int top = sh.top - 1;
     __syncthreads();
-    const T* src = part_keys(b, smem, cfg.smem_keys, origin, c);
-    if (c.len <= kRadixMax) {
+    const K* src = col.keys(origin, c);
+    const V* vsrc = col.vals(origin, c);
+    const Part out{c.begin, c.len, 0};
+    if (c.len <= Elem<K, V>::radix_max) {
       if (threadIdx.x == 0) sh.top = top;
-      radix_finish(src, c.len, b.buf[0] + c.begin, sh);
+      radix_finish(src, vsrc, c.len, col.keys(origin, out), col.vals(origin, out), sh);
       continue;
     }
     int to;
@@ -495,21 +677,24 @@ __device__ void leaf_sort(Buffers<T> b, Segment s, FastConfig cfg, T* smem, Leaf
     } else {
       to = 1 - c.where;
     }
-    T* dst = part_keys(b, smem, cfg.smem_keys, origin, Part{c.begin, c.len, to});
-    leaf_split(src, dst, c.len, np, sh);
+    const Part into{c.begin, c.len, to};
+    leaf_split(src, vsrc, col.keys(origin, into), col.vals(origin, into), c.len, np, sh);
     u64 at = c.begin;
     for (int k = 0; k < nb; ++k) {
       const Part piece{at, sh.count[k], to};
       at += piece.len;
       if (piece.len == 0) continue;
-      T* keys = part_keys(b, smem, cfg.smem_keys, origin, piece);
+      const Part piece_out{piece.begin, piece.len, 0};
       if (is_equal_bucket(k)) {
-        if (to != 0) group_copy(BlockGroup{int(blockDim.x)}, keys, b.buf[0] + piece.begin, 0, piece.len);
+        if (to != 0)
+          block_copy(col.keys(origin, piece), static_cast<const V*>(col.vals(origin, piece)),
+                     col.keys(origin, piece_out), col.vals(origin, piece_out), piece.len);
       } else if (top < kStackMax) {
         if (threadIdx.x == 0) sh.stack[top] = piece;
         ++top;
       } else {
-        leaf_bitonic_finish(keys, piece.len, b.buf[0] + piece.begin);
+        leaf_bitonic_finish(col.keys(origin, piece), col.vals(origin, piece), piece.len, col.keys(origin, piece_out),
+                            col.vals(origin, piece_out));
       }
     }
     if (threadIdx.x == 0) sh.top = top;
@@ -518,14 +703,17 @@ __device__ void leaf_sort(Buffers<T> b, Segment s, FastConfig cfg, T* smem, Leaf
 }
 
 // The leaf grid (host-launched, no device launches): each block takes the next leaf of the
-// list and sorts it alone; with only.len > 0, one block sorts `only` (small inputs).
-template <typename T>
-__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) leaf_kernel(Buffers<T> b, Pool pool, FastConfig cfg, Segment only) {
+// list and sorts it alone; with only.len > 0, one block sorts `only` (small inputs). Dynamic
+// shared memory: key buffers A and B, then value buffers A and B, of cfg.smem_keys each.
+template <typename K, typename V>
+__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) leaf_kernel(FastBuffers<K, V> b, Pool pool, FastConfig cfg, Segment only) {
   extern __shared__ __align__(16) unsigned char leaf_smem[];
-  __shared__ LeafShared<T> sh;
-  T* smem = reinterpret_cast<T*>(leaf_smem);
+  __shared__ LeafShared<K, V> sh;
+  LeafColumns<K, V> col{b, reinterpret_cast<K*>(leaf_smem), nullptr, cfg.smem_keys};
+  if constexpr (Elem<K, V>::carries)
+    col.smem_vals_at = reinterpret_cast<V*>(leaf_smem + 2 * cfg.smem_keys * sizeof(K));
   if (only.len > 0) {
-    leaf_sort(b, only, cfg, smem, sh);
+    leaf_sort(col, only, cfg, sh);
     return;
   }
   const ull count = pool.head->leaves < pool.leaf_capacity ? pool.head->leaves : pool.leaf_capacity;
@@ -535,7 +723,7 @@ __global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) leaf_kernel(Buff
     const ull leaf = sh.leaf;
     __syncthreads();  // sh.leaf is rewritten for the next leaf
     if (leaf >= count) return;
-    leaf_sort(b, pool.leaves[leaf], cfg, smem, sh);
+    leaf_sort(col, pool.leaves[leaf], cfg, sh);
   }
 }
 
@@ -555,27 +743,28 @@ std::uint64_t fast_leaf_capacity(std::uint64_t n, int grid_log2) {
 constexpr std::size_t kHeaderBytes = 256;
 static_assert(sizeof(PoolHeader) <= kHeaderBytes);
 
-// Dynamic shared memory of a leaf block: buffers A and B. Raises the kernel's limit once.
-template <typename T>
-std::size_t leaf_smem_bytes(u64 smem_keys) {
-  const std::size_t bytes = 2 * smem_keys * sizeof(T);
+// Dynamic shared memory of a leaf block: buffers A and B of keys and of values. Raises the
+// kernel's limit once.
+template <typename K, typename V>
+std::size_t leaf_smem_bytes(int smem_log2) {
+  const std::size_t bytes = leaf_buffers_bytes(smem_log2, Elem<K, V>::bytes);
   static std::size_t allowed = 0;
   if (bytes > allowed) {
-    SB_CUDA_CHECK(cudaFuncSetAttribute(leaf_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    SB_CUDA_CHECK(cudaFuncSetAttribute(leaf_kernel<K, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     allowed = bytes;
   }
   return bytes;
 }
 
 // Blocks of the leaf grid: as many as the GPU runs at once (queried once per size).
-template <typename T>
+template <typename K, typename V>
 unsigned leaf_grid_blocks(int smem_log2, std::size_t smem_bytes) {
   static unsigned blocks[32] = {};
   if (blocks[smem_log2] == 0) {
     int device = 0, sms = 0, per_sm = 0;
     SB_CUDA_CHECK(cudaGetDevice(&device));
     SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, leaf_kernel<T>, kLeafThreads, smem_bytes));
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, leaf_kernel<K, V>, kLeafThreads, smem_bytes));
     blocks[smem_log2] = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
   }
   return blocks[smem_log2];
@@ -588,12 +777,14 @@ std::size_t fast_workspace_bytes(std::uint64_t n, int grid_log2) {
          fast_leaf_capacity(n, grid_log2) * sizeof(Segment);
 }
 
-template <typename T>
-void launch_quick_fast(T* const keys[2], std::uint64_t n, const FastOptions& opt, void* workspace,
+template <typename K, typename V>
+void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, const FastOptions& opt, void* workspace,
                        std::size_t workspace_bytes, cudaStream_t stream) {
   if (n < 2) return;
   if (workspace_bytes < fast_workspace_bytes(n, opt.grid_log2))
     throw std::invalid_argument("quick-fast: workspace too small");
+  if (leaf_buffers_bytes(opt.smem_log2, Elem<K, V>::bytes) > kLeafBuffersMaxBytes)
+    throw std::invalid_argument("quick-fast: smem_log2 too large for this element type");
   const FastConfig cfg{opt.arity, u64(1) << opt.grid_log2, u64(1) << opt.smem_log2};
   Pool pool;
   pool.head = static_cast<PoolHeader*>(workspace);
@@ -601,8 +792,12 @@ void launch_quick_fast(T* const keys[2], std::uint64_t n, const FastOptions& opt
   pool.capacity = fast_record_capacity(n, opt.grid_log2);
   pool.leaves = reinterpret_cast<Segment*>(pool.records + pool.capacity);
   pool.leaf_capacity = fast_leaf_capacity(n, opt.grid_log2);
-  const Buffers<T> b{{keys[0], keys[1]}};
-  const std::size_t smem = leaf_smem_bytes<T>(cfg.smem_keys);
+  FastBuffers<K, V> b{{keys[0], keys[1]}, {nullptr, nullptr}};
+  if constexpr (Elem<K, V>::carries) {
+    b.val[0] = vals[0];
+    b.val[1] = vals[1];
+  }
+  const std::size_t smem = leaf_smem_bytes<K, V>(opt.smem_log2);
   if (n <= cfg.grid_above) {
     leaf_kernel<<<1, kLeafThreads, smem, stream>>>(b, pool, cfg, Segment{0, n, 0});
     SB_CUDA_CHECK_LAUNCH();
@@ -612,15 +807,25 @@ void launch_quick_fast(T* const keys[2], std::uint64_t n, const FastOptions& opt
   root_kernel<<<1, kGridThreads, 0, stream>>>(b, n, pool, cfg);
   SB_CUDA_CHECK_LAUNCH();
   // The stream starts the leaf grid once the whole DP tree above it is complete.
-  leaf_kernel<<<leaf_grid_blocks<T>(opt.smem_log2, smem), kLeafThreads, smem, stream>>>(b, pool, cfg, Segment{0, 0, 0});
+  leaf_kernel<<<leaf_grid_blocks<K, V>(opt.smem_log2, smem), kLeafThreads, smem, stream>>>(b, pool, cfg,
+                                                                                           Segment{0, 0, 0});
   SB_CUDA_CHECK_LAUNCH();
 }
 
-template void launch_quick_fast<std::uint32_t>(std::uint32_t* const[2], std::uint64_t, const FastOptions&, void*,
-                                               std::size_t, cudaStream_t);
-template void launch_quick_fast<std::int32_t>(std::int32_t* const[2], std::uint64_t, const FastOptions&, void*,
-                                              std::size_t, cudaStream_t);
-template void launch_quick_fast<float>(float* const[2], std::uint64_t, const FastOptions&, void*, std::size_t,
-                                       cudaStream_t);
+#define SB_QS_FAST_INSTANTIATE(K, V)                                                                              \
+  template void launch_quick_fast<K, V>(K* const[2], V* const[2], std::uint64_t, const FastOptions&, void*, \
+                                        std::size_t, cudaStream_t);
+#define SB_QS_FAST_INSTANTIATE_KEY(K)         \
+  SB_QS_FAST_INSTANTIATE(K, NoValue)          \
+  SB_QS_FAST_INSTANTIATE(K, std::uint32_t)    \
+  SB_QS_FAST_INSTANTIATE(K, std::uint64_t)
+SB_QS_FAST_INSTANTIATE_KEY(std::uint32_t)
+SB_QS_FAST_INSTANTIATE_KEY(std::int32_t)
+SB_QS_FAST_INSTANTIATE_KEY(float)
+SB_QS_FAST_INSTANTIATE_KEY(std::uint64_t)
+SB_QS_FAST_INSTANTIATE_KEY(std::int64_t)
+SB_QS_FAST_INSTANTIATE_KEY(double)
+#undef SB_QS_FAST_INSTANTIATE_KEY
+#undef SB_QS_FAST_INSTANTIATE
 
 }  // namespace sb::qs

@@ -35,15 +35,17 @@ void launch_merge_dp(T* const keys[2], std::uint64_t n, cudaStream_t stream);
 
 // quick-fast: grid-wide K-way splits above 2^grid_log2 keys (DP), then one leaf grid in which
 // each block sorts one smaller part: block-wide splits in global memory above 2^smem_log2
-// keys, in shared memory below, CUB BlockRadixSort for parts up to 4096 keys.
+// keys, in shared memory below, CUB BlockRadixSort for parts up to 4096 4-byte keys (fewer
+// for wider elements). K: any scalar key type; V: NoValue (keys only), std::uint32_t or
+// std::uint64_t, the values moving with their keys (vals[] as keys[]; unused for NoValue).
 struct FastOptions {
   int arity;      // split arity K: 2, 4, 8
-  int smem_log2;  // leaf parts of up to 2^smem_log2 keys are split in shared memory
-  int grid_log2;  // segments above 2^grid_log2 keys are split by grids
+  int smem_log2;  // leaf parts of up to 2^smem_log2 elements are split in shared memory
+  int grid_log2;  // segments above 2^grid_log2 elements are split by grids
 };
 std::size_t fast_workspace_bytes(std::uint64_t n, int grid_log2);
-template <typename T>
-void launch_quick_fast(T* const keys[2], std::uint64_t n, const FastOptions& opt, void* workspace,
+template <typename K, typename V>
+void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, const FastOptions& opt, void* workspace,
                        std::size_t workspace_bytes, cudaStream_t stream);
 
 // Raises cudaLimitDevRuntimePendingLaunchCount to at least `count` (never lowers it).

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "quicksort_index.hpp"
+#include "sortbench/element.hpp"
 
 namespace sb::qs {
 
@@ -157,9 +158,10 @@ __device__ void group_copy(G g, const T* from, T* to, u64 begin, u64 len) {
   for (u64 i = g.rank(); i < len; i += g.width) to[begin + i] = from[begin + i];
 }
 
-// Bitonic sort of a[0..len) by the whole block, any len (see bitonic_partner).
-template <typename T>
-__device__ void block_bitonic_sort(T* a, u64 len) {
+// Bitonic sort of a[0..len) by the whole block, any len (see bitonic_partner); with a value
+// type, v[0..len) moves with its keys.
+template <typename T, typename V = NoValue>
+__device__ void block_bitonic_sort(T* a, u64 len, V* v = nullptr) {
   const u64 top = pow2_at_least(len);
   for (u64 k = 2; k <= top; k <<= 1)
     for (u64 j = k / 2; j > 0; j >>= 1) {
@@ -170,6 +172,11 @@ __device__ void block_bitonic_sort(T* a, u64 len) {
           if (y < x) {
             a[i] = y;
             a[p] = x;
+            if constexpr (!std::is_same_v<V, NoValue>) {
+              const V t = v[i];
+              v[i] = v[p];
+              v[p] = t;
+            }
           }
         }
       }

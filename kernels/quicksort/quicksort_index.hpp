@@ -92,34 +92,47 @@ SB_HD_INLINE int sample_rank(const T* samples, int s, int i) {
   return r;
 }
 
-// A 4-byte key as the unsigned integer a radix sort orders (CUB's bit-ordered form): u32
-// itself, i32 with the sign bit flipped, f32 with every bit flipped when negative and the
-// sign bit otherwise. For keys a < b, radix_order_bits(a) < radix_order_bits(b).
-template <typename T>
-SB_HD_INLINE std::uint32_t radix_order_bits(T x) {
-  static_assert(sizeof(T) == 4, "4-byte keys");
-  std::uint32_t b;
-  __builtin_memcpy(&b, &x, 4);
-  if constexpr (std::is_floating_point_v<T>) return b ^ ((b >> 31) != 0 ? 0xFFFFFFFFu : 0x80000000u);
-  else if constexpr (std::is_signed_v<T>) return b ^ 0x80000000u;
-  else return b;
-}
-
-template <typename T>
-SB_HD_INLINE T from_radix_order_bits(std::uint32_t b) {
-  if constexpr (std::is_floating_point_v<T>) b = (b >> 31) != 0 ? b ^ 0x80000000u : ~b;
-  else if constexpr (std::is_signed_v<T>) b ^= 0x80000000u;
-  T x;
-  __builtin_memcpy(&x, &b, 4);
-  return x;
-}
-
-// Keys whose radix_order_bits lie in [lo, hi] share every bit above the lowest
-// differing_low_bits(lo, hi): a radix sort of them needs only those low bits (0: all equal).
-SB_HD_INLINE int differing_low_bits(std::uint32_t lo, std::uint32_t hi) {
+// quick-fast's leaf radix sorts work on a key's ordered form (KeyTraits<K>::Ordered, u32 or
+// u64: ordered(a) < ordered(b) for keys a < b). Ordered forms in [lo, hi] share every bit above
+// the lowest differing_low_bits(lo, hi): a radix sort of them needs only those low bits (0: all
+// equal).
+template <typename U>
+SB_HD_INLINE int differing_low_bits(U lo, U hi) {
+  static_assert(std::is_unsigned_v<U>, "ordered key forms are unsigned");
   int n = 0;
-  for (std::uint32_t d = lo ^ hi; d != 0; d >>= 1) ++n;
+  for (U d = lo ^ hi; d != 0; d >>= 1) ++n;
   return n;
+}
+
+// quick-fast's per-thread tiles and shared-memory leaf buffers depend on the bytes of one
+// element (key plus value, 4 to 16): a wider element takes fewer items per thread (registers)
+// and fewer elements per buffer (shared memory), so 4-byte keys keep the tiles tuned for them
+// and 16-byte elements still fit.
+//
+// Items per thread in a tile of at most budget_bytes per thread: a power of two, at least 1.
+SB_HD_INLINE constexpr int items_per_thread(int budget_bytes, int element_bytes) {
+  int items = 1;
+  while (items * 2 * element_bytes <= budget_bytes) items *= 2;
+  return items;
+}
+inline constexpr int kGridTileBytes = 64;     // grid splits: 16 items of a 4-byte key
+inline constexpr int kLeafSplitBytes = 32;    // leaf splits: 8 items of a 4-byte key
+inline constexpr int kLargeRadixBytes = 32;   // BlockRadixSort up to 8 x 512 4-byte keys
+inline constexpr int kSmallRadixBytes = 8;    // and a small one up to 2 x 512
+
+// The two shared-memory buffers of a leaf block hold 2 * 2^smem_log2 elements: by default
+// 64 KiB (two leaf blocks per SM), at most 128 KiB.
+inline constexpr u64 kLeafBuffersDefaultBytes = u64(64) << 10;
+inline constexpr u64 kLeafBuffersMaxBytes = u64(128) << 10;
+inline constexpr int kLeafSmemLog2Min = 11;
+SB_HD_INLINE constexpr u64 leaf_buffers_bytes(int smem_log2, int element_bytes) {
+  return 2 * (u64(1) << smem_log2) * u64(element_bytes);
+}
+// The largest smem_log2 whose two buffers fit in `bytes`.
+SB_HD_INLINE constexpr int leaf_smem_log2_within(u64 bytes, int element_bytes) {
+  int s = 0;
+  while (leaf_buffers_bytes(s + 1, element_bytes) <= bytes) ++s;
+  return s;
 }
 
 // Bitonic sort of any length, all comparators ascending (min to the lower index): step j of

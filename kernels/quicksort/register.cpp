@@ -2,6 +2,7 @@
 // paper's Partition variants and noDP forms, its DP merge sort, and quick-fast.
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "quicksort.hpp"
 #include "quicksort_index.hpp"
@@ -21,12 +22,27 @@ constexpr std::uint64_t kSeqMaxN = std::uint64_t{1} << 22;
 
 int arity_of(const SortProblem& p) { return static_cast<int>(p.param_int("arity", kDefaultArity)); }
 
-// quick-fast's thresholds (log2 of keys), chosen on an H200 (docs/quicksort.md).
-constexpr long kFastSmemLog2 = 13;
+// quick-fast's grid threshold (log2 of elements), chosen on an H200 (docs/quicksort.md). Its
+// shared-memory threshold is the largest whose leaf buffers fit 64 KiB (2^13 for 4-byte keys,
+// as chosen there), at most 128 KiB when set: both follow the element's bytes.
 constexpr long kFastGridLog2 = 16;
 
+// Bytes of one element of the problem: key plus payload value.
+int element_bytes(const SortProblem& p) {
+  return dispatch_element<ScalarKeys, AllValues>(p.spec.key, p.spec.payload, [](auto k, auto v) {
+    using V = decltype(v);
+    return int(sizeof k) + (std::is_same_v<V, NoValue> ? 0 : int(sizeof(V)));
+  });
+}
+int fast_smem_log2_default(const SortProblem& p) {
+  return qs::leaf_smem_log2_within(qs::kLeafBuffersDefaultBytes, element_bytes(p));
+}
+int fast_smem_log2_max(const SortProblem& p) {
+  return qs::leaf_smem_log2_within(qs::kLeafBuffersMaxBytes, element_bytes(p));
+}
+
 qs::FastOptions fast_options(const SortProblem& p) {
-  return {arity_of(p), static_cast<int>(p.param_int("smem_log2", kFastSmemLog2)),
+  return {arity_of(p), static_cast<int>(p.param_int("smem_log2", fast_smem_log2_default(p))),
           static_cast<int>(p.param_int("grid_log2", kFastGridLog2))};
 }
 
@@ -118,16 +134,19 @@ void register_quicksort(Registry& r) {
 
   Algorithm fast = base("quick-fast", "beyond seed 002: DP quicksort, grid-wide K-way splits of big segments, "
                                       "smaller parts sorted by one leaf grid (a block per part, splits in "
-                                      "shared memory, CUB BlockRadixSort up to 4096 keys)");
-  fast.constraints = "split arity K = --param arity (2, 4, 8; default 4); --param smem_log2 (12-14, default " +
-                     std::to_string(kFastSmemLog2) + "), --param grid_log2 (smem_log2-24, default " +
+                                      "shared memory, CUB BlockRadixSort up to 4096 4-byte keys)");
+  fast.constraints = "split arity K = --param arity (2, 4, 8; default 4); --param smem_log2 (11 to the largest "
+                     "whose two leaf buffers fit 128 KiB: 14 for 4-byte elements, 13 for 8, 12 for 12 and 16; "
+                     "default: theirs fit 64 KiB), --param grid_log2 (smem_log2-24, default " +
                      std::to_string(kFastGridLog2) + ")";
   fast.params = {"arity", "smem_log2", "grid_log2"};
   fast.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     if (auto why = arity_problem(p)) return why;
     const qs::FastOptions o = fast_options(p);
-    if (o.smem_log2 < 12 || o.smem_log2 > 14)
-      return std::string("--param smem_log2 must be 12 to 14 (two buffers of 2^smem_log2 keys in shared memory)");
+    const int smem_max = fast_smem_log2_max(p);
+    if (o.smem_log2 < qs::kLeafSmemLog2Min || o.smem_log2 > smem_max)
+      return "--param smem_log2 must be " + std::to_string(qs::kLeafSmemLog2Min) + " to " + std::to_string(smem_max) +
+             " for this element (two buffers of 2^smem_log2 elements in at most 128 KiB of shared memory)";
     if (o.grid_log2 < o.smem_log2 || o.grid_log2 > 24)
       return std::string("--param grid_log2 must be smem_log2 to 24");
     return std::nullopt;
@@ -142,12 +161,12 @@ void register_quicksort(Registry& r) {
     qs::reserve_pending_launches(qs::pending_launch_bound(p.n(), 4096, kPendingLaunchFloor, kPendingLaunchCap));
     return qs::fast_workspace_bytes(p.n(), fast_options(p).grid_log2);
   };
-  fast.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
-    with_keys(p, b, [&](auto keys) {
-      qs::launch_quick_fast(keys, p.n(), fast_options(p), b.workspace, b.workspace_bytes, b.stream);
-    });
+  // Every scalar key with every payload; splits claim slots with atomics, so not stable.
+  set_device_run<ScalarKeys, AllValues>(fast, [](auto b, const SortProblem& p) {
+    qs::launch_quick_fast(b.keys, b.vals, p.n(), fast_options(p), b.workspace, b.workspace_bytes, b.stream);
     return 0;
-  };
+  });
+  fast.stable = false;
   r.add(fast);
 }
 

@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "sortbench/keys.hpp"
 #include "sortbench/registry.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -113,6 +116,123 @@ TEST(QuicksortFastThresholds, EverySettingSortsEveryShape) {
                                       {{"smem_log2", std::to_string(smem)}, {"grid_log2", std::to_string(grid)}});
   expect_sorts<float>("quick-fast", KeyType::f32, "organ", std::size_t(1) << 22, 8, -(std::int64_t(1) << 21),
                       {{"smem_log2", "13"}, {"grid_log2", "13"}});
+}
+
+// quick-fast over (K, V): host-made keys with a value column whose values name their input
+// position. The keys must come out sorted and every (key, value) pair must survive: a value
+// that moved without its key, or a pad value in place of a real one, breaks the pair multiset.
+template <typename K, typename V>
+void expect_sorts_pairs(const std::string& what, std::vector<K> keys, Payload payload, Params params = {}) {
+  const Algorithm* algo = registry().find("quick-fast");
+  ASSERT_NE(algo, nullptr);
+  using Traits = KeyTraits<K>;
+  const std::size_t n = keys.size();
+  std::vector<V> vals(n);
+  // Distinct values (an odd factor is a bijection modulo 2^32 and 2^64).
+  for (std::size_t i = 0; i < n; ++i) vals[i] = static_cast<V>(i) * static_cast<V>(0x9E3779B97F4A7C15ull) + 1;
+  SortProblem p;
+  p.spec = make_spec(n, Distribution::uniform, Traits::type, payload);
+  p.params = std::move(params);
+  p.realized.n = n;
+  std::vector<K> distinct = keys;
+  std::sort(distinct.begin(), distinct.end(), Traits::less);
+  p.realized.len = std::unique(distinct.begin(), distinct.end(), [](K a, K b) { return !(a < b) && !(b < a); }) -
+                   distinct.begin();
+  if (const auto why = algo->why_unsupported(p)) FAIL() << what << ": " << *why;
+  auto pairs_of = [](const std::vector<K>& k, const std::vector<V>& v) {
+    std::vector<std::pair<typename Traits::Ordered, V>> out(k.size());
+    for (std::size_t i = 0; i < k.size(); ++i) out[i] = {Traits::ordered(k[i]), v[i]};
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto want_pairs = pairs_of(keys, vals);
+  sort_host_keys_on_device(*algo, p, keys.data(), vals.data());
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end(), Traits::less)) << what << " n=" << n;
+  EXPECT_TRUE(pairs_of(keys, vals) == want_pairs) << what << " n=" << n << ": a value left its key";
+}
+
+template <typename K>
+std::vector<K> keys_of(const std::string& shape, std::size_t n, std::uint64_t seed) {
+  std::vector<K> v(n);
+  std::mt19937_64 rng(seed);
+  // A factor far from 1 that keeps the keys finite (0 * inf would be NaN, which never occurs).
+  K huge = K(1);
+  if constexpr (std::is_same_v<K, double>) huge = 1e200;
+  else if constexpr (std::is_same_v<K, float>) huge = 1e30f;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t r = rng();
+    if constexpr (std::is_floating_point_v<K>) {
+      // Negative and positive values with fractions, both zeros, huge magnitudes.
+      if (shape == "equal") v[i] = K(-2.5);
+      else if (shape == "zeros") v[i] = (r & 1) ? K(0.0) : K(-0.0);
+      else if (shape == "few") v[i] = K(std::int64_t(r % 16) - 8) / K(4);
+      else v[i] = K(std::int64_t(r % 2000001) - 1000000) * K(1e-3) * ((r >> 40) % 5 == 0 ? huge : K(1));
+    } else {
+      if (shape == "equal") v[i] = K(0x0123456789ABCDEFull);
+      else if (shape == "few") v[i] = K((r % 16) << 40);
+      else if (shape == "organ") v[i] = K((i < n / 2 ? i : n - i) * 0x100000001ull);
+      else if (shape == "narrow") v[i] = K((std::uint64_t{0xABCD} << 48) | (r % 100000));  // long common prefix
+      else v[i] = K(r);  // the full 64-bit range (signed keys: both signs)
+    }
+  }
+  return v;
+}
+
+const std::size_t kPairSizes[] = {2, 1000, 5000, 70001, std::size_t(1) << 20};
+
+TEST(QuicksortFastElements, U64KeysWithU64Values) {
+  for (const char* shape : {"uniform", "narrow", "organ", "few", "equal"})
+    for (std::size_t n : kPairSizes)
+      expect_sorts_pairs<std::uint64_t, std::uint64_t>(std::string("u64/u64 ") + shape,
+                                                       keys_of<std::uint64_t>(shape, n, n), Payload::u64);
+  // Every threshold setting the 16-byte element allows, every arity.
+  const std::pair<int, int> settings[] = {{11, 11}, {12, 12}, {12, 16}, {11, 20}};
+  for (const auto& [smem, grid] : settings)
+    for (int arity : {2, 4, 8})
+      for (const char* shape : {"uniform", "organ", "equal"})
+        expect_sorts_pairs<std::uint64_t, std::uint64_t>(
+            fmt::format("u64/u64 {} smem_log2={} grid_log2={} K={}", shape, smem, grid, arity),
+            keys_of<std::uint64_t>(shape, 300001, 5), Payload::u64,
+            {{"smem_log2", std::to_string(smem)}, {"grid_log2", std::to_string(grid)}, {"arity", std::to_string(arity)}});
+}
+
+TEST(QuicksortFastElements, F64Keys) {
+  for (const char* shape : {"uniform", "few", "zeros", "equal"})
+    for (std::size_t n : kPairSizes) {
+      std::vector<double> keys = keys_of<double>(shape, n, n + 1), want = keys;
+      std::sort(want.begin(), want.end());
+      const Algorithm* algo = registry().find("quick-fast");
+      SortProblem p;
+      p.spec = make_spec(n, Distribution::uniform, KeyType::f64);
+      p.realized.n = n;
+      ASSERT_FALSE(algo->why_unsupported(p).has_value());
+      sort_host_keys_on_device(*algo, p, keys.data());
+      // Zeros of either sign are equal under '<': compare by '<', not by bits.
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_FALSE(keys[i] < want[i] || want[i] < keys[i]) << "f64 " << shape << " n=" << n << " at " << i;
+      expect_sorts_pairs<double, std::uint32_t>(std::string("f64/u32 ") + shape, keys_of<double>(shape, n, n + 1),
+                                                Payload::u32);
+    }
+}
+
+TEST(QuicksortFastElements, OtherKeysWithValues) {
+  for (std::size_t n : kPairSizes) {
+    expect_sorts_pairs<std::int64_t, std::uint32_t>("i64/index", keys_of<std::int64_t>("uniform", n, 3), Payload::index);
+    expect_sorts_pairs<std::uint32_t, std::uint64_t>("u32/u64", keys_of<std::uint32_t>("uniform", n, 4), Payload::u64);
+    expect_sorts_pairs<float, std::uint64_t>("f32/u64", keys_of<float>("uniform", n, 5), Payload::u64);
+    expect_sorts_pairs<std::int32_t, std::uint32_t>("i32/u32", keys_of<std::int32_t>("few", n, 6), Payload::u32);
+  }
+}
+
+// All keys equal: every split puts the whole segment into one equal-key bucket and every
+// leaf radix sort finds nothing to sort, yet each value must stay with a key.
+TEST(QuicksortFastElements, PayloadOnAllEqualKeys) {
+  for (std::size_t n : {std::size_t(2), std::size_t(777), std::size_t(4097), std::size_t(70001),
+                        std::size_t(1) << 20, std::size_t(1) << 22}) {
+    expect_sorts_pairs<std::uint32_t, std::uint32_t>("u32/index equal", std::vector<std::uint32_t>(n, 9), Payload::index);
+    expect_sorts_pairs<std::uint64_t, std::uint64_t>("u64/u64 equal", std::vector<std::uint64_t>(n, ~0ull), Payload::u64);
+    expect_sorts_pairs<double, std::uint64_t>("f64/u64 equal", std::vector<double>(n, -0.0), Payload::u64);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Quicksort, QuicksortAdversarial, testing::ValuesIn(kAlgos),

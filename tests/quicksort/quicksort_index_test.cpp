@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "quicksort_index.hpp"
+#include "sortbench/keys.hpp"
 #include "sortbench/registry.hpp"
 
 namespace sb::qs {
@@ -187,29 +188,115 @@ TEST(QuicksortIndex, ParallelSampleRanksGiveTheSamePivots) {
     }
 }
 
-// quick-fast's leaf radix sorts look only at the bits below the common prefix of the
-// smallest and largest key: the radix order must be the key order, and invertible.
-template <typename T>
-void expect_radix_order(std::vector<T> keys) {
+// quick-fast's leaf radix sorts look only at the bits of the keys' ordered form
+// (KeyTraits<K>::Ordered) below the common prefix of the smallest and largest key: the
+// ordered form must follow the key order and be invertible, for 4- and 8-byte keys.
+template <typename K>
+void expect_ordered_form(std::vector<K> keys) {
+  using Traits = KeyTraits<K>;
   std::sort(keys.begin(), keys.end());
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    EXPECT_EQ(from_radix_order_bits<T>(radix_order_bits(keys[i])), keys[i]);
-    if (i > 0 && keys[i - 1] < keys[i]) EXPECT_LT(radix_order_bits(keys[i - 1]), radix_order_bits(keys[i])) << i;
+    EXPECT_EQ(Traits::from_ordered(Traits::ordered(keys[i])), keys[i]);
+    if (i > 0 && keys[i - 1] < keys[i]) EXPECT_LT(Traits::ordered(keys[i - 1]), Traits::ordered(keys[i])) << i;
   }
 }
 
-TEST(QuicksortIndex, RadixOrderBitsFollowTheKeyOrder) {
-  expect_radix_order<std::uint32_t>({0u, 1u, 7u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu});
-  expect_radix_order<std::int32_t>({INT32_MIN, -70000, -1, 0, 1, 5, INT32_MAX});
-  expect_radix_order<float>({-16777216.0f, -2.5f, -1.0f, -0.5f, 0.0f, 0.25f, 1.0f, 3.0f, 16777216.0f});
-  EXPECT_EQ(differing_low_bits(5, 5), 0);
-  EXPECT_EQ(differing_low_bits(4, 5), 1);
-  EXPECT_EQ(differing_low_bits(0x1000, 0x1FFF), 12);
-  EXPECT_EQ(differing_low_bits(0, 0xFFFFFFFFu), 32);
+// The part of a radix sort on differing_low_bits: every ordered key between the smallest
+// and largest keeps the bits above them, so sorting by the low bits alone sorts the keys.
+template <typename K>
+void expect_low_bits_sort(std::vector<K> keys) {
+  using U = typename KeyTraits<K>::Ordered;
+  U lo = ~U{0}, hi = 0;
+  for (K k : keys) {
+    lo = std::min(lo, KeyTraits<K>::ordered(k));
+    hi = std::max(hi, KeyTraits<K>::ordered(k));
+  }
+  const int bits = differing_low_bits(lo, hi);
+  const U low_mask = bits == int(sizeof(U) * 8) ? ~U{0} : (U{1} << bits) - 1;
+  for (K k : keys) EXPECT_EQ(KeyTraits<K>::ordered(k) & ~low_mask, lo & ~low_mask);
+  std::vector<K> by_low_bits = keys, want = keys;
+  std::sort(by_low_bits.begin(), by_low_bits.end(),
+            [&](K a, K b) { return (KeyTraits<K>::ordered(a) & low_mask) < (KeyTraits<K>::ordered(b) & low_mask); });
+  std::sort(want.begin(), want.end());
+  for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_FALSE(by_low_bits[i] < want[i] || want[i] < by_low_bits[i]) << i;
+}
+
+TEST(QuicksortIndex, OrderedFormFollowsTheKeyOrder) {
+  expect_ordered_form<std::uint32_t>({0u, 1u, 7u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu});
+  expect_ordered_form<std::int32_t>({INT32_MIN, -70000, -1, 0, 1, 5, INT32_MAX});
+  expect_ordered_form<float>({-16777216.0f, -2.5f, -1.0f, -0.5f, 0.0f, 0.25f, 1.0f, 3.0f, 16777216.0f});
+  expect_ordered_form<std::uint64_t>({0u, 1u, 0xFFFFFFFFu, 0x100000000u, 0x7FFFFFFFFFFFFFFFu, 0x8000000000000000u,
+                                      0xFFFFFFFFFFFFFFFFu});
+  expect_ordered_form<std::int64_t>({INT64_MIN, -(std::int64_t(1) << 40), -1, 0, 1, std::int64_t(1) << 33, INT64_MAX});
+  expect_ordered_form<double>({-9007199254740992.0, -1e300, -2.5, -1e-300, 0.0, 1e-300, 0.25, 3.0, 1e300});
+}
+
+TEST(QuicksortIndex, DifferingLowBitsOfFourAndEightByteOrderedKeys) {
+  EXPECT_EQ(differing_low_bits<std::uint32_t>(5, 5), 0);
+  EXPECT_EQ(differing_low_bits<std::uint32_t>(4, 5), 1);
+  EXPECT_EQ(differing_low_bits<std::uint32_t>(0x1000, 0x1FFF), 12);
+  EXPECT_EQ(differing_low_bits<std::uint32_t>(0, 0xFFFFFFFFu), 32);
+  EXPECT_EQ(differing_low_bits<std::uint64_t>(7, 7), 0);
+  EXPECT_EQ(differing_low_bits<std::uint64_t>(0xFFFFFFFFu, 0x100000000u), 33);  // a carry past bit 31
+  EXPECT_EQ(differing_low_bits<std::uint64_t>(0x0123456700000000u, 0x0123456800000000u), 36);
+  EXPECT_EQ(differing_low_bits<std::uint64_t>(0, 0x8000000000000000u), 64);
+  EXPECT_EQ(differing_low_bits<std::uint64_t>(0, ~std::uint64_t{0}), 64);
   // Every key between lo and hi keeps lo's bits above the differing ones.
   const std::uint32_t lo = 0x00ABC123u, hi = 0x00ABF000u;
   const int bits = differing_low_bits(lo, hi);
   for (std::uint32_t x = lo; x <= hi; x += 97) EXPECT_EQ(x >> bits, lo >> bits);
+  const std::uint64_t lo64 = 0xDEADBEEF00ABC123u, hi64 = 0xDEADBEEF7FABF000u;
+  const int bits64 = differing_low_bits(lo64, hi64);
+  EXPECT_EQ(bits64, 31);
+  for (std::uint64_t x = lo64; x <= hi64; x += 0x1000003u) EXPECT_EQ(x >> bits64, lo64 >> bits64);
+
+  std::mt19937_64 rng(11);
+  std::vector<std::uint64_t> u64s(300);
+  std::vector<std::int64_t> i64s(300);
+  std::vector<double> f64s(300);
+  for (int i = 0; i < 300; ++i) {
+    u64s[i] = (std::uint64_t{0xABCD} << 48) | (rng() >> 20);        // a common 16-bit prefix
+    i64s[i] = std::int64_t(rng() % (std::uint64_t{1} << 40)) - (std::int64_t(1) << 39);  // straddles zero
+    f64s[i] = double(std::int64_t(rng() % 2000001) - 1000000) / 8.0;
+  }
+  expect_low_bits_sort(u64s);
+  expect_low_bits_sort(i64s);
+  expect_low_bits_sort(f64s);
+  expect_low_bits_sort(std::vector<std::uint64_t>(50, 42));  // all equal: no bits, nothing to sort
+}
+
+// quick-fast's tiles: 4-byte keys keep the sizes they were tuned with; wider elements take
+// fewer items per thread and fewer elements per leaf buffer, within the same bytes.
+TEST(QuicksortIndex, FastTilesShrinkWithTheElementBytes) {
+  struct Want {
+    int bytes, grid, split, small, large, smem_default, smem_max;
+  };
+  const Want table[] = {{4, 16, 8, 2, 8, 13, 14},   // u32 keys only: as tuned
+                        {8, 8, 4, 1, 4, 12, 13},    // u64 keys, or u32 keys with u32 values
+                        {12, 4, 2, 1, 2, 11, 12},   // an 8-byte key with a 4-byte value or back
+                        {16, 4, 2, 1, 2, 11, 12}};  // u64 keys with u64 values
+  for (const Want& w : table) {
+    EXPECT_EQ(items_per_thread(kGridTileBytes, w.bytes), w.grid) << w.bytes;
+    EXPECT_EQ(items_per_thread(kLeafSplitBytes, w.bytes), w.split) << w.bytes;
+    EXPECT_EQ(items_per_thread(kSmallRadixBytes, w.bytes), w.small) << w.bytes;
+    EXPECT_EQ(items_per_thread(kLargeRadixBytes, w.bytes), w.large) << w.bytes;
+    EXPECT_EQ(leaf_smem_log2_within(kLeafBuffersDefaultBytes, w.bytes), w.smem_default) << w.bytes;
+    EXPECT_EQ(leaf_smem_log2_within(kLeafBuffersMaxBytes, w.bytes), w.smem_max) << w.bytes;
+    for (int budget : {kGridTileBytes, kLeafSplitBytes, kLargeRadixBytes}) {
+      const int items = items_per_thread(budget, w.bytes);
+      EXPECT_LE(items * w.bytes, budget) << w.bytes;  // never more registers than 4-byte keys use
+      EXPECT_EQ(items & (items - 1), 0) << w.bytes;   // a power of two
+    }
+    // The largest fitting buffers fit, one step more would not; the minimum always fits.
+    const int smem_max = leaf_smem_log2_within(kLeafBuffersMaxBytes, w.bytes);
+    EXPECT_LE(leaf_buffers_bytes(smem_max, w.bytes), kLeafBuffersMaxBytes);
+    EXPECT_GT(leaf_buffers_bytes(smem_max + 1, w.bytes), kLeafBuffersMaxBytes);
+    EXPECT_GE(smem_max, kLeafSmemLog2Min);
+    EXPECT_GE(leaf_smem_log2_within(kLeafBuffersDefaultBytes, w.bytes), kLeafSmemLog2Min);
+  }
+  EXPECT_EQ(leaf_buffers_bytes(13, 4), u64(64) << 10);
+  EXPECT_EQ(leaf_buffers_bytes(12, 16), u64(128) << 10);
+  EXPECT_EQ(items_per_thread(8, 16), 1);  // an element wider than the budget still gets one item
 }
 
 TEST(QuicksortIndex, CpuQuicksortFromIndexMathMatchesStdSort) {
@@ -308,6 +395,36 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
   EXPECT_TRUE(fast->why_unsupported(p).has_value());
   p.params = {{"smem_log2", "13"}, {"grid_log2", "12"}};
   EXPECT_TRUE(fast->why_unsupported(p).has_value());
+  // 16-byte elements (u64 keys, u64 values): buffers of 2^13 elements would take 256 KiB.
+  p.spec.key = KeyType::u64;
+  p.spec.payload = Payload::u64;
+  p.params = {{"smem_log2", "13"}};
+  EXPECT_TRUE(fast->why_unsupported(p).has_value());
+  p.params = {{"smem_log2", "12"}};
+  EXPECT_FALSE(fast->why_unsupported(p).has_value());
+  p.params = {};
+  EXPECT_FALSE(fast->why_unsupported(p).has_value());  // the default fits every element
+  EXPECT_EQ(fast->details(p)[1], (std::pair<std::string, std::string>{"smem_log2", "11"}));
+}
+
+// quick-fast takes every scalar key with every payload and says it is not stable (splits
+// claim slots with atomics); the seed's variants keep the seed's 32-bit keys only.
+TEST(QuicksortRegistry, DeclaresItsElementTypes) {
+  Registry r;
+  register_quicksort(r);
+  const Algorithm* fast = r.find("quick-fast");
+  ASSERT_NE(fast, nullptr);
+  EXPECT_EQ(fast->key_types, key_types_of(ScalarKeys{}));
+  EXPECT_EQ(fast->payloads, payloads_of(AllValues{}));
+  for (Payload pl : all_payloads()) EXPECT_TRUE(fast->supports_payload(pl)) << to_string(pl);
+  EXPECT_FALSE(fast->stable);
+  for (const char* name : {"quick-seq-nodp", "quick-seq", "quick-prefix-nodp", "quick-prefix", "quick-pprefix",
+                           "quick-direct", "merge-dp"}) {
+    const Algorithm* a = r.find(name);
+    ASSERT_NE(a, nullptr) << name;
+    EXPECT_EQ(a->key_types, key_types_of(Keys32{})) << name;
+    EXPECT_EQ(a->payloads, std::vector<Payload>{Payload::none}) << name;
+  }
 }
 
 }  // namespace
