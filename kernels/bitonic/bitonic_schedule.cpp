@@ -8,16 +8,16 @@ namespace sb::bitonic {
 
 const std::vector<Schedule>& schedules() {
   static const std::vector<Schedule> all{
-      {"bitonic-b2", 1, false, 1, false},
-      {"bitonic-b2c2", 1, true, 1, false},
-      {"bitonic-b2b4c2", 2, true, 1, false},
-      {"bitonic-b2b4b8c2", 3, true, 1, false},
-      {"bitonic-b2b4b8b16c2", 4, true, 1, false},
-      {"bitonic-b2b4b8b16c2c4", 4, true, 2, false},
-      {"bitonic-b2b4b8b16", 4, false, 1, false},
-      {"bitonic-split", 1, false, 1, true},
-      {"bitonic-b32c16", 5, true, 4, false},
-      {"bitonic-b32c4", 5, true, 2, false},
+      {"bitonic-b2", 1, false, 1, false, false},
+      {"bitonic-b2c2", 1, true, 1, false, false},
+      {"bitonic-b2b4c2", 2, true, 1, false, false},
+      {"bitonic-b2b4b8c2", 3, true, 1, false, false},
+      {"bitonic-b2b4b8b16c2", 4, true, 1, false, false},
+      {"bitonic-b2b4b8b16c2c4", 4, true, 2, false, false},
+      {"bitonic-b2b4b8b16", 4, false, 1, false, false},
+      {"bitonic-split", 1, false, 1, true, false},
+      {"bitonic-b32c16", 5, true, 4, false, true},
+      {"bitonic-b32c4", 5, true, 2, false, true},
   };
   return all;
 }

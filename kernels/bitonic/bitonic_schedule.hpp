@@ -27,6 +27,9 @@ struct Schedule {
   bool shared;                // has C2: steps below the tile run in shared memory
   unsigned shared_round;      // steps per shared-memory round: 1 (C2), 2 (C2C4), 4 (C16: ours)
   bool split;                 // seed 000's kernel for every step (the rest is ignored)
+  // Takes every scalar key type (u32, i32, f32, u64, i64, f64) and value column (none, index,
+  // u32, u64): ours. The seeds' schedules keep the seeds' 32-bit keys and index payload.
+  bool all_types;
 };
 
 const std::vector<Schedule>& schedules();

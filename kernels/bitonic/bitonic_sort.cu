@@ -1,11 +1,13 @@
 // Host launcher of the bitonic family (seed 003's host loop `for dir ... for inc ...`, one
 // Dispatch per step, generalized to a schedule's launch list; seed 000's split per step).
 // Any n: the input is copied into power-of-two buffers of the workspace, padded with
-// sentinels that sort last, sorted there, and its first n elements copied back.
+// sentinels that sort last (bitonic_padding.hpp), sorted there, and its first n elements
+// copied back. Written once over the element type (K, V).
 #include "bitonic_sort.hpp"
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <vector>
 
 #include "bitonic_index.hpp"
@@ -18,17 +20,23 @@
 namespace sb::bitonic {
 namespace {
 
-template <typename K, bool kPayload>
-void launch_all(const Schedule& sc, const LaunchShape& sh, K* keys, index_t* vals, cudaStream_t stream) {
+template <typename K, typename V>
+const void* shared_kernel_of(unsigned round) {
+  if (round == 4) return reinterpret_cast<const void*>(&shared_steps_kernel<4, K, V>);
+  if (round == 2) return reinterpret_cast<const void*>(&shared_steps_kernel<2, K, V>);
+  return reinterpret_cast<const void*>(&shared_steps_kernel<1, K, V>);
+}
+
+template <typename K, typename V>
+void launch_all(const Schedule& sc, const LaunchShape& sh, K* keys, V* vals, cudaStream_t stream) {
   const std::uint64_t padded = std::uint64_t{1} << sh.log_n;
-  const std::size_t tile_bytes = (std::size_t{1} << sh.tile_log) * (sizeof(K) + (kPayload ? sizeof(index_t) : 0));
-  auto* shared_kernel = sh.shared_round == 4   ? &shared_steps_kernel<4, K, kPayload>
-                        : sh.shared_round == 2 ? &shared_steps_kernel<2, K, kPayload>
-                                               : &shared_steps_kernel<1, K, kPayload>;
-  // (shared_kernel_of below names the same kernels for their thread limits.)
+  auto* shared_kernel = sh.shared_round == 4   ? &shared_steps_kernel<4, K, V>
+                        : sh.shared_round == 2 ? &shared_steps_kernel<2, K, V>
+                                               : &shared_steps_kernel<1, K, V>;
+  // (shared_kernel_of above names the same kernels for their thread limits.)
   if (sc.shared)
     SB_CUDA_CHECK(cudaFuncSetAttribute(shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(tile_bytes)));
+                                       static_cast<int>(sh.tile_bytes)));
   const unsigned gt = sh.global_threads;
   for (const Launch& l : plan_launches(sc, sh.log_n, sh.tile_log)) {
     switch (l.kernel) {
@@ -36,72 +44,35 @@ void launch_all(const Schedule& sc, const LaunchShape& sh, K* keys, index_t* val
         const std::uint64_t groups = padded >> l.count;
         const unsigned blocks = static_cast<unsigned>((groups + gt - 1) / gt);
         switch (l.count) {
-          case 1: global_steps_kernel<1, K, kPayload><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step); break;
-          case 2: global_steps_kernel<2, K, kPayload><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step); break;
-          case 3: global_steps_kernel<3, K, kPayload><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step); break;
-          case 4: global_steps_kernel<4, K, kPayload><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step); break;
-          default: global_steps_kernel<5, K, kPayload><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step);
+          case 1: global_steps_kernel<1, K, V><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step); break;
+          case 2: global_steps_kernel<2, K, V><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step); break;
+          case 3: global_steps_kernel<3, K, V><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step); break;
+          case 4: global_steps_kernel<4, K, V><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step); break;
+          default: global_steps_kernel<5, K, V><<<blocks, gt, 0, stream>>>(keys, vals, groups, l.stage, l.step);
         }
         break;
       }
       case Kernel::shared_steps:
-        shared_kernel<<<static_cast<unsigned>(padded >> sh.tile_log), sh.shared_threads, tile_bytes, stream>>>(
+        shared_kernel<<<static_cast<unsigned>(padded >> sh.tile_log), sh.shared_threads, sh.tile_bytes, stream>>>(
             keys, vals, sh.tile_log, l.stage, l.step, l.last_stage);
         break;
       case Kernel::split:
-        split_kernel<K, kPayload><<<static_cast<unsigned>((padded + gt - 1) / gt), gt, 0, stream>>>(keys, vals, padded,
-                                                                                                 l.stage, l.step);
+        split_kernel<K, V><<<static_cast<unsigned>((padded + gt - 1) / gt), gt, 0, stream>>>(keys, vals, padded,
+                                                                                          l.stage, l.step);
         break;
     }
     SB_CUDA_CHECK_LAUNCH();
   }
 }
 
-template <typename K>
-int sort_typed(const Schedule& sc, const SortProblem& p, const DeviceBuffers& b) {
-  const std::uint64_t n = p.n();
-  if (n < 2) return 0;
-  const LaunchShape sh = launch_shape(sc, p);
-  const std::uint64_t padded = std::uint64_t{1} << sh.log_n;
-  K* keys = static_cast<K*>(b.keys[0]);
-  index_t* const input_vals = static_cast<index_t*>(b.vals[0]);
-  index_t* vals = p.has_payload() ? input_vals : nullptr;
-  const unsigned copy_blocks = grid_for(padded, sh.global_threads);
-  if (padded != n) {
-    keys = static_cast<K*>(b.workspace);
-    vals = p.has_payload() ? reinterpret_cast<index_t*>(static_cast<char*>(b.workspace) + padded_vals_offset(padded, sizeof(K)))
-                           : nullptr;
-    pad_kernel<K><<<copy_blocks, sh.global_threads, 0, b.stream>>>(static_cast<const K*>(b.keys[0]), input_vals, keys,
-                                                                   vals, n, padded);
-    SB_CUDA_CHECK_LAUNCH();
-  }
-  if (vals)
-    launch_all<K, true>(sc, sh, keys, vals, b.stream);
-  else
-    launch_all<K, false>(sc, sh, keys, vals, b.stream);
-  if (padded != n) {
-    copy_back_kernel<K><<<copy_blocks, sh.global_threads, 0, b.stream>>>(keys, vals, static_cast<K*>(b.keys[0]),
-                                                                         input_vals, n);
-    SB_CUDA_CHECK_LAUNCH();
-  }
-  return 0;
-}
-
-template <typename K, bool kPayload>
-const void* shared_kernel_of(unsigned round) {
-  if (round == 4) return reinterpret_cast<const void*>(&shared_steps_kernel<4, K, kPayload>);
-  if (round == 2) return reinterpret_cast<const void*>(&shared_steps_kernel<2, K, kPayload>);
-  return reinterpret_cast<const void*>(&shared_steps_kernel<1, K, kPayload>);
-}
-
-template <typename K, bool kPayload>
+template <typename K, typename V>
 std::vector<const void*> global_kernels_of(unsigned max_steps) {
-  const std::vector<const void*> all{reinterpret_cast<const void*>(&global_steps_kernel<1, K, kPayload>),
-                                     reinterpret_cast<const void*>(&global_steps_kernel<2, K, kPayload>),
-                                     reinterpret_cast<const void*>(&global_steps_kernel<3, K, kPayload>),
-                                     reinterpret_cast<const void*>(&global_steps_kernel<4, K, kPayload>),
-                                     reinterpret_cast<const void*>(&global_steps_kernel<5, K, kPayload>),
-                                     reinterpret_cast<const void*>(&split_kernel<K, kPayload>)};
+  const std::vector<const void*> all{reinterpret_cast<const void*>(&global_steps_kernel<1, K, V>),
+                                     reinterpret_cast<const void*>(&global_steps_kernel<2, K, V>),
+                                     reinterpret_cast<const void*>(&global_steps_kernel<3, K, V>),
+                                     reinterpret_cast<const void*>(&global_steps_kernel<4, K, V>),
+                                     reinterpret_cast<const void*>(&global_steps_kernel<5, K, V>),
+                                     reinterpret_cast<const void*>(&split_kernel<K, V>)};
   std::vector<const void*> out(all.begin(), all.begin() + max_steps);
   out.push_back(all.back());
   return out;
@@ -127,34 +98,66 @@ unsigned max_threads(const std::vector<const void*>& kernels) {
   return static_cast<unsigned>(limit);
 }
 
-template <typename K, bool kPayload>
+template <typename K, typename V>
 KernelLimits limits_of(const Schedule& sc, unsigned shared_round) {
-  const void* shared = shared_kernel_of<K, kPayload>(shared_round);
-  return {max_threads(global_kernels_of<K, kPayload>(sc.max_global_steps)), max_threads({shared}),
+  const void* shared = shared_kernel_of<K, V>(shared_round);
+  return {max_threads(global_kernels_of<K, V>(sc.max_global_steps)), max_threads({shared}),
           static_cast<unsigned>(attributes(shared).numRegs)};
 }
 
 }  // namespace
 
-KernelLimits kernel_limits(const Schedule& sc, unsigned shared_round, KeyType key, bool payload) {
-  return dispatch_key<Keys32>(key, [&](auto k) -> KernelLimits {
-    using K = decltype(k);
-    if constexpr (std::is_same_v<K, Row4>) {
-      return {0, 0, 0};
-    } else {
-      return payload ? limits_of<K, true>(sc, shared_round) : limits_of<K, false>(sc, shared_round);
-    }
-  });
+KernelLimits kernel_limits(const Schedule& sc, unsigned shared_round, KeyType key, Payload payload) {
+  return dispatch_element<AllTypesKeys, AllTypesValues>(
+      key, payload, [&](auto k, auto v) { return limits_of<decltype(k), decltype(v)>(sc, shared_round); });
 }
 
-int sort_device(const Schedule& s, const SortProblem& p, const DeviceBuffers& b) {
-  return dispatch_key<Keys32>(p.spec.key, [&](auto k) -> int {
-    using K = decltype(k);
-    if constexpr (std::is_same_v<K, Row4>)
-      throw UsageError("bitonic sorts take u32, i32 and f32 keys");
-    else
-      return sort_typed<K>(s, p, b);
-  });
+template <typename K, typename V>
+int sort_device(const Schedule& sc, const SortProblem& p, const Buffers<K, V>& b) {
+  constexpr std::size_t kElementBytes = sizeof(K) + (has_values_v<V> ? sizeof(V) : 0);
+  if (element_bytes(p.spec.key, p.spec.payload) != kElementBytes)
+    throw std::logic_error("bitonic: the element type does not match the problem's key type and payload");
+  const std::uint64_t n = p.n();
+  if (n < 2) return 0;
+  const LaunchShape sh = launch_shape(sc, p);
+  const std::uint64_t padded = std::uint64_t{1} << sh.log_n;
+  K* keys = b.keys[0];
+  V* vals = b.vals[0];  // null without a value column
+  const unsigned copy_blocks = grid_for(padded, sh.global_threads);
+  if (padded != n) {
+    keys = static_cast<K*>(b.workspace);
+    if constexpr (has_values_v<V>)
+      vals = reinterpret_cast<V*>(static_cast<char*>(b.workspace) + padded_vals_offset(padded, sizeof(K)));
+    pad_kernel<K, V><<<copy_blocks, sh.global_threads, 0, b.stream>>>(b.keys[0], b.vals[0], keys, vals, n, padded);
+    SB_CUDA_CHECK_LAUNCH();
+  }
+  launch_all<K, V>(sc, sh, keys, vals, b.stream);
+  if (padded != n) {
+    copy_back_kernel<K, V><<<copy_blocks, sh.global_threads, 0, b.stream>>>(keys, vals, b.keys[0], b.vals[0], n);
+    SB_CUDA_CHECK_LAUNCH();
+  }
+  return 0;
 }
+
+// Every element type a schedule may take (AllTypesKeys x AllTypesValues); the seeds'
+// schedules reach the 32-bit ones only.
+#define SB_BITONIC_SORT(K, V) \
+  template int sort_device<K, V>(const Schedule&, const SortProblem&, const Buffers<K, V>&);
+#define SB_BITONIC_SORT_KEY(K)   \
+  SB_BITONIC_SORT(K, NoValue)       \
+  SB_BITONIC_SORT(K, std::uint32_t) \
+  SB_BITONIC_SORT(K, std::uint64_t)
+SB_BITONIC_SORT_KEY(std::uint32_t)
+SB_BITONIC_SORT_KEY(std::int32_t)
+SB_BITONIC_SORT_KEY(float)
+SB_BITONIC_SORT_KEY(std::uint64_t)
+SB_BITONIC_SORT_KEY(std::int64_t)
+SB_BITONIC_SORT_KEY(double)
+#undef SB_BITONIC_SORT_KEY
+#undef SB_BITONIC_SORT
+static_assert(std::is_same_v<AllTypesKeys, TypeList<std::uint32_t, std::int32_t, float, std::uint64_t, std::int64_t,
+                                                    double>> &&
+                  std::is_same_v<AllTypesValues, TypeList<NoValue, std::uint32_t, std::uint64_t>>,
+              "the instantiations above list AllTypesKeys x AllTypesValues");
 
 }  // namespace sb::bitonic
