@@ -143,21 +143,9 @@ int sort_device(const Schedule& sc, const SortProblem& p, const Buffers<K, V>& b
 // schedules reach the 32-bit ones only.
 #define SB_BITONIC_SORT(K, V) \
   template int sort_device<K, V>(const Schedule&, const SortProblem&, const Buffers<K, V>&);
-#define SB_BITONIC_SORT_KEY(K)   \
-  SB_BITONIC_SORT(K, NoValue)       \
-  SB_BITONIC_SORT(K, std::uint32_t) \
-  SB_BITONIC_SORT(K, std::uint64_t)
-SB_BITONIC_SORT_KEY(std::uint32_t)
-SB_BITONIC_SORT_KEY(std::int32_t)
-SB_BITONIC_SORT_KEY(float)
-SB_BITONIC_SORT_KEY(std::uint64_t)
-SB_BITONIC_SORT_KEY(std::int64_t)
-SB_BITONIC_SORT_KEY(double)
-#undef SB_BITONIC_SORT_KEY
+SB_FOR_EACH_SCALAR_ELEMENT(SB_BITONIC_SORT)
 #undef SB_BITONIC_SORT
-static_assert(std::is_same_v<AllTypesKeys, TypeList<std::uint32_t, std::int32_t, float, std::uint64_t, std::int64_t,
-                                                    double>> &&
-                  std::is_same_v<AllTypesValues, TypeList<NoValue, std::uint32_t, std::uint64_t>>,
-              "the instantiations above list AllTypesKeys x AllTypesValues");
+static_assert(std::is_same_v<AllTypesKeys, ScalarKeys> && std::is_same_v<AllTypesValues, AllValues>,
+              "the instantiations above cover ScalarKeys x AllValues");
 
 }  // namespace sb::bitonic

@@ -815,17 +815,7 @@ void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, cons
 #define SB_QS_FAST_INSTANTIATE(K, V)                                                                              \
   template void launch_quick_fast<K, V>(K* const[2], V* const[2], std::uint64_t, const FastOptions&, void*, \
                                         std::size_t, cudaStream_t);
-#define SB_QS_FAST_INSTANTIATE_KEY(K)         \
-  SB_QS_FAST_INSTANTIATE(K, NoValue)          \
-  SB_QS_FAST_INSTANTIATE(K, std::uint32_t)    \
-  SB_QS_FAST_INSTANTIATE(K, std::uint64_t)
-SB_QS_FAST_INSTANTIATE_KEY(std::uint32_t)
-SB_QS_FAST_INSTANTIATE_KEY(std::int32_t)
-SB_QS_FAST_INSTANTIATE_KEY(float)
-SB_QS_FAST_INSTANTIATE_KEY(std::uint64_t)
-SB_QS_FAST_INSTANTIATE_KEY(std::int64_t)
-SB_QS_FAST_INSTANTIATE_KEY(double)
-#undef SB_QS_FAST_INSTANTIATE_KEY
+SB_FOR_EACH_SCALAR_ELEMENT(SB_QS_FAST_INSTANTIATE)
 #undef SB_QS_FAST_INSTANTIATE
 
 }  // namespace sb::qs

@@ -29,17 +29,24 @@ using IntegerKeys = TypeList<std::uint32_t, std::int32_t, std::uint64_t, std::in
 using AllValues = TypeList<NoValue, std::uint32_t, std::uint64_t>;
 using KeysOnly = TypeList<NoValue>;
 
+// Expands X(K, V) for every element of ScalarKeys x AllValues (keep the three in step): the
+// explicit instantiations a family's .cu file makes of its templates.
+#define SB_FOR_EACH_VALUE_OF_KEY(X, K) X(K, ::sb::NoValue) X(K, std::uint32_t) X(K, std::uint64_t)
+#define SB_FOR_EACH_SCALAR_ELEMENT(X)                                                      \
+  SB_FOR_EACH_VALUE_OF_KEY(X, std::uint32_t) SB_FOR_EACH_VALUE_OF_KEY(X, std::int32_t)     \
+  SB_FOR_EACH_VALUE_OF_KEY(X, float) SB_FOR_EACH_VALUE_OF_KEY(X, std::uint64_t)            \
+  SB_FOR_EACH_VALUE_OF_KEY(X, std::int64_t) SB_FOR_EACH_VALUE_OF_KEY(X, double)
+static_assert(std::is_same_v<ScalarKeys, TypeList<std::uint32_t, std::int32_t, float, std::uint64_t, std::int64_t,
+                                                  double>> &&
+                  std::is_same_v<AllValues, TypeList<NoValue, std::uint32_t, std::uint64_t>>,
+              "SB_FOR_EACH_SCALAR_ELEMENT lists ScalarKeys x AllValues");
+
 template <typename V>
 constexpr bool takes_payload(Payload p) {
   if constexpr (std::is_same_v<V, NoValue>) return p == Payload::none;
   else if constexpr (std::is_same_v<V, std::uint32_t>) return p == Payload::index || p == Payload::u32;
   else return p == Payload::u64;
 }
-
-template <typename T, typename List>
-struct Contains;
-template <typename T, typename... Ts>
-struct Contains<T, TypeList<Ts...>> : std::bool_constant<(std::is_same_v<T, Ts> || ...)> {};
 
 namespace detail {
 template <typename F, typename K, typename... Ks>
