@@ -107,11 +107,22 @@ std::vector<K> window_keys(K base, std::uint64_t width, std::size_t n, std::uint
   return keys;
 }
 
+// hp-smem keeps its histogram in shared memory: a window wider than that is its one
+// legitimate refusal, and must say so.
+bool declines_only_for_shared_memory(const char* name, const SortProblem& problem) {
+  const auto why = by_name(name).why_unsupported(problem);
+  if (!why) return false;
+  EXPECT_EQ(std::string(name), "hp-smem") << *why;
+  EXPECT_NE(why->find("shared memory"), std::string::npos) << *why;
+  return true;
+}
+
 template <typename K, typename V>
 void check_all(const std::vector<K>& keys, const char* what) {
   const std::vector<V> vals = values_for<K, V>(keys.size());
   for (const char* name : kPairAlgos) {
     SCOPED_TRACE(std::string(name) + " " + what);
+    if (declines_only_for_shared_memory(name, problem_of(keys, payload_of<V>()))) continue;
     EXPECT_TRUE(sort_and_check(by_name(name), keys, vals)) << name << " declined " << what;
   }
 }
@@ -124,7 +135,7 @@ void check_every_payload(const std::vector<K>& keys, const char* what) {
   for (const char* name : kPairAlgos) {
     SCOPED_TRACE(std::string(name) + " keys only " + what);
     const SortProblem problem = problem_of(keys, Payload::none);
-    ASSERT_FALSE(by_name(name).why_unsupported(problem));
+    if (declines_only_for_shared_memory(name, problem)) continue;
     std::vector<K> out = keys;
     sort_host_keys_on_device(by_name(name), problem, out.data());
     std::vector<K> want = keys;
