@@ -30,6 +30,7 @@ KeyFacts discover_key_facts_host(KeyType key, const void* keys, std::uint64_t n)
 }
 
 void apply_key_facts(InputStats& stats, KeyType key, const KeyFacts& facts) {
+  if (stats.n == 0) return;  // no keys: nothing was discovered, the empty stats stand
   stats.min_ordered = facts.min_ordered;
   stats.max_ordered = facts.max_ordered;
   if (key == KeyType::u32x4) {
