@@ -219,6 +219,7 @@ TEST(KeyFacts, HostDiscoveryMatchesTheOrderedBounds) {
   EXPECT_EQ(f.min_ordered, KeyTraits<std::int32_t>::ordered(-3));
   EXPECT_EQ(f.max_ordered, KeyTraits<std::int32_t>::ordered(9));
   InputStats s;
+  s.n = v.size();
   apply_key_facts(s, KeyType::i32, f);
   EXPECT_EQ(static_cast<long long>(s.min), -3);
   EXPECT_EQ(static_cast<long long>(s.max), 9);
