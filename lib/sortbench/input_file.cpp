@@ -135,7 +135,19 @@ void byteswap_in_place(unsigned char* p, std::uint64_t n, std::size_t width) {
   for (std::uint64_t i = 0; i < n; ++i, p += width) std::reverse(p, p + width);
 }
 
-std::string hash_text(const HostArray& a) { return fmt::format("{:016x}", content_hash64(a.data(), a.bytes())); }
+// Reads bytes at offset into dst in chunks, byte-swapping each (big-endian data) and telling
+// the observer as each chunk lands, so a GPU copy of it can start while the next is read.
+void read_chunks(const FileRequest& r, const File& f, unsigned char* dst, std::uint64_t bytes, std::uint64_t offset,
+                 std::size_t width, bool swap, ColumnObserver* observer) {
+  constexpr std::uint64_t kChunk = std::uint64_t{64} << 20;  // a multiple of every key width
+  for (std::uint64_t done = 0; done < bytes;) {
+    const std::uint64_t m = std::min(kChunk, bytes - done);
+    if (!f.read_at(dst + done, m, offset + done)) fail(r, "read failed", "check the file");
+    if (swap) byteswap_in_place(dst + done, m / width, width);
+    if (observer) observer->chunk_ready(dst, done, m);
+    done += m;
+  }
+}
 
 // --- .npy -------------------------------------------------------------------------------
 
@@ -257,7 +269,7 @@ void check_key_agrees(const FileRequest& r, KeyType from_file, const std::string
          fmt::format("drop --key or give --key {}", to_string(from_file)));
 }
 
-FileColumn read_npy(const FileRequest& r, const File& f, HostAllocator alloc) {
+FileColumn read_npy(const FileRequest& r, const File& f, HostAllocator alloc, ColumnObserver* observer) {
   const NpyHeader h = read_npy_header(r, f);
   const char order = h.descr.empty() ? '?' : h.descr[0];
   const auto key = h.descr.size() == 3 && (order == '<' || order == '>' || order == '=' || order == '|')
@@ -302,8 +314,9 @@ FileColumn read_npy(const FileRequest& r, const File& f, HostAllocator alloc) {
   c.n = rows;
   c.file_bytes = f.size();
   c.data = HostArray(rows * width, alloc);
+  if (observer) observer->sized(c.key, c.n);
   if (cols == 1) {
-    if (!f.read_at(c.data.data(), rows * width, h.data_offset)) fail(r, "read failed", "check the file");
+    read_chunks(r, f, c.data.data(), rows * width, h.data_offset, width, big, observer);
   } else {
     // Row-major table: read blocks of rows, keep one column.
     const std::uint64_t row_bytes = cols * width;
@@ -315,15 +328,15 @@ FileColumn read_npy(const FileRequest& r, const File& f, HostAllocator alloc) {
       for (std::uint64_t i = 0; i < m; ++i)
         std::memcpy(c.data.data() + (r0 + i) * width, block.data() + i * row_bytes + column * width, width);
     }
+    if (big) byteswap_in_place(c.data.data(), rows, width);
+    if (observer) observer->chunk_ready(c.data.data(), 0, c.data.bytes());
   }
-  if (big) byteswap_in_place(c.data.data(), rows, width);
-  c.content_hash = hash_text(c.data);
   return c;
 }
 
 // --- raw ----------------------------------------------------------------------------------
 
-FileColumn read_raw(const FileRequest& r, const File& f, HostAllocator alloc) {
+FileColumn read_raw(const FileRequest& r, const File& f, HostAllocator alloc, ColumnObserver* observer) {
   if (!r.key) fail(r, "raw binary does not say its key type", "give --key (e.g. --key u64)");
   if (!r.column.empty()) fail(r, "--column applies to .npy tables and CSV files, not raw binary", "drop --column");
   const std::size_t width = key_bytes(*r.key);
@@ -342,8 +355,8 @@ FileColumn read_raw(const FileRequest& r, const File& f, HostAllocator alloc) {
   c.n = bytes / width;
   c.file_bytes = f.size();
   c.data = HostArray(bytes, alloc);
-  if (!f.read_at(c.data.data(), bytes, r.offset)) fail(r, "read failed", "check the file");
-  c.content_hash = hash_text(c.data);
+  if (observer) observer->sized(c.key, c.n);
+  read_chunks(r, f, c.data.data(), bytes, r.offset, width, false, observer);
   return c;
 }
 
@@ -493,8 +506,7 @@ FileColumn read_text(const FileRequest& r, const File& f, HostAllocator alloc) {
     c.data = HostArray(values.size() * key_bytes(key), alloc);
     if (!values.empty()) std::memcpy(c.data.data(), values.data(), c.data.bytes());
     c.dtype = fmt::format("text {}", to_string(key));
-    c.content_hash = hash_text(c.data);
-  };
+    };
   std::optional<KeyType> key = r.key;
   if (!key) {
     // Inferred: i64 when every cell is an integer that fits, else u64, else f64.
@@ -522,15 +534,22 @@ FileColumn read_text(const FileRequest& r, const File& f, HostAllocator alloc) {
 
 }  // namespace
 
-FileColumn read_column(const FileRequest& request, HostAllocator alloc) {
+FileColumn read_column(const FileRequest& request, HostAllocator alloc, ColumnObserver* observer) {
   const File f(request);
   const FileFormat format = request.format ? *request.format : guess_file_format(request.path);
   if (format != FileFormat::raw && request.offset)
     fail(request, "--offset applies to raw binary only", "drop --offset or give --format raw");
   switch (format) {
-    case FileFormat::npy: return read_npy(request, f, alloc);
-    case FileFormat::raw: return read_raw(request, f, alloc);
-    case FileFormat::text: return read_text(request, f, alloc);
+    case FileFormat::npy: return read_npy(request, f, alloc, observer);
+    case FileFormat::raw: return read_raw(request, f, alloc, observer);
+    case FileFormat::text: {
+      FileColumn c = read_text(request, f, alloc);
+      if (observer) {
+        observer->sized(c.key, c.n);
+        observer->chunk_ready(c.data.data(), 0, c.data.bytes());
+      }
+      return c;
+    }
   }
   fail(request, "unknown format", "give --format npy|raw|text");
 }

@@ -68,12 +68,21 @@ struct FileColumn {
   std::string dtype;  // as the file says it: "<u4", ">f8", "raw u64", "text i64"
   std::uint64_t n = 0;
   std::uint64_t file_bytes = 0;
-  std::string content_hash;  // "xxh64-style:<16 hex>" over the column's bytes as read
   HostArray data;            // n * key_bytes(key), little-endian (native)
 };
 
+// Told as a column is read: its size before any data (so buffers can be allocated), then
+// each chunk of host data as it lands in native byte order (.npy and raw: 64 MiB at a time,
+// so a copy to the GPU overlaps the next read; text and 2-D tables: once, at the end).
+class ColumnObserver {
+ public:
+  virtual ~ColumnObserver() = default;
+  virtual void sized(KeyType key, std::uint64_t n) = 0;
+  virtual void chunk_ready(const unsigned char* column, std::uint64_t first_byte, std::uint64_t bytes) = 0;
+};
+
 // Reads one column. Throws UsageError for every problem with the file or the request.
-FileColumn read_column(const FileRequest& request, HostAllocator alloc = {});
+FileColumn read_column(const FileRequest& request, HostAllocator alloc = {}, ColumnObserver* observer = nullptr);
 
 // Float keys: the NaN count and first position (a NaN has no place in an order), or 0.
 struct NanReport {

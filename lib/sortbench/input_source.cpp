@@ -56,6 +56,8 @@ class FileSource : public InputSource {
                                    keys_.n));
     }
     sortedness_ = sortedness_of(keys_.key, keys_.data.data(), keys_.n);
+    keys_hash_ = content_hash64(keys_.data.data(), keys_.data.bytes());
+    if (values_) values_hash_ = content_hash64(values_->data.data(), values_->data.bytes());
     spec_.len = 0;
   }
   const InputSpec& spec() const override { return spec_; }
@@ -81,16 +83,18 @@ class FileSource : public InputSource {
     SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   nlohmann::json provenance() const override {
-    nlohmann::json j = describe(keys_);
+    nlohmann::json j = describe(keys_, keys_hash_);
     j["kind"] = "file";
-    if (values_) j["values"] = describe(*values_);
+    if (values_) j["values"] = describe(*values_, values_hash_);
     return j;
   }
   std::optional<double> sortedness() const override { return sortedness_; }
 
  private:
-  static nlohmann::json describe(const FileColumn& c) {
-    return {{"path", c.path},           {"bytes", c.file_bytes},  {"hash", "fast64:" + c.content_hash},
+  // The hash is over the column as read (native byte order), so the same keys saved
+  // big-endian or as another file name are recognized as the same input.
+  static nlohmann::json describe(const FileColumn& c, std::uint64_t hash) {
+    return {{"path", c.path},           {"bytes", c.file_bytes},  {"hash", fmt::format("fast64:{:016x}", hash)},
             {"format", to_string(c.format)}, {"dtype", c.dtype}, {"key", to_string(c.key)}};
   }
   void fill_values_host(void* vals) const {
@@ -113,6 +117,7 @@ class FileSource : public InputSource {
   std::optional<FileColumn> values_;
   InputSpec spec_;
   double sortedness_ = 1;
+  std::uint64_t keys_hash_ = 0, values_hash_ = 0;
 };
 
 void* pinned_allocate(std::size_t bytes) {

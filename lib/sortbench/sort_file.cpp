@@ -113,10 +113,47 @@ void check_output(const std::string& out, const std::string& in, const char* opt
 
 struct Stream {
   cudaStream_t handle{};
-  Stream() { SB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(handle); }
+  explicit Stream(bool wanted) {
+    if (wanted) SB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking));
+  }
+  ~Stream() {
+    if (handle) cudaStreamDestroy(handle);
+  }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
+};
+
+// Copies a column to the GPU chunk by chunk as it is read (from pinned memory, so each
+// copy runs while the next chunk is read). copies: how many buffers of the column's size
+// the sort will hold on the GPU, for the memory check made before anything is allocated.
+class DeviceUpload : public ColumnObserver {
+ public:
+  DeviceUpload(cudaStream_t stream, std::string path, int copies, std::uint64_t already)
+      : stream_(stream), path_(std::move(path)), copies_(copies), already_(already) {}
+  void sized(KeyType key, std::uint64_t n) override {
+    const std::uint64_t bytes = n * key_bytes(key);
+    std::size_t free_bytes = 0, total = 0;
+    SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    const std::uint64_t needed = copies_ * bytes;
+    if (needed > free_bytes)
+      throw Error(ExitCode::device_memory,
+                  fmt::format("sorting {} needs about {} on the GPU ({} copies of {}) besides the {} held already, but "
+                              "{} are free; sort a smaller file or use --backend cpu",
+                              path_, bytes_text(needed), copies_, bytes_text(bytes), bytes_text(already_),
+                              bytes_text(free_bytes)));
+    buffer = DeviceBuffer(bytes);
+  }
+  void chunk_ready(const unsigned char* column, std::uint64_t first, std::uint64_t bytes) override {
+    SB_CUDA_CHECK(cudaMemcpyAsync(buffer.as<unsigned char>() + first, column + first, bytes, cudaMemcpyHostToDevice,
+                                  stream_));
+  }
+  DeviceBuffer buffer;
+
+ private:
+  cudaStream_t stream_;
+  std::string path_;
+  int copies_;
+  std::uint64_t already_;
 };
 
 }  // namespace
@@ -145,20 +182,26 @@ SortFileReport sort_file(const SortFileRequest& q) {
                                    a->name, to_string(a->backend), to_string(q.backend), to_string(q.backend)));
   }
   const HostAllocator alloc = gpu ? pinned_host_allocator() : HostAllocator{};
+  Stream stream(gpu);
 
-  // read
+  // read (on the GPU path each chunk's copy to the device starts as soon as it is read):
+  // keys twice (input and scratch) plus room for the analysis pass.
   auto t0 = clock_type::now();
-  FileColumn keys = read_column(q.input, alloc);
+  DeviceUpload key_upload(stream.handle, q.input.path, 3, 0);
+  FileColumn keys = read_column(q.input, alloc, gpu ? &key_upload : nullptr);
   const NanReport nans = find_nans(keys.key, keys.data.data(), keys.n);
   if (nans.count)
     throw UsageError(fmt::format("{} {}: {} NaN keys, the first at position {}; NaN has no place in an order: remove "
                                  "them (e.g. a[~numpy.isnan(a)])",
                                  q.input.role, q.input.path, nans.count, nans.first));
   std::optional<FileColumn> values;
+  DeviceBuffer d_vals_in;
   if (q.values) {
     FileRequest vr = *q.values;
     vr.role = "--values";
-    values = read_column(vr, alloc);
+    DeviceUpload value_upload(stream.handle, vr.path, 2, key_upload.buffer.bytes() * 3);
+    values = read_column(vr, alloc, gpu ? &value_upload : nullptr);
+    d_vals_in = std::move(value_upload.buffer);
     if (values->n != keys.n)
       throw UsageError(fmt::format("--values {} holds {} values but {} holds {} keys; give files of the same length",
                                    vr.path, values->n, q.input.path, keys.n));
@@ -213,17 +256,18 @@ SortFileReport sort_file(const SortFileRequest& q) {
   if (gpu) {
     std::size_t free_bytes = 0, total = 0;
     SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-    if (2 * (kb + vb) + kb > free_bytes)
+    const std::uint64_t more = kb + (values ? vb : 2 * vb);  // scratch keys; argsort positions twice
+    if (more > free_bytes)
       throw Error(ExitCode::device_memory,
-                  fmt::format("sorting {} needs about {} on the GPU (keys and values twice, plus room to analyze) but "
-                              "{} are free; sort a smaller file or use --backend cpu",
-                              q.input.path, bytes_text(2 * (kb + vb) + kb), bytes_text(free_bytes)));
-    Stream stream;
-    DeviceBuffer d_keys[2] = {DeviceBuffer(kb), DeviceBuffer(kb)};
-    DeviceBuffer d_vals[2] = {DeviceBuffer(vb), DeviceBuffer(vb)};
+                  fmt::format("sorting {} needs {} more on the GPU but {} are free; sort a smaller file or use "
+                              "--backend cpu",
+                              q.input.path, bytes_text(more), bytes_text(free_bytes)));
+    DeviceBuffer d_keys[2] = {std::move(key_upload.buffer), DeviceBuffer(kb)};
+    DeviceBuffer d_vals[2] = {values ? std::move(d_vals_in) : DeviceBuffer(vb), DeviceBuffer(vb)};
+    // The copies still in flight after the last read, and the argsort positions.
     t0 = clock_type::now();
-    if (kb) SB_CUDA_CHECK(cudaMemcpyAsync(d_keys[0].get(), keys.data.data(), kb, cudaMemcpyHostToDevice, stream.handle));
-    if (vb) SB_CUDA_CHECK(cudaMemcpyAsync(d_vals[0].get(), vals_in.data(), vb, cudaMemcpyHostToDevice, stream.handle));
+    if (vb && !values)
+      SB_CUDA_CHECK(cudaMemcpyAsync(d_vals[0].get(), vals_in.data(), vb, cudaMemcpyHostToDevice, stream.handle));
     SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
     rep.phases_ms.emplace_back("host-to-device", ms_since(t0));
     t0 = clock_type::now();
