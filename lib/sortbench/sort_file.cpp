@@ -16,6 +16,7 @@
 #include "sortbench/errors.hpp"
 #include "sortbench/generator.hpp"
 #include "sortbench/input_source.hpp"
+#include "sortbench/key_facts.hpp"
 #include "sortbench/registry.hpp"
 #include "sortbench/report.hpp"
 #include "sortbench/values.hpp"
@@ -25,7 +26,15 @@ namespace sb {
 
 std::string choose_algorithm(Backend backend, KeyType key, bool with_values, bool argsort, double range,
                              std::uint64_t n, std::string& why) {
+  const bool small_int = key == KeyType::u32 || key == KeyType::i32;
+  const bool dense = range <= 4.0 * static_cast<double>(n) && range <= 4294967296.0;
   if (backend == Backend::cpu) {
+    if (small_int && dense && !with_values && !argsort) {
+      why = fmt::format("32-bit integer keys whose measured range ({:.0f}) is at most 4 n: the CPU histogram (H-P) "
+                        "sort",
+                        range);
+      return "cpu-hp";
+    }
     if (with_values || argsort) {
       why = "a value column or positions ride along: the stable CPU sort keeps equal keys in input order";
       return "cpu-stable-sort";
@@ -37,8 +46,7 @@ std::string choose_algorithm(Backend backend, KeyType key, bool with_values, boo
     why = "rows of four words: CUB's radix sort over all 128 bits";
     return "cub-radix";
   }
-  const bool small_int = key == KeyType::u32 || key == KeyType::i32;
-  if (small_int && !with_values && !argsort && range <= 4.0 * static_cast<double>(n) && range <= 4294967296.0) {
+  if (small_int && dense && !with_values && !argsort) {
     why = fmt::format("32-bit integer keys whose measured range ({:.0f}) is at most 4 n: a histogram (H-P) sort "
                       "touches each key twice",
                       range);
@@ -156,6 +164,16 @@ class DeviceUpload : public ColumnObserver {
   std::uint64_t already_;
 };
 
+// What sort measures before sorting: min and max in one pass (the range-aware algorithms
+// and --algo auto read them). The distinct count would need a sort of its own, so it stays
+// unknown (0): an algorithm that needs distinct keys declines.
+InputStats unknown_len_stats(const InputSpec& spec) {
+  InputStats s;
+  s.n = spec.n;
+  s.len = 0;
+  return s;
+}
+
 }  // namespace
 
 SortFileReport sort_file(const SortFileRequest& q) {
@@ -185,9 +203,9 @@ SortFileReport sort_file(const SortFileRequest& q) {
   Stream stream(gpu);
 
   // read (on the GPU path each chunk's copy to the device starts as soon as it is read):
-  // keys twice (input and scratch) plus room for the analysis pass.
+  // the memory check counts the keys twice (input and scratch).
   auto t0 = clock_type::now();
-  DeviceUpload key_upload(stream.handle, q.input.path, 3, 0);
+  DeviceUpload key_upload(stream.handle, q.input.path, 2, 0);
   FileColumn keys = read_column(q.input, alloc, gpu ? &key_upload : nullptr);
   const NanReport nans = find_nans(keys.key, keys.data.data(), keys.n);
   if (nans.count)
@@ -199,7 +217,7 @@ SortFileReport sort_file(const SortFileRequest& q) {
   if (q.values) {
     FileRequest vr = *q.values;
     vr.role = "--values";
-    DeviceUpload value_upload(stream.handle, vr.path, 2, key_upload.buffer.bytes() * 3);
+    DeviceUpload value_upload(stream.handle, vr.path, 2, key_upload.buffer.bytes() * 2);
     values = read_column(vr, alloc, gpu ? &value_upload : nullptr);
     d_vals_in = std::move(value_upload.buffer);
     if (values->n != keys.n)
@@ -271,7 +289,14 @@ SortFileReport sort_file(const SortFileRequest& q) {
     SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
     rep.phases_ms.emplace_back("host-to-device", ms_since(t0));
     t0 = clock_type::now();
-    const InputStats stats = input_stats_device(spec, d_keys[0].get(), stream.handle);
+    InputStats stats = unknown_len_stats(spec);
+    {
+      DeviceBuffer d_facts(2 * sizeof(std::uint64_t));
+      HostArray h_facts(2 * sizeof(std::uint64_t), alloc);
+      auto* words = reinterpret_cast<std::uint64_t*>(h_facts.data());
+      discover_key_facts_device(spec.key, d_keys[0].get(), spec.n, d_facts.as<std::uint64_t>(), words, stream.handle);
+      apply_key_facts(stats, spec.key, KeyFacts{words[0], words[1]});
+    }
     rep.phases_ms.emplace_back("analyze", ms_since(t0));
     algo = pick(stats);
     const SortProblem problem{spec, stats, {}, RangeMode::given};
@@ -298,7 +323,8 @@ SortFileReport sort_file(const SortFileRequest& q) {
     rep.phases_ms.emplace_back("device-to-host", ms_since(t0));
   } else {
     t0 = clock_type::now();
-    const InputStats stats = input_stats_host(spec, keys.data.data());
+    InputStats stats = unknown_len_stats(spec);
+    apply_key_facts(stats, spec.key, discover_key_facts_host(spec.key, keys.data.data(), spec.n));
     rep.phases_ms.emplace_back("analyze", ms_since(t0));
     algo = pick(stats);
     const SortProblem problem{spec, stats, {}, RangeMode::given};
