@@ -70,10 +70,11 @@ base = rng.integers(-40, 40, size=5000)
 for t in ['u4', 'i4', 'f4', 'u8', 'i8', 'f8']:
     for order in '<>':
         a = np.abs(base) if t[0] == 'u' else base
+        if t[0] == 'f':
+            a = a + (np.arange(a.size) % 3) * 0.25
         a = a.astype(order + t)
         if t[0] == 'f':
             a[:4] = [-0.0, 0.0, np.inf, -np.inf]
-            a = a + (a % 3) * 0.25
         np.save(d + '/in_%s%s.npy' % (t, 'le' if order == '<' else 'be'), a)
 )");
   ASSERT_EQ(made.exit_code, 0) << made.output;
