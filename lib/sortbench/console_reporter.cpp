@@ -67,7 +67,7 @@ std::string format_fastest(const std::vector<ResultRow>& rows) {
   for (const auto& r : rows)
     if (r.status == RowStatus::ok && r.time.samples && (!best || r.time.median_ms < best->time.median_ms)) best = &r;
   if (!best) return "fastest: no algorithm was verified\n";
-  std::string out = fmt::format("fastest: {} {:.4g} ms", best->algorithm, best->time.median_ms);
+  std::string out = fmt::format("fastest: {} {:.4f} ms", best->algorithm, best->time.median_ms);
   std::string sep = " \u2014 ";
   for (const char* baseline : {"cub-radix-bits", "cub-radix"})
     for (const auto& r : rows)
