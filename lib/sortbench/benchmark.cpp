@@ -117,8 +117,11 @@ class DeviceSession {
     if (needed > free_bytes)
       throw Error(ExitCode::device_memory,
                   fmt::format("the input needs {} on the GPU (input plus two work buffers of {} each) but {} are "
-                              "free; lower -n",
-                              bytes_text(needed), bytes_text(kb + vb), bytes_text(free_bytes)));
+                              "free; {}",
+                              bytes_text(needed), bytes_text(kb + vb), bytes_text(free_bytes),
+                              source.provenance().value("kind", "") == "file"
+                                  ? "benchmark a smaller file, or sort this one with --backend cpu"
+                                  : "lower -n"));
     pristine_keys_ = DeviceBuffer(kb);
     if (vb) pristine_vals_ = DeviceBuffer(vb);
     source.fill_device(pristine_keys_.get(), pristine_vals_.get(), stream_);
