@@ -21,7 +21,14 @@ class GeneratedSource : public InputSource {
   void fill_device(void* d_keys, void* d_vals, cudaStream_t stream) const override {
     generate_device(spec_, d_keys, d_vals, stream);
   }
-  nlohmann::json provenance() const override { return {{"kind", "generator"}}; }
+  // The generator describes itself by what reproduces its keys (the derived parameters are
+  // written beside it by the report, as before).
+  nlohmann::json provenance() const override {
+    nlohmann::json j = {{"kind", "generator"}, {"dist", to_string(spec_.dist)}, {"seed", spec_.seed},
+                        {"key", to_string(spec_.key)}};
+    if (spec_.dist == Distribution::entropy) j["entropy"] = spec_.entropy;
+    return j;
+  }
 
  private:
   InputSpec spec_;
