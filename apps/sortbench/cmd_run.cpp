@@ -118,8 +118,12 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
     fr.keys = to_file_request(cmd, o.file, o.input_file, o.input.key, "--input");
     if (!o.file.values.empty()) {
       fr.values = to_file_request(cmd, o.file, o.file.values, o.input.key, "--values");
-      fr.values->key.reset();  // --key names the keys' type, not the values'
+      // --key, --format, --column and --offset describe the key file; the value file says
+      // what it is by its extension and its own header (.npy or text).
+      fr.values->key.reset();
+      fr.values->format.reset();
       fr.values->column.clear();
+      fr.values->offset = 0;
     }
     if (cmd.count("--payload")) fr.payload = to_request(cmd, o.input).payload;
     // Read into pinned memory when the GPU will copy it.

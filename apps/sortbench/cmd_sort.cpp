@@ -22,8 +22,12 @@ int run_sort(const CLI::App& cmd, const SortOptions& o) {
   q.output = o.output;
   if (!o.file.values.empty()) {
     q.values = to_file_request(cmd, o.file, o.file.values, o.key, "--values");
+    // --key, --format, --column and --offset describe the key file; the value file says
+    // what it is by its extension and its own header (.npy or text).
     q.values->key.reset();
+    q.values->format.reset();
     q.values->column.clear();
+    q.values->offset = 0;
   }
   q.values_output = o.values_out;
   q.argsort = o.argsort;
