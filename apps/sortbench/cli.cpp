@@ -47,6 +47,27 @@ InputRequest to_request(const CLI::App& cmd, const InputOptions& o) {
   return r;
 }
 
+void add_file_options(CLI::App& cmd, FileOptions& o) {
+  cmd.add_option("--format", o.format, "file format: npy, raw or text (csv) [default: from the extension]");
+  cmd.add_option("--column", o.column,
+                 "a 2-D .npy: the 0-based column; a CSV with a header line: the column's name or 0-based index");
+  cmd.add_option("--offset", o.offset, "raw binary: bytes to skip before the keys (a header)");
+  cmd.add_option("--values", o.values, "a value column carried along with the keys (a file of the same length)");
+}
+
+FileRequest to_file_request(const CLI::App& cmd, const FileOptions& o, const std::string& path,
+                            const std::string& key_text, const std::string& role) {
+  FileRequest r;
+  r.path = path;
+  r.role = role;
+  if (!o.format.empty())
+    r.format = parse_enum<FileFormat>(o.format, "--format", parse_file_format, "npy, raw, text");
+  if (cmd.count("--key")) r.key = parse_enum<KeyType>(key_text, "--key", parse_key_type, key_type_choices());
+  r.column = o.column;
+  if (!o.offset.empty()) r.offset = parse_count(o.offset, "--offset");
+  return r;
+}
+
 std::string joined_command_line(int argc, char** argv) {
   std::string out;
   for (int i = 0; i < argc; ++i) {

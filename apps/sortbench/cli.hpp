@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sortbench/benchmark.hpp"
+#include "sortbench/input_file.hpp"
 #include "sortbench/input_spec.hpp"
 #include "sortbench/report.hpp"
 
@@ -22,6 +23,17 @@ struct InputOptions {
 void add_input_options(CLI::App& cmd, InputOptions& o);
 InputRequest to_request(const CLI::App& cmd, const InputOptions& o);
 
+// A user's file (run --input, sort): how to read it.
+struct FileOptions {
+  std::string format, column, values;
+  std::string offset;
+};
+void add_file_options(CLI::App& cmd, FileOptions& o);
+// The request for path, with --key when given on cmd; role names the option in messages.
+FileRequest to_file_request(const CLI::App& cmd, const FileOptions& o, const std::string& path,
+                            const std::string& key_text, const std::string& role);
+
+
 // Each subcommand: wire its options, and a function that runs it (returns the exit code).
 struct Command {
   CLI::App* app = nullptr;
@@ -33,6 +45,7 @@ Command add_gen(CLI::App& app);
 Command add_run(CLI::App& app);
 Command add_sweep(CLI::App& app);
 Command add_compare(CLI::App& app);
+Command add_sort(CLI::App& app);
 
 // The command line as typed, for the context block.
 std::string joined_command_line(int argc, char** argv);

@@ -8,6 +8,7 @@
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/device_info.hpp"
 #include "sortbench/generator.hpp"
+#include "sortbench/input_file.hpp"
 
 namespace sb::cli {
 namespace {
@@ -46,8 +47,12 @@ int run_gen(const CLI::App& cmd, const GenOptions& o) {
       wide_text(stats.max), stats.len,
       spec.n ? spec.n / realized_range : 0.0, stats.len ? realized_range / stats.len : 0.0);
   if (!o.out.empty()) {
-    write_file_atomically(o.out, std::string(keys.begin(), keys.end()));
-    std::cout << fmt::format("wrote {} bytes of raw {} keys to {}\n", keys.size(), to_string(spec.key), o.out);
+    // .npy (numpy.load reads it; run --input and sort take it back), else raw little-endian.
+    const bool npy = guess_file_format(o.out) == FileFormat::npy;
+    const std::string header = npy ? npy_header(spec.key, spec.n) : std::string();
+    write_file_atomically(o.out, header + std::string(keys.begin(), keys.end()));
+    std::cout << fmt::format("wrote {} bytes of {} {} keys to {}\n", header.size() + keys.size(),
+                             npy ? "npy" : "raw", to_string(spec.key), o.out);
   }
   return 0;
 }
@@ -58,7 +63,7 @@ Command add_gen(CLI::App& app) {
   auto* cmd = app.add_subcommand("gen", "generate one input and print its realized statistics");
   auto o = std::make_shared<GenOptions>();
   add_input_options(*cmd, o->input);
-  cmd->add_option("--out", o->out, "write the keys as raw little-endian binary to FILE");
+  cmd->add_option("--out", o->out, "write the keys to FILE: .npy (NumPy) by extension, else raw little-endian binary");
   cmd->add_option("--backend", o->backend, "where to generate: auto (GPU when present), gpu, cpu")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
       ->capture_default_str();

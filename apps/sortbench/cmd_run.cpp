@@ -13,6 +13,9 @@ namespace {
 
 struct RunOptions {
   InputOptions input;
+  std::string input_file;  // --input: a user's file instead of the generator
+  FileOptions file;
+  std::string range;
   std::string algo = "all";
   std::string backend = "gpu";
   int reps = 10, warmup = 1, device = 0, radix_bits = 0;
@@ -48,9 +51,11 @@ Params parse_params(const RunOptions& o, const std::vector<const Algorithm*>& al
 
 class ProgressPrinter : public RunObserver {
  public:
-  explicit ProgressPrinter(bool quiet) : quiet_(quiet) {}
+  ProgressPrinter(bool quiet, std::optional<RangeMode> file_range) : quiet_(quiet), file_range_(file_range) {}
   void input_ready(const InputSpec& spec, const InputStats& stats) override {
-    if (!quiet_) std::cout << format_input_summary(spec, stats) << std::flush;
+    if (quiet_) return;
+    std::cout << (file_range_ ? format_measured_summary(spec, stats, *file_range_) : format_input_summary(spec, stats))
+              << std::flush;
   }
   void row_started(const Algorithm& a) override {
     if (!quiet_) std::cerr << "  running " << a.name << "...\n";
@@ -58,12 +63,31 @@ class ProgressPrinter : public RunObserver {
 
  private:
   bool quiet_;
+  std::optional<RangeMode> file_range_;
 };
+
+// With --input the generator's options have nothing to describe.
+void refuse_generator_options(const CLI::App& cmd) {
+  for (const char* name : {"-n", "--delta", "--sigma", "--len", "--min-val", "--max-val", "--dist", "--entropy",
+                           "--seed"})
+    if (cmd.count(name))
+      throw UsageError(fmt::format("{} describes a generated input but --input reads a file; drop {}", name, name));
+  if (cmd.count("--payload") && cmd.count("--values"))
+    throw UsageError("--values gives the value column, so --payload has nothing to add; drop --payload");
+}
 
 int run_run(const CLI::App& cmd, const RunOptions& o) {
   RunPlan plan;
-  plan.request = to_request(cmd, o.input);
-  derive_input_spec(plan.request);  // bad parameters fail before anything else happens
+  const bool from_file = !o.input_file.empty();
+  if (from_file) {
+    refuse_generator_options(cmd);
+  } else {
+    for (const char* name : {"--format", "--column", "--offset", "--values"})
+      if (cmd.count(name)) throw UsageError(fmt::format("{} describes a file: give --input FILE or drop {}", name, name));
+    plan.request = to_request(cmd, o.input);
+    derive_input_spec(plan.request);  // bad parameters fail before anything else happens
+  }
+  if (!o.range.empty()) plan.range = parse_range_mode(o.range);
   const Backend backend = *parse_backend(o.backend);
   plan.algorithms = registry().select(o.algo, backend);
   if (backend == Backend::cpu)
@@ -89,11 +113,29 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
     context.gpu = query_device(o.device, true);
     plan.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
   }
+  if (from_file) {
+    FileInputRequest fr;
+    fr.keys = to_file_request(cmd, o.file, o.input_file, o.input.key, "--input");
+    if (!o.file.values.empty()) {
+      fr.values = to_file_request(cmd, o.file, o.file.values, o.input.key, "--values");
+      // --key, --format, --column and --offset describe the key file; the value file says
+      // what it is by its extension and its own header (.npy or text).
+      fr.values->key.reset();
+      fr.values->format.reset();
+      fr.values->column.clear();
+      fr.values->offset = 0;
+    }
+    if (cmd.count("--payload")) fr.payload = to_request(cmd, o.input).payload;
+    // Read into pinned memory when the GPU will copy it.
+    plan.source = make_file_source(fr, needs_gpu ? pinned_host_allocator() : HostAllocator{});
+  }
   if (!o.quiet) std::cout << format_context_line(context);
 
-  ProgressPrinter progress(o.quiet);
+  ProgressPrinter progress(o.quiet, from_file ? std::optional<RangeMode>(plan.range.value_or(RangeMode::measured))
+                                              : std::nullopt);
   const std::vector<ResultRow> rows = run_benchmark(plan, &progress);
   std::cout << format_table(rows);
+  if (from_file) std::cout << format_fastest(rows);
   if (!o.json.empty()) write_file_atomically(o.json, make_document(context, rows).dump(2) + "\n");
   if (!o.csv.empty()) write_file_atomically(o.csv, to_csv(rows));
   if (any_failed_verification(rows)) {
@@ -106,9 +148,17 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
 }  // namespace
 
 Command add_run(CLI::App& app) {
-  auto* cmd = app.add_subcommand("run", "generate an input, run, verify and time sorting algorithms");
+  auto* cmd = app.add_subcommand("run", "generate an input (or read --input FILE), run, verify and time sorting algorithms");
   auto o = std::make_shared<RunOptions>();
   add_input_options(*cmd, o->input);
+  cmd->add_option("--input", o->input_file, "benchmark on a file's keys instead of a generated input (.npy, raw, "
+                                            "text/CSV)");
+  add_file_options(*cmd, o->file);
+  cmd->add_option("--range", o->range,
+                  "how range-aware algorithms get min/max: given (measured outside the timed region and handed "
+                  "over; default for generated inputs) or measured (discovered inside the timed region; default "
+                  "with --input)")
+      ->check(CLI::IsMember({"given", "measured"}));
   cmd->add_option("--algo", o->algo, "comma list of names or prefixes (hp*), or all (of the backend)")
       ->capture_default_str();
   cmd->add_option("--backend", o->backend, "gpu, or cpu (no GPU used at all)")

@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(sb::build_version()) + " (" + sb::build_git_commit() + ")");
   std::vector<sb::cli::Command> commands{sb::cli::add_list(app), sb::cli::add_info(app), sb::cli::add_gen(app),
                                          sb::cli::add_run(app), sb::cli::add_sweep(app),
-                                         sb::cli::add_compare(app)};
+                                         sb::cli::add_compare(app), sb::cli::add_sort(app)};
   sb::cli::set_command_line(sb::cli::joined_command_line(argc, argv));
   try {
     app.parse(argc, argv);

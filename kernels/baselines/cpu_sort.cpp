@@ -57,6 +57,11 @@ void add_cpu_sorts(Registry& r) {
                            [](auto first, auto last, auto less) { __gnu_parallel::sort(first, last, less); });
   par.details = [](const SortProblem&) { return Details{{"threads", std::to_string(omp_get_max_threads())}}; };
   r.add(par);
+  // Stable: sortbench sort --argsort --backend cpu matches numpy.argsort(kind='stable').
+  Algorithm st = cpu_sort("cpu-stable-sort", "std::stable_sort (one core)",
+                          [](auto first, auto last, auto less) { std::stable_sort(first, last, less); });
+  st.stable = true;
+  r.add(st);
 }
 
 }  // namespace sb::baselines

@@ -98,6 +98,7 @@ void add_cub_radix(Registry& r) {
   Algorithm bits = radix_base("cub-radix-bits",
                               "CUB DeviceRadixSort on bits [0, bit_width(max - min)) of key - min");
   declare_types<ScalarKeys, AllValues>(bits);
+  bits.reads_key_facts = true;  // sorts bits [0, bit_width(max - min)) of key - min
   bits.workspace_bytes = range_radix_sort_bytes;
   bits.run_device = range_radix_sort;
   bits.details = range_radix_sort_details;

@@ -16,6 +16,7 @@ Algorithm family_base(std::string name, Backend backend, std::string source) {
   a.backend = backend;
   declare_types<TypeList<std::uint32_t, std::int32_t>, KeysOnly>(a);
   a.stable = false;
+  a.reads_key_facts = true;  // every hp sort histograms over [min, max]
   a.source = std::move(source);
   a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
   return a;

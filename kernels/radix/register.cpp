@@ -23,6 +23,7 @@ Algorithm radix_base(std::string name, std::string source) {
   a.stable = true;
   a.source = std::move(source);
   a.params = {"radix-bits"};
+  a.reads_key_facts = true;  // the pass plan skips digits that are constant over [min, max]
   return a;
 }
 

@@ -30,6 +30,7 @@ struct SortProblem {
   InputSpec spec;       // n, [min_val, max_val), range, len, distribution, key type, payload
   InputStats realized;  // measured on the generated keys: min, max, distinct count
   Params params;        // only those the algorithm declares
+  RangeMode range = RangeMode::given;  // measured: the harness discovers min/max in the timed region
 
   std::uint64_t n() const { return spec.n; }
   bool has_payload() const { return spec.payload != Payload::none; }
@@ -90,6 +91,9 @@ struct Algorithm {
   std::string constraints;  // e.g. "distinct keys only"; empty when none
   std::string source;       // the seed, paper section or library it implements
   std::vector<std::string> params;  // names of the --param values it reads
+  // Its run reads the key facts (realized min/max): with --range measured the harness
+  // discovers them inside the timed region before calling run (key_facts.hpp).
+  bool reads_key_facts = false;
 
   // Why this input cannot be taken (a one-line reason), or nullopt. Key type and payload
   // support are checked by the harness first; this covers the rest (e.g. duplicates).

@@ -12,6 +12,7 @@
 #include "sortbench/device_info.hpp"
 #include "sortbench/errors.hpp"
 #include "sortbench/generator.hpp"
+#include "sortbench/input_source.hpp"
 #include "sortbench/verify.hpp"
 
 namespace sb {
@@ -44,7 +45,8 @@ Params params_for(const Algorithm& a, const Params& all) {
   return mine;
 }
 
-ResultRow start_row(const Algorithm& a, const RunPlan& plan, const InputSpec& spec, const InputStats& stats) {
+ResultRow start_row(const Algorithm& a, const RunPlan& plan, const InputSpec& spec, const InputStats& stats,
+                    const InputSource& source, RangeMode range) {
   ResultRow row;
   row.algorithm = a.name;
   row.family = a.family;
@@ -53,6 +55,8 @@ ResultRow start_row(const Algorithm& a, const RunPlan& plan, const InputSpec& sp
   row.requested = plan.request;
   row.spec = spec;
   row.realized = stats;
+  row.source = source.provenance();
+  row.range = range;
   row.params = params_for(a, plan.params);
   row.verification = "not run";
   return row;
@@ -66,6 +70,17 @@ void finish_timing(ResultRow& row, const std::vector<double>& samples, double co
     row.bandwidth_gbs = 2.0 * static_cast<double>(row.spec.n * row.spec.element_bytes()) / seconds / 1e9;
     if (row.backend == Backend::gpu && copy_bw > 0) row.bandwidth_pct = 100.0 * row.bandwidth_gbs / copy_bw;
   }
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void note_discovery(ResultRow& row, const std::vector<double>& discovery_ms) {
+  if (!discovery_ms.empty())
+    row.details.emplace_back("discovery_ms", fmt::format("{:.4f}", median_of(discovery_ms)));
 }
 
 void apply_verification(ResultRow& row, const VerifyReport& v) {
@@ -92,7 +107,8 @@ struct HostInput {
 
 class DeviceSession {
  public:
-  DeviceSession(const InputSpec& spec) : spec_(spec) {
+  DeviceSession(const InputSource& source) : spec_(source.spec()), values_are_data_(source.values_are_data()) {
+    const InputSpec& spec = spec_;
     const std::uint64_t kb = spec.n * key_bytes(spec.key);
     const std::uint64_t vb = spec.n * payload_bytes(spec.payload);
     std::size_t free_bytes = 0, total = 0;
@@ -101,11 +117,14 @@ class DeviceSession {
     if (needed > free_bytes)
       throw Error(ExitCode::device_memory,
                   fmt::format("the input needs {} on the GPU (input plus two work buffers of {} each) but {} are "
-                              "free; lower -n",
-                              bytes_text(needed), bytes_text(kb + vb), bytes_text(free_bytes)));
+                              "free; {}",
+                              bytes_text(needed), bytes_text(kb + vb), bytes_text(free_bytes),
+                              source.provenance().value("kind", "") == "file"
+                                  ? "benchmark a smaller file, or sort this one with --backend cpu"
+                                  : "lower -n"));
     pristine_keys_ = DeviceBuffer(kb);
     if (vb) pristine_vals_ = DeviceBuffer(vb);
-    generate_device(spec, pristine_keys_.get(), pristine_vals_.get(), stream_);
+    source.fill_device(pristine_keys_.get(), pristine_vals_.get(), stream_);
     stats_ = input_stats_device(spec, pristine_keys_.get(), stream_);
     for (int i = 0; i < 2; ++i) {
       keys_[i] = DeviceBuffer(kb);
@@ -171,6 +190,7 @@ class DeviceSession {
     const DeviceTiming timing =
         time_device(a, problem, {pristine_keys_.get(), pristine_vals_.get()}, work, settings);
     finish_timing(row, timing.samples_ms, copy_bw);
+    note_discovery(row, timing.discovery_ms);
     VerifyInput v;
     v.key = spec_.key;
     v.payload = spec_.payload;
@@ -178,12 +198,14 @@ class DeviceSession {
     v.keys_in = pristine_keys_.get();
     v.keys_out = work.keys[timing.result];
     v.vals_out = problem.has_payload() ? work.vals[timing.result] : nullptr;
+    if (values_are_data_) v.vals_in = pristine_vals_.get();
     v.check_stable = a.stable;
     apply_verification(row, verify_device(v, stream_));
   }
 
  private:
   InputSpec spec_;
+  bool values_are_data_ = false;
   // Owns the session's stream, so a constructor that throws part-way still releases it.
   struct Stream {
     cudaStream_t handle{};
@@ -200,13 +222,15 @@ class DeviceSession {
 };
 
 void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const HostInput& input,
-                        const MeasureSettings& settings, ResultRow& row) {
+                        const MeasureSettings& settings, bool values_are_data, ResultRow& row) {
   std::vector<unsigned char> keys(input.keys.size());
   std::vector<unsigned char> vals(input.vals.size());
   const void* in_vals = input.vals.empty() ? nullptr : input.vals.data();
-  const auto samples =
-      time_host(a, problem, input.keys.data(), in_vals, keys.data(), vals.empty() ? nullptr : vals.data(), settings);
+  std::vector<double> discovery;
+  const auto samples = time_host(a, problem, input.keys.data(), in_vals, keys.data(),
+                                 vals.empty() ? nullptr : vals.data(), settings, &discovery);
   finish_timing(row, samples, 0);
+  note_discovery(row, discovery);
   VerifyInput v;
   v.key = problem.spec.key;
   v.payload = problem.spec.payload;
@@ -214,6 +238,7 @@ void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const Ho
   v.keys_in = input.keys.data();
   v.keys_out = keys.data();
   v.vals_out = in_vals ? vals.data() : nullptr;
+  if (values_are_data && in_vals) v.vals_in = in_vals;
   v.check_stable = a.stable;
   apply_verification(row, verify_host(v));
 }
@@ -221,7 +246,10 @@ void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const Ho
 }  // namespace
 
 std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer) {
-  const InputSpec spec = derive_input_spec(plan.request);
+  const std::shared_ptr<const InputSource> source =
+      plan.source ? plan.source : make_generated_source(derive_input_spec(plan.request));
+  InputSpec spec = source->spec();
+  const RangeMode range = plan.range.value_or(source->default_range());
   const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   std::unique_ptr<DeviceSession> device;
@@ -230,13 +258,21 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   if (needs_gpu) {
     if (auto why = cuda_unavailable_reason())
       throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
-    device = std::make_unique<DeviceSession>(spec);
+    device = std::make_unique<DeviceSession>(*source);
     stats = device->stats();
   } else {
     host.keys.resize(spec.n * key_bytes(spec.key));
     host.vals.resize(spec.n * payload_bytes(spec.payload));
-    generate_host(spec, host.keys.data(), host.vals.empty() ? nullptr : host.vals.data());
+    source->fill_host(host.keys.data(), host.vals.empty() ? nullptr : host.vals.data());
     stats = input_stats_host(spec, host.keys.data());
+  }
+  if (auto s = source->sortedness()) stats.sortedness = *s;
+  if (plan.source && source->provenance().value("kind", "") == "file") {
+    // A file's parameters are what was measured on it: [min, max + 1), its distinct count.
+    spec.min_val = stats.min;
+    spec.max_val = stats.max + 1;
+    spec.range = spec.n ? spec.max_val - spec.min_val : 1;
+    spec.len = stats.len;
   }
   if (observer) observer->input_ready(spec, stats);
 
@@ -244,8 +280,8 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   std::vector<ResultRow> rows;
   for (const Algorithm* a : plan.algorithms) {
     if (observer) observer->row_started(*a);
-    ResultRow row = start_row(*a, plan, spec, stats);
-    SortProblem problem{spec, stats, row.params};
+    ResultRow row = start_row(*a, plan, spec, stats, *source, range);
+    SortProblem problem{spec, stats, row.params, range};
     try {
       if (auto why = a->why_unsupported(problem)) {
         row.status = RowStatus::unsupported;
@@ -255,7 +291,7 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
         if (a->details) row.details = a->details(problem);
       } else {
         if (!host_copy_ready) host = device->to_host(), host_copy_ready = true;
-        run_host_algorithm(*a, problem, host, plan.settings, row);
+        run_host_algorithm(*a, problem, host, plan.settings, source->values_are_data(), row);
         if (a->details) row.details = a->details(problem);
         if (device && row.time.samples) {
           // The input lives on the GPU: a CPU sort of it also pays for the round trip.

@@ -3,11 +3,16 @@
 // the sweep both drive this; printers and writers only read its rows.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sortbench/algorithm.hpp"
 #include "sortbench/harness.hpp"
+#include "sortbench/input_source.hpp"
 #include "sortbench/input_spec.hpp"
 
 namespace sb {
@@ -23,6 +28,8 @@ struct ResultRow {
   InputRequest requested;
   InputSpec spec;
   InputStats realized;
+  nlohmann::json source = nlohmann::json::object();  // the input's provenance (InputSource)
+  RangeMode range = RangeMode::given;                 // how range-aware algorithms got min/max
   Params params;
 
   RowStatus status = RowStatus::ok;
@@ -36,7 +43,9 @@ struct ResultRow {
 };
 
 struct RunPlan {
-  InputRequest request;
+  InputRequest request;  // the generator's parameters, when source is null
+  std::shared_ptr<const InputSource> source;  // null: generated from request
+  std::optional<RangeMode> range;             // absent: the source's default
   std::vector<const Algorithm*> algorithms;
   MeasureSettings settings;
   Params params;

@@ -66,9 +66,17 @@ std::vector<ResultRow> read_result_file(const std::string& path) {
 
 std::string match_key(const ResultRow& r) {
   const InputSpec& s = r.spec;
+  if (r.source.value("kind", "generator") == "file") {
+    // A file is the same input when its content is: the hash, not the path.
+    std::string key = fmt::format("{} file={} n={} key={} payload={} range={}", r.algorithm, r.source.value("hash", ""),
+                                  s.n, to_string(s.key), to_string(s.payload), to_string(r.range));
+    for (const auto& [k, v] : r.params) key += fmt::format(" param:{}={}", k, v);
+    return key;
+  }
   std::string key = fmt::format("{} n={} min_val={} max_val={} len={} dist={} key={} payload={} seed={}", r.algorithm,
                                 s.n, wide_text(s.min_val), wide_text(s.max_val), s.len, to_string(s.dist), to_string(s.key),
                                 to_string(s.payload), s.seed);
+  if (r.range == RangeMode::measured) key += " range=measured";
   for (const auto& [k, v] : r.params) key += fmt::format(" param:{}={}", k, v);
   return key;
 }
@@ -159,6 +167,9 @@ double parse_threshold(const std::string& text) {
 namespace {
 
 std::string input_text(const ResultRow& r) {
+  if (r.source.value("kind", "generator") == "file")
+    return fmt::format("{} n={} {} range {}", r.source.value("path", ""), r.spec.n, to_string(r.spec.key),
+                       to_string(r.range));
   std::string s = fmt::format("n={} delta={:.4g} sigma={:.4g} {} {}", r.spec.n, r.spec.delta(), r.spec.sigma(),
                               to_string(r.spec.key), to_string(r.spec.dist));
   if (r.spec.payload != Payload::none) s += fmt::format(" +{}", to_string(r.spec.payload));

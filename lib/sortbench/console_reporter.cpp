@@ -17,6 +17,19 @@ std::string format_input_summary(const InputSpec& s, const InputStats& z) {
       wide_text(s.max_val), wide_text(s.range), s.len, s.delta(), s.sigma(), wide_text(z.min), wide_text(z.max), z.len);
 }
 
+std::string format_measured_summary(const InputSpec& s, const InputStats& z, RangeMode range) {
+  const double span = static_cast<double>(z.max - z.min) + 1.0;
+  return fmt::format(
+      "input: n={} key={} payload={}\n"
+      "  measured: min={} max={} range={} len={} delta={:.6g} sigma={:.6g} sortedness={:.4f} duplicates={:.4f}\n"
+      "  range-aware algorithms: --range {}{}\n",
+      s.n, to_string(s.key), to_string(s.payload), wide_text(z.min), wide_text(z.max), wide_text(z.max - z.min + 1),
+      z.len, z.n ? z.n / span : 0.0, z.len ? span / z.len : 0.0, z.sortedness < 0 ? 1.0 : z.sortedness,
+      z.n ? 1.0 - static_cast<double>(z.len) / z.n : 0.0, to_string(range),
+      range == RangeMode::measured ? " (min/max discovered inside each timed region)"
+                                   : " (min/max handed over, measured outside the timed region)");
+}
+
 std::string format_context_line(const RunContext& c) {
   if (!c.gpu) return fmt::format("host: {} ({} threads), no GPU\n", c.host.cpu_model, c.host.cpu_threads);
   const DeviceInfo& d = *c.gpu;
@@ -47,6 +60,22 @@ std::string format_table(const std::vector<ResultRow>& rows) {
   }
   for (const auto& n : notes) out += n + "\n";
   return out;
+}
+
+std::string format_fastest(const std::vector<ResultRow>& rows) {
+  const ResultRow* best = nullptr;
+  for (const auto& r : rows)
+    if (r.status == RowStatus::ok && r.time.samples && (!best || r.time.median_ms < best->time.median_ms)) best = &r;
+  if (!best) return "fastest: no algorithm was verified\n";
+  std::string out = fmt::format("fastest: {} {:.4f} ms", best->algorithm, best->time.median_ms);
+  std::string sep = " \u2014 ";
+  for (const char* baseline : {"cub-radix-bits", "cub-radix"})
+    for (const auto& r : rows)
+      if (r.algorithm == baseline && r.status == RowStatus::ok && r.time.samples && &r != best) {
+        out += fmt::format("{}{:.1f}\u00d7 {}", sep, r.time.median_ms / best->time.median_ms, baseline);
+        sep = ", ";
+      }
+  return out + "\n";
 }
 
 }  // namespace sb

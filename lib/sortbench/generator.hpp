@@ -149,6 +149,7 @@ struct InputStats {
   std::uint64_t min_ordered = 0;
   std::uint64_t max_ordered = 0;
   bool integral = true;  // every key is an integer (float keys may not be)
+  double sortedness = -1;  // fraction of ascending (non-decreasing) neighbours; < 0: not measured
 };
 
 // The statistics of one sorted run of keys (by KeyTraits::less): shared by both generators.

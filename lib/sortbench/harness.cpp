@@ -1,4 +1,5 @@
 #include "sortbench/harness.hpp"
+#include "sortbench/key_facts.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -51,18 +52,28 @@ bool enough_samples(const std::vector<double>& ms, double elapsed_s, const Measu
 
 std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem, const void* keys,
                               const void* vals, void* work_keys, void* work_vals,
-                              const MeasureSettings& settings) {
+                              const MeasureSettings& settings, std::vector<double>* discovery_ms) {
   using clock = std::chrono::steady_clock;
+  const bool discover = problem.range == RangeMode::measured && algo.reads_key_facts;
+  SortProblem run_problem = problem;
+  auto sort_once = [&](std::vector<double>* discovery) {
+    if (discover) {
+      const auto t0 = clock::now();
+      apply_key_facts(run_problem.realized, problem.spec.key,
+                      discover_key_facts_host(problem.spec.key, work_keys, problem.n()));
+      if (discovery) discovery->push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+    algo.run_host(run_problem, HostBuffers{work_keys, vals ? work_vals : nullptr});
+  };
   const std::size_t key_size = problem.n() * key_bytes(problem.spec.key);
   const std::size_t val_size = problem.n() * payload_bytes(problem.spec.payload);
   auto reset = [&] {
     if (key_size) std::memcpy(work_keys, keys, key_size);
     if (vals && work_vals && val_size) std::memcpy(work_vals, vals, val_size);
   };
-  const HostBuffers work{work_keys, vals ? work_vals : nullptr};
   for (int i = 0; i < settings.warmup; ++i) {
     reset();
-    algo.run_host(problem, work);
+    sort_once(nullptr);
   }
   std::vector<double> samples;
   SampleNoise noise;
@@ -70,7 +81,7 @@ std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem,
   do {
     reset();
     const auto t0 = clock::now();
-    algo.run_host(problem, work);
+    sort_once(discovery_ms);
     const auto t1 = clock::now();
     samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     noise.add(samples.back());

@@ -51,16 +51,22 @@ struct DeviceInput {
 
 struct DeviceTiming {
   std::vector<double> samples_ms;
+  // With --range measured, for an algorithm that reads key facts: the part of each sample
+  // spent discovering them (a min/max pass and its copy to the host); empty otherwise.
+  std::vector<double> discovery_ms;
   int result = 0;  // which of the work buffers holds the last sample's output
 };
 
-// work.workspace must already hold workspace_bytes(problem).
+// work.workspace must already hold workspace_bytes(problem). With problem.range measured and
+// algo.reads_key_facts, each sample discovers min/max from work.keys[0] (key_facts.hpp)
+// between the start event and the sort, and the sort reads what was discovered.
 DeviceTiming time_device(const Algorithm& algo, const SortProblem& problem, const DeviceInput& input,
                          const DeviceBuffers& work, const MeasureSettings& settings);
 
 // Host: work_keys/work_vals are overwritten from the pristine input before each sample.
+// Range discovery as time_device; its share of each sample goes to discovery_ms when given.
 std::vector<double> time_host(const Algorithm& algo, const SortProblem& problem, const void* keys,
                               const void* vals, void* work_keys, void* work_vals,
-                              const MeasureSettings& settings);
+                              const MeasureSettings& settings, std::vector<double>* discovery_ms = nullptr);
 
 }  // namespace sb

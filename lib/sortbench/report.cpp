@@ -101,13 +101,22 @@ json to_json(const ResultRow& r) {
                 {"payload", to_string(s.payload)},
                 {"seed", s.seed}};
   if (s.dist == Distribution::entropy) input["entropy"] = s.entropy;
+  const bool from_file = r.source.value("kind", "generator") == "file";
+  if (from_file) {
+    // A file has no generator parameters: its own description, and n, key and payload.
+    input = {{"n", s.n}, {"key", to_string(s.key)}, {"payload", to_string(s.payload)}};
+  }
+  input["source"] = r.source.empty() ? json{{"kind", "generator"}} : r.source;
   const InputStats& z = r.realized;
   json realized = {{"n", z.n}, {"min", wide_json(z.min)}, {"max", wide_json(z.max)}, {"len", z.len}};
   if (!z.integral) realized["integral"] = false;
   if (z.n) {
+    realized["range"] = wide_json(z.max - z.min + 1);
     realized["delta"] = static_cast<double>(z.n) / realized_range(z);
     realized["sigma"] = z.len ? realized_range(z) / static_cast<double>(z.len) : 0.0;
+    realized["duplicate_share"] = 1.0 - static_cast<double>(z.len) / static_cast<double>(z.n);
   }
+  if (z.sortedness >= 0) realized["sortedness"] = z.sortedness;
   json details = json::object();
   for (const auto& [k, v] : r.details) details[k] = v;
   json j = {{"algorithm", r.algorithm},
@@ -116,6 +125,7 @@ json to_json(const ResultRow& r) {
             {"stable", r.stable},
             {"input", input},
             {"realized", realized},
+            {"range_mode", to_string(r.range)},
             {"params", r.params},
             {"status", to_string(r.status)},
             {"reason", r.reason},
@@ -141,23 +151,26 @@ ResultRow row_from_json(const json& j) {
   r.backend = enum_from<Backend>(j, "backend", parse_backend);
   r.stable = j.value("stable", false);
   const json& in = j.at("input");
-  const json& q = in.at("requested");
-  r.requested.n = opt_from<std::uint64_t>(q, "n");
-  r.requested.delta = opt_from<double>(q, "delta");
-  r.requested.sigma = opt_from<double>(q, "sigma");
-  r.requested.len = opt_from<std::uint64_t>(q, "len");
-  r.requested.min_val = opt_from<wide_t>(q, "min_val");
-  r.requested.max_val = opt_from<wide_t>(q, "max_val");
+  if (in.contains("source")) r.source = in.at("source");
   r.spec.n = in.at("n").get<std::uint64_t>();
-  r.spec.min_val = wide_from(in.at("min_val"));
-  r.spec.max_val = wide_from(in.at("max_val"));
-  r.spec.range = wide_from(in.at("range"));
-  if (in.contains("entropy")) r.spec.entropy = in.at("entropy").get<double>();
-  r.spec.len = in.at("len").get<std::uint64_t>();
-  r.spec.dist = enum_from<Distribution>(in, "dist", parse_distribution);
   r.spec.key = enum_from<KeyType>(in, "key", parse_key_type);
   r.spec.payload = enum_from<Payload>(in, "payload", parse_payload);
-  r.spec.seed = in.at("seed").get<std::uint64_t>();
+  if (in.contains("requested")) {  // generated inputs: the generator's parameters
+    const json& q = in.at("requested");
+    r.requested.n = opt_from<std::uint64_t>(q, "n");
+    r.requested.delta = opt_from<double>(q, "delta");
+    r.requested.sigma = opt_from<double>(q, "sigma");
+    r.requested.len = opt_from<std::uint64_t>(q, "len");
+    r.requested.min_val = opt_from<wide_t>(q, "min_val");
+    r.requested.max_val = opt_from<wide_t>(q, "max_val");
+    r.spec.min_val = wide_from(in.at("min_val"));
+    r.spec.max_val = wide_from(in.at("max_val"));
+    r.spec.range = wide_from(in.at("range"));
+    if (in.contains("entropy")) r.spec.entropy = in.at("entropy").get<double>();
+    r.spec.len = in.at("len").get<std::uint64_t>();
+    r.spec.dist = enum_from<Distribution>(in, "dist", parse_distribution);
+    r.spec.seed = in.at("seed").get<std::uint64_t>();
+  }
   r.requested.dist = r.spec.dist;
   r.requested.key = r.spec.key;
   r.requested.payload = r.spec.payload;
@@ -168,6 +181,8 @@ ResultRow row_from_json(const json& j) {
   r.realized.max = wide_from(z.at("max"));
   r.realized.integral = z.value("integral", true);
   r.realized.len = z.at("len").get<std::uint64_t>();
+  r.realized.sortedness = z.value("sortedness", -1.0);
+  if (j.contains("range_mode")) r.range = enum_from<RangeMode>(j, "range_mode", parse_range_mode);
   if (j.contains("params")) r.params = j.at("params").get<Params>();
   const auto status = j.at("status").get<std::string>();
   if (status == "ok") r.status = RowStatus::ok;

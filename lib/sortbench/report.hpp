@@ -62,6 +62,11 @@ namespace sb {
 // Console printers (read rows, never measure).
 std::string format_input_summary(const InputSpec& spec, const InputStats& stats);
 std::string format_table(const std::vector<ResultRow>& rows);
+// A file's measured statistics and the range mode (run --input).
+std::string format_measured_summary(const InputSpec& spec, const InputStats& stats, RangeMode range);
+// "fastest: hp-hybrid 0.50 ms — 2.1× cub-radix-bits, 2.9× cub-radix" over the verified rows,
+// or a line saying none was verified.
+std::string format_fastest(const std::vector<ResultRow>& rows);
 std::string format_context_line(const RunContext& c);
 
 }  // namespace sb

@@ -58,7 +58,8 @@ std::vector<std::string> csv_header() {
           "requested_sigma", "requested_len", "requested_min_val", "requested_max_val", "realized_min",
           "realized_max",   "realized_len",  "samples",         "min_ms",          "median_ms",
           "mean_ms",        "max_ms",        "stddev_ms",       "rel_stddev",      "keys_per_s",
-          "bandwidth_gbs",  "bandwidth_pct_of_copy", "params",    "details"};
+          "bandwidth_gbs",  "bandwidth_pct_of_copy", "params",    "details",
+          "range_mode",     "input_source",  "realized_sortedness"};
 }
 
 std::vector<std::string> csv_fields(const ResultRow& r) {
@@ -104,7 +105,10 @@ std::vector<std::string> csv_fields(const ResultRow& r) {
           num(r.bandwidth_gbs),
           num(r.bandwidth_pct),
           params_text(r.params),
-          details_text(r.details)};
+          details_text(r.details),
+          std::string(to_string(r.range)),
+          r.source.value("kind", "generator") == "file" ? r.source.value("path", "") : std::string("generator"),
+          r.realized.sortedness >= 0 ? fmt::format("{}", r.realized.sortedness) : std::string()};
 }
 
 std::string to_csv(const std::vector<ResultRow>& rows) {

@@ -115,4 +115,12 @@ const std::vector<Distribution>& all_distributions() {
   return v;
 }
 
+std::string_view to_string(RangeMode m) { return m == RangeMode::given ? "given" : "measured"; }
+
+std::optional<RangeMode> parse_range_mode(std::string_view s) {
+  if (s == "given") return RangeMode::given;
+  if (s == "measured") return RangeMode::measured;
+  return std::nullopt;
+}
+
 }  // namespace sb

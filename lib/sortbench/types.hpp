@@ -20,6 +20,10 @@ enum class Payload { none, index, u32, u64 };
 // bitwise AND of k uniform words (CUB's bit-entropy benchmark axis).
 enum class Distribution { uniform, distinct, sorted, reverse, nearly_sorted, equal, zipf, real, entropy };
 enum class Backend { gpu, cpu };
+// Where a range-aware algorithm's key facts (min, max) come from: given (measured outside the
+// timed region and handed over, as the papers do) or measured (discovered by the algorithm's
+// run inside its timed region, as a user with a file must).
+enum class RangeMode { given, measured };
 
 // The input position an index payload holds.
 using index_t = std::uint32_t;
@@ -42,11 +46,13 @@ std::string_view to_string(KeyType k);
 std::string_view to_string(Payload p);
 std::string_view to_string(Distribution d);
 std::string_view to_string(Backend b);
+std::string_view to_string(RangeMode m);
 
 std::optional<KeyType> parse_key_type(std::string_view s);
 std::optional<Payload> parse_payload(std::string_view s);
 std::optional<Distribution> parse_distribution(std::string_view s);
 std::optional<Backend> parse_backend(std::string_view s);
+std::optional<RangeMode> parse_range_mode(std::string_view s);
 
 // "u32, i32, ...": the names a parse function accepts, for messages and help texts.
 std::string key_type_choices();

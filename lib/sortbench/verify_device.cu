@@ -36,18 +36,17 @@ template <typename K, typename V>
 __global__ void verify_kernel(VerifyInput in, std::uint32_t* seen, DeviceCounts* c) {
   const K* kin = static_cast<const K*>(in.keys_in);
   const K* kout = static_cast<const K*>(in.keys_out);
-  unsigned long long in_a = 0, in_b = 0, out_a = 0, out_b = 0;
+  std::uint64_t in_a = 0, in_b = 0, out_a = 0, out_b = 0;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   // Every thread runs the same trip count so the warp sums below see full warps.
   const std::uint64_t trips = (in.n + stride - 1) / stride;
   std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   for (std::uint64_t t = 0; t < trips; ++t, j += stride) {
     if (j >= in.n) continue;
-    const Fingerprint a = fingerprint_of(kin[j]);
-    const Fingerprint b = fingerprint_of(kout[j]);
-    in_a += a.a, in_b += a.b, out_a += b.a, out_b += b.b;
+    add_fingerprints<K, V>(in, j, in_a, in_b, out_a, out_b);
     if (j + 1 < in.n && out_of_order(kout, j)) note(&c->unsorted, &c->first_unsorted, j);
     if constexpr (!std::is_same_v<V, NoValue>) {
+      if (in.vals_in) continue;  // data values: the pair sums are the check
       const V* vals = static_cast<const V*>(in.vals_out);
       std::uint64_t pos = 0;
       if (!decode_value<V>(in.payload, vals[j], pos) || pos >= in.n) {
@@ -79,7 +78,7 @@ VerifyReport verify_device(const VerifyInput& in, cudaStream_t stream) {
       init.first_unstable = in.n;
   SB_CUDA_CHECK(cudaMemcpyAsync(counts.get(), &init, sizeof init, cudaMemcpyHostToDevice, stream));
   DeviceBuffer seen;
-  if (in.vals_out) {
+  if (in.vals_out && !in.vals_in) {
     seen = DeviceBuffer(((in.n + 31) / 32) * sizeof(std::uint32_t));
     SB_CUDA_CHECK(cudaMemsetAsync(seen.get(), 0, seen.bytes(), stream));
   }
@@ -92,7 +91,7 @@ VerifyReport verify_device(const VerifyInput& in, cudaStream_t stream) {
   VerifyCounts host;
   SB_CUDA_CHECK(cudaMemcpyAsync(&host, counts.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return summarize(host, in.n);
+  return summarize(host, in.n, in.vals_in && in.vals_out);
 }
 
 }  // namespace sb

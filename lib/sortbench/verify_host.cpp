@@ -7,11 +7,14 @@
 
 namespace sb {
 
-VerifyReport summarize(const VerifyCounts& c, std::uint64_t n) {
+VerifyReport summarize(const VerifyCounts& c, std::uint64_t n, bool pairs) {
   VerifyReport r;
   r.ok = false;
   if (c.fp_in_a != c.fp_out_a || c.fp_in_b != c.fp_out_b)
-    r.message = "not a permutation of the input: the key multiset differs (elements lost, duplicated or changed)";
+    r.message = pairs ? "not a permutation of the input: the (key, value) multiset differs (elements lost, "
+                        "duplicated or changed, or values moved apart from their keys)"
+                      : "not a permutation of the input: the key multiset differs (elements lost, duplicated or "
+                        "changed)";
   else if (c.unsorted)
     r.message = fmt::format("not sorted: {} adjacent pairs out of order, first at index {}", c.unsorted,
                             c.first_unsorted);
@@ -46,14 +49,12 @@ VerifyCounts count_typed(const VerifyInput& in) {
     if (count++ == 0) first = j;
   };
   for (std::uint64_t i = 0; i < in.n; ++i) {
-    const Fingerprint a = fingerprint_of(kin[i]);
-    const Fingerprint b = fingerprint_of(kout[i]);
-    c.fp_in_a += a.a, c.fp_in_b += a.b, c.fp_out_a += b.a, c.fp_out_b += b.b;
+    add_fingerprints<K, V>(in, i, c.fp_in_a, c.fp_in_b, c.fp_out_a, c.fp_out_b);
     if (i + 1 < in.n && out_of_order(kout, i)) note(c.unsorted, c.first_unsorted, i);
   }
   if constexpr (!std::is_same_v<V, NoValue>) {
     const V* vals = static_cast<const V*>(in.vals_out);
-    if (!vals) return c;
+    if (!vals || in.vals_in) return c;  // data values: the pair sums above are the check
     std::vector<bool> seen(in.n, false);
     auto position_of = [&](std::uint64_t j, std::uint64_t& pos) {
       return decode_value<V>(in.payload, vals[j], pos) && pos < in.n;
@@ -81,7 +82,7 @@ VerifyReport verify_host(const VerifyInput& in) {
   const VerifyCounts c = dispatch_element<AllKeys, AllValues>(
       in.key, in.vals_out ? in.payload : Payload::none,
       [&](auto k, auto v) { return count_typed<decltype(k), decltype(v)>(in); });
-  return summarize(c, in.n);
+  return summarize(c, in.n, in.vals_in && in.vals_out);
 }
 
 }  // namespace sb

@@ -133,8 +133,8 @@ TEST(SweepSpec, GlobsThatMatchNothingBecomeUnregisteredRows) {
   j["algorithms"] = {"nosuch-*", "cpu-*", "cub-radix-bits", "nosuch-*"};
   const SweepSpec s = parse_sweep_spec(j, "t.json", baselines());
   ASSERT_EQ(s.unregistered, std::vector<std::string>{"nosuch-*"});
-  EXPECT_EQ(s.algorithms.size(), 3u);  // cpu-std-sort, cpu-parallel-sort, cub-radix-bits
-  EXPECT_EQ(s.results_per_row(), 4u);
+  EXPECT_EQ(s.algorithms.size(), 4u);  // cpu-std-sort, cpu-parallel-sort, cpu-stable-sort, cub-radix-bits
+  EXPECT_EQ(s.results_per_row(), 5u);
   j["algorithms"] = {"all"};
   const SweepSpec all = parse_sweep_spec(j, "t.json", baselines());
   for (const Algorithm* a : all.algorithms) EXPECT_EQ(a->backend, Backend::gpu) << a->name;

@@ -1,0 +1,61 @@
+// Range discovery on the device: one grid-stride pass reducing each key's ordered form to
+// a minimum and maximum (warp shuffles, then one 64-bit atomic per warp).
+#include "sortbench/cuda_check.hpp"
+#include "sortbench/element.hpp"
+#include "sortbench/key_facts.hpp"
+#include "sortbench/keys.hpp"
+#include "sortbench/launch.hpp"
+
+namespace sb {
+namespace {
+
+constexpr int kBlock = 256;
+
+template <typename K>
+__global__ void key_facts_kernel(const K* keys, std::uint64_t n, unsigned long long* facts) {
+  unsigned long long lo = ~0ull, hi = 0;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n; i += stride) {
+    const unsigned long long o = KeyTraits<K>::ordered(keys[i]);
+    lo = o < lo ? o : lo;
+    hi = o > hi ? o : hi;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const unsigned long long l = __shfl_down_sync(0xffffffffu, lo, offset);
+    const unsigned long long h = __shfl_down_sync(0xffffffffu, hi, offset);
+    lo = l < lo ? l : lo;
+    hi = h > hi ? h : hi;
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&facts[0], lo);
+    atomicMax(&facts[1], hi);
+  }
+}
+
+}  // namespace
+
+void discover_key_facts_device(KeyType key, const void* d_keys, std::uint64_t n, std::uint64_t* d_facts,
+                               std::uint64_t* h_facts, cudaStream_t stream) {
+  SB_CUDA_CHECK(cudaMemsetAsync(d_facts, 0xff, sizeof(std::uint64_t), stream));
+  SB_CUDA_CHECK(cudaMemsetAsync(d_facts + 1, 0, sizeof(std::uint64_t), stream));
+  auto* facts = reinterpret_cast<unsigned long long*>(d_facts);
+  if (n) {
+    if (key == KeyType::u32x4) {
+      const std::uint64_t words = 4 * n;
+      key_facts_kernel<std::uint32_t><<<grid_for(words, kBlock, 65535u * 4), kBlock, 0, stream>>>(
+          static_cast<const std::uint32_t*>(d_keys), words, facts);
+    } else {
+      dispatch_key<ScalarKeys>(key, [&](auto k) {
+        using K = decltype(k);
+        key_facts_kernel<K><<<grid_for(n, kBlock, 65535u * 4), kBlock, 0, stream>>>(static_cast<const K*>(d_keys), n,
+                                                                                    facts);
+      });
+    }
+    SB_CUDA_CHECK_LAUNCH();
+  }
+  SB_CUDA_CHECK(cudaMemcpyAsync(h_facts, d_facts, 2 * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (n == 0) h_facts[0] = h_facts[1] = 0;
+}
+
+}  // namespace sb

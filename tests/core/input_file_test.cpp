@@ -1,0 +1,246 @@
+// Reading a user's file: every format rule and every refusal, on the CPU (input_file.hpp);
+// the pair fingerprint of data value columns (verify.hpp); host range discovery.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <vector>
+
+#include "sortbench/errors.hpp"
+#include "sortbench/input_file.hpp"
+#include "sortbench/input_source.hpp"
+#include "sortbench/key_facts.hpp"
+#include "sortbench/verify.hpp"
+#include "support/command.hpp"
+
+namespace {
+
+using namespace sb;
+using sb::test::TempDir;
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+template <typename T>
+std::string bytes_of(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+// A .npy file with any header dict, version 1.0 or 2.0.
+std::string npy(const std::string& dict_text, const std::string& data, int major = 1) {
+  std::string dict = dict_text;
+  const std::size_t prefix = major == 1 ? 10 : 12;
+  while ((prefix + dict.size() + 1) % 64) dict.push_back(' ');
+  dict.push_back('\n');
+  std::string h("\x93NUMPY", 6);
+  h.push_back(static_cast<char>(major));
+  h.push_back(0);
+  const std::size_t len = dict.size();
+  h.push_back(static_cast<char>(len & 0xff));
+  h.push_back(static_cast<char>((len >> 8) & 0xff));
+  if (major != 1) h.push_back(0), h.push_back(0);
+  return h + dict + data;
+}
+
+FileRequest req(const std::string& path) {
+  FileRequest r;
+  r.path = path;
+  return r;
+}
+
+void expect_refused(const FileRequest& r, const std::string& mention) {
+  try {
+    read_column(r);
+    ADD_FAILURE() << r.path << ": expected a refusal mentioning '" << mention << "'";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(mention), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
+  }
+}
+
+template <typename T>
+std::vector<T> values_of(const FileColumn& c) {
+  std::vector<T> v(c.n);
+  if (c.n) std::memcpy(v.data(), c.data.data(), c.n * sizeof(T));
+  return v;
+}
+
+TEST(InputFile, NpyRoundTripsEveryKeyType) {
+  TempDir dir;
+  const std::vector<std::int64_t> i64{-5, 0, 7, std::numeric_limits<std::int64_t>::min()};
+  write_column(dir.file("a.npy"), FileFormat::npy, KeyType::i64, i64.data(), i64.size());
+  const FileColumn c = read_column(req(dir.file("a.npy")));
+  EXPECT_EQ(c.key, KeyType::i64);
+  EXPECT_EQ(c.format, FileFormat::npy);
+  EXPECT_EQ(c.dtype, "<i8");
+  EXPECT_EQ(values_of<std::int64_t>(c), i64);
+  const std::vector<float> f32{-0.0f, 1.5f, -INFINITY, INFINITY};
+  write_column(dir.file("f.npy"), FileFormat::npy, KeyType::f32, f32.data(), f32.size());
+  const auto back = values_of<float>(read_column(req(dir.file("f.npy"))));
+  ASSERT_EQ(back.size(), 4u);
+  EXPECT_TRUE(std::signbit(back[0]));
+  EXPECT_EQ(back[3], INFINITY);
+  EXPECT_EQ(npy_header(KeyType::u32, 3).size() % 64, 0u);
+}
+
+TEST(InputFile, NpyBigEndianVersion2AndTwoDimensionalColumns) {
+  TempDir dir;
+  // >u4 of 1, 2 (big-endian bytes), format version 2.0.
+  write_bytes(dir.file("be.npy"), npy("{'descr': '>u4', 'fortran_order': False, 'shape': (2,), }",
+                                      std::string("\0\0\0\1\0\0\0\2", 8), 2));
+  const FileColumn be = read_column(req(dir.file("be.npy")));
+  EXPECT_EQ(values_of<std::uint32_t>(be), (std::vector<std::uint32_t>{1, 2}));
+  // A 3 x 2 table of i4, column 1.
+  const std::vector<std::int32_t> table{1, -10, 2, -20, 3, -30};
+  write_bytes(dir.file("t.npy"), npy("{'descr': '<i4', 'fortran_order': False, 'shape': (3, 2), }", bytes_of(table)));
+  FileRequest r = req(dir.file("t.npy"));
+  expect_refused(r, "--column");
+  r.column = "1";
+  EXPECT_EQ(values_of<std::int32_t>(read_column(r)), (std::vector<std::int32_t>{-10, -20, -30}));
+  r.column = "2";
+  expect_refused(r, "--column '2'");
+}
+
+TEST(InputFile, NpyRefusals) {
+  TempDir dir;
+  const std::string four(16, '\0');
+  auto refused = [&](const std::string& dict, const std::string& data, const std::string& mention) {
+    write_bytes(dir.file("x.npy"), npy(dict, data));
+    expect_refused(req(dir.file("x.npy")), mention);
+  };
+  refused("{'descr': '<u4', 'fortran_order': False, 'shape': (8,), }", four, "truncated");
+  refused("{'descr': '<u4', 'fortran_order': False, 'shape': (2,), }", four, "does not match");
+  refused("{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", four, "complex");
+  refused("{'descr': '<f2', 'fortran_order': False, 'shape': (8,), }", four, "float16");
+  refused("{'descr': '|b1', 'fortran_order': False, 'shape': (16,), }", four, "bool");
+  refused("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", four, "object");
+  refused("{'descr': '<U1', 'fortran_order': False, 'shape': (4,), }", four, "string");
+  refused("{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (4,), }", four, "structured");
+  refused("{'descr': '<u4', 'fortran_order': True, 'shape': (2, 2), }", four, "Fortran");
+  refused("{'descr': '<u4', 'fortran_order': False, 'shape': (1, 2, 2), }", four, "3-D");
+  write_bytes(dir.file("x.npy"), "not numpy at all");
+  expect_refused(req(dir.file("x.npy")), "magic");
+  FileRequest r = req(dir.file("missing.npy"));
+  expect_refused(r, "No such file");
+  // --key must agree with the dtype, naming both.
+  write_bytes(dir.file("k.npy"), npy("{'descr': '<u4', 'fortran_order': False, 'shape': (4,), }", four));
+  r = req(dir.file("k.npy"));
+  r.key = KeyType::i64;
+  expect_refused(r, "u32 keys (dtype '<u4') but --key i64");
+}
+
+TEST(InputFile, RawNeedsKeyWholeKeysAndTakesAnOffset) {
+  TempDir dir;
+  const std::vector<std::uint64_t> v{3, 1, 2};
+  write_bytes(dir.file("k.bin"), "HDR!" + bytes_of(v));
+  FileRequest r = req(dir.file("k.bin"));
+  expect_refused(r, "--key");
+  r.key = KeyType::u64;
+  expect_refused(r, "not a whole number");
+  r.offset = 4;
+  const FileColumn c = read_column(r);
+  EXPECT_EQ(values_of<std::uint64_t>(c), v);
+  EXPECT_EQ(c.format, FileFormat::raw);
+  write_bytes(dir.file("empty.bin"), "");
+  FileRequest e = req(dir.file("empty.bin"));
+  e.key = KeyType::u32;
+  EXPECT_EQ(read_column(e).n, 0u);  // an empty file is a valid n = 0 input
+}
+
+TEST(InputFile, TextInfersAndParsesColumns) {
+  TempDir dir;
+  write_bytes(dir.file("ints.txt"), "3\n-1\n\n 7 \r\n1e3\n");
+  const FileColumn ints = read_column(req(dir.file("ints.txt")));
+  EXPECT_EQ(ints.key, KeyType::i64);
+  EXPECT_EQ(values_of<std::int64_t>(ints), (std::vector<std::int64_t>{3, -1, 7, 1000}));
+  write_bytes(dir.file("reals.txt"), "1.5\n-inf\n-0.0\n2\n");
+  const FileColumn reals = read_column(req(dir.file("reals.txt")));
+  EXPECT_EQ(reals.key, KeyType::f64);
+  const auto rv = values_of<double>(reals);
+  EXPECT_EQ(rv[1], -INFINITY);
+  EXPECT_TRUE(std::signbit(rv[2]));
+  write_bytes(dir.file("t.csv"), "year,delay,dest\n2013,-4,IAH\n2013,12,MIA\n");
+  FileRequest r = req(dir.file("t.csv"));
+  r.column = "delay";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(r)), (std::vector<std::int64_t>{-4, 12}));
+  r.column = "0";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(r)), (std::vector<std::int64_t>{2013, 2013}));
+  r.column = "dest";
+  expect_refused(r, "line 2, column 'dest': 'IAH' is not a number");
+  r.column = "nope";
+  expect_refused(r, "no column 'nope'");
+  write_bytes(dir.file("big.txt"), "1\n70000000000\n");
+  FileRequest big = req(dir.file("big.txt"));
+  big.key = KeyType::u32;
+  expect_refused(big, "line 2: '70000000000' does not fit a u32 key");
+  write_bytes(dir.file("empty.txt"), "");
+  EXPECT_EQ(read_column(req(dir.file("empty.txt"))).n, 0u);
+}
+
+TEST(InputFile, NanKeysAreCountedAndSourcesRefuseThem) {
+  TempDir dir;
+  const std::vector<double> v{1.0, NAN, 2.0, NAN};
+  const NanReport nans = find_nans(KeyType::f64, v.data(), v.size());
+  EXPECT_EQ(nans.count, 2u);
+  EXPECT_EQ(nans.first, 1u);
+  write_column(dir.file("n.npy"), FileFormat::npy, KeyType::f64, v.data(), v.size());
+  FileInputRequest fr;
+  fr.keys = req(dir.file("n.npy"));
+  try {
+    make_file_source(fr);
+    ADD_FAILURE() << "NaN keys accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("2 NaN keys, the first at position 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(InputFile, FileSourceDescribesItselfAndMeasuresSortedness) {
+  TempDir dir;
+  const std::vector<std::uint32_t> v{1, 2, 2, 0, 5};
+  write_column(dir.file("s.npy"), FileFormat::npy, KeyType::u32, v.data(), v.size());
+  FileInputRequest fr;
+  fr.keys = req(dir.file("s.npy"));
+  const auto src = make_file_source(fr);
+  EXPECT_EQ(src->spec().n, 5u);
+  EXPECT_EQ(src->default_range(), RangeMode::measured);
+  EXPECT_DOUBLE_EQ(*src->sortedness(), 0.75);
+  const auto j = src->provenance();
+  EXPECT_EQ(j.at("kind"), "file");
+  EXPECT_EQ(j.at("dtype"), "<u4");
+  EXPECT_EQ(j.at("format"), "npy");
+}
+
+TEST(KeyFacts, HostDiscoveryMatchesTheOrderedBounds) {
+  const std::vector<std::int32_t> v{5, -3, 9, 0};
+  const KeyFacts f = discover_key_facts_host(KeyType::i32, v.data(), v.size());
+  EXPECT_EQ(f.min_ordered, KeyTraits<std::int32_t>::ordered(-3));
+  EXPECT_EQ(f.max_ordered, KeyTraits<std::int32_t>::ordered(9));
+  InputStats s;
+  s.n = v.size();
+  apply_key_facts(s, KeyType::i32, f);
+  EXPECT_EQ(static_cast<long long>(s.min), -3);
+  EXPECT_EQ(static_cast<long long>(s.max), 9);
+}
+
+TEST(VerifyPairs, ValuesThatAreDataAreCheckedAsPairs) {
+  const std::vector<std::uint32_t> keys_in{3, 1, 2}, vals_in{30, 10, 20};
+  const std::vector<std::uint32_t> keys_out{1, 2, 3}, good{10, 20, 30}, swapped{20, 10, 30};
+  VerifyInput v;
+  v.key = KeyType::u32;
+  v.payload = Payload::u32;
+  v.n = 3;
+  v.keys_in = keys_in.data();
+  v.keys_out = keys_out.data();
+  v.vals_in = vals_in.data();
+  v.vals_out = good.data();
+  EXPECT_TRUE(verify_host(v).ok) << verify_host(v).message;
+  v.vals_out = swapped.data();
+  const VerifyReport bad = verify_host(v);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.message.find("(key, value) multiset"), std::string::npos) << bad.message;
+}
+
+}  // namespace
