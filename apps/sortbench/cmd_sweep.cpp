@@ -51,7 +51,7 @@ class Progress : public SweepObserver {
     ++done_;
     ++ran_;
     ++by_status_[r.status];
-    const std::string outcome = r.status == RowStatus::ok ? fmt::format("{:.4f} ms", r.time.median_ms)
+    const std::string outcome = r.status == RowStatus::ok ? fmt::format("{:.4f} ms", r.median_ms())
                                                           : fmt::format("{}: {}", to_string(r.status), r.reason);
     if (tty_) {
       if (r.status != RowStatus::ok) {

@@ -63,12 +63,22 @@ ResultRow start_row(const Algorithm& a, const RunPlan& plan, const InputSpec& sp
 }
 
 void finish_timing(ResultRow& row, const std::vector<double>& samples, double copy_bw) {
-  row.time = summarize_times(samples);
-  const double seconds = row.time.median_ms * 1e-3;
+  namespace tag = summary_tag;
+  const TimingStats t = summarize_times(samples);
+  Summaries& s = row.summaries;
+  s.set(tag::samples, static_cast<double>(t.samples));
+  s.set(tag::min_ms, t.min_ms);
+  s.set(tag::median_ms, t.median_ms);
+  s.set(tag::mean_ms, t.mean_ms);
+  s.set(tag::max_ms, t.max_ms);
+  s.set(tag::stddev_ms, t.stddev_ms);
+  s.set(tag::rel_stddev, t.rel_stddev);
+  const double seconds = t.median_ms * 1e-3;
   if (seconds > 0) {
-    row.keys_per_s = static_cast<double>(row.spec.n) / seconds;
-    row.bandwidth_gbs = 2.0 * static_cast<double>(row.spec.n * row.spec.element_bytes()) / seconds / 1e9;
-    if (row.backend == Backend::gpu && copy_bw > 0) row.bandwidth_pct = 100.0 * row.bandwidth_gbs / copy_bw;
+    const double gbs = 2.0 * static_cast<double>(row.spec.n * row.spec.element_bytes()) / seconds / 1e9;
+    s.set(tag::keys_per_s, static_cast<double>(row.spec.n) / seconds);
+    s.set(tag::bandwidth_gbs, gbs);
+    if (row.backend == Backend::gpu && copy_bw > 0) s.set(tag::bandwidth_pct, 100.0 * gbs / copy_bw);
   }
 }
 
@@ -293,11 +303,11 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
         if (!host_copy_ready) host = device->to_host(), host_copy_ready = true;
         run_host_algorithm(*a, problem, host, plan.settings, source->values_are_data(), row);
         if (a->details) row.details = a->details(problem);
-        if (device && row.time.samples) {
+        if (device && row.timed()) {
           // The input lives on the GPU: a CPU sort of it also pays for the round trip.
           const double transfer = device->transfer_ms(host);
           row.details.emplace_back("transfer_ms", fmt::format("{:.4f}", transfer));
-          row.details.emplace_back("median_with_transfer_ms", fmt::format("{:.4f}", row.time.median_ms + transfer));
+          row.details.emplace_back("median_with_transfer_ms", fmt::format("{:.4f}", row.median_ms() + transfer));
         }
       }
     } catch (const UsageError&) {

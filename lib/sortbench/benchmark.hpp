@@ -14,6 +14,7 @@
 #include "sortbench/harness.hpp"
 #include "sortbench/input_source.hpp"
 #include "sortbench/input_spec.hpp"
+#include "sortbench/summary.hpp"
 
 namespace sb {
 
@@ -35,11 +36,13 @@ struct ResultRow {
   RowStatus status = RowStatus::ok;
   std::string reason;        // why unsupported / the error / the verification failure
   std::string verification;  // "passed", a failure message, or "not run"
-  TimingStats time;
-  double keys_per_s = 0;
-  double bandwidth_gbs = 0;      // 2 * n * element bytes / median time
-  double bandwidth_pct = 0;      // of the measured device-to-device copy bandwidth (GPU rows)
+  // Timing statistics, keys/s, effective bandwidth 2 * n * element bytes / median and its share
+  // of the measured copy bandwidth (GPU rows): summary.hpp.
+  Summaries summaries;
   Details details;
+
+  bool timed() const { return summaries.value_or(summary_tag::samples, 0) > 0; }
+  double median_ms() const { return summaries.value_or(summary_tag::median_ms, 0); }
 };
 
 struct RunPlan {

@@ -94,16 +94,17 @@ std::string_view to_string(Verdict v) {
 }
 
 Verdict judge(const ResultRow& base, const ResultRow& next, double threshold, double* ratio, double* noise) {
-  const bool base_ok = base.status == RowStatus::ok && base.time.samples;
-  const bool new_ok = next.status == RowStatus::ok && next.time.samples;
+  const bool base_ok = base.status == RowStatus::ok && base.timed();
+  const bool new_ok = next.status == RowStatus::ok && next.timed();
   *ratio = 0;
   *noise = 0;
   if (base_ok && !new_ok) return Verdict::failed;
   if (!base_ok && new_ok) return Verdict::fixed;
   if (!base_ok) return Verdict::no_time;
-  if (base.time.median_ms <= 0) return Verdict::no_time;
-  *ratio = next.time.median_ms / base.time.median_ms;
-  *noise = std::min(base.time.rel_stddev, next.time.rel_stddev);
+  if (base.median_ms() <= 0) return Verdict::no_time;
+  *ratio = next.median_ms() / base.median_ms();
+  *noise = std::min(base.summaries.value_or(summary_tag::rel_stddev, 0),
+                    next.summaries.value_or(summary_tag::rel_stddev, 0));
   const double diff = *ratio - 1.0;
   if (std::fabs(diff) <= threshold || std::fabs(diff) <= *noise) return Verdict::same;
   return diff > 0 ? Verdict::slower : Verdict::faster;
@@ -178,7 +179,7 @@ std::string input_text(const ResultRow& r) {
 }
 
 std::string time_text(const ResultRow& r) {
-  if (r.status == RowStatus::ok && r.time.samples) return fmt::format("{:.4f}", r.time.median_ms);
+  if (r.status == RowStatus::ok && r.timed()) return fmt::format("{:.4f}", r.median_ms());
   return std::string(to_string(r.status));
 }
 

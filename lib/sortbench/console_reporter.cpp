@@ -41,22 +41,25 @@ std::string format_context_line(const RunContext& c) {
 std::string format_table(const std::vector<ResultRow>& rows) {
   std::size_t width = 9;
   for (const auto& r : rows) width = std::max(width, r.algorithm.size());
-  std::string out = fmt::format("{:<{}}  {:>4}  {:>11}  {:>11}  {:>7}  {:>9}  {:>9}  {:>6}  {}\n", "algorithm",
-                                width, "bk", "median ms", "min ms", "rel sd", "Gkeys/s", "GB/s", "%copy", "status");
+  // The median first: the number a reader looks for; then the other summaries with a column.
+  std::vector<const SummaryDef*> columns;
+  for (const auto& d : summary_defs())
+    if (d.tag == summary_tag::median_ms) columns.insert(columns.begin(), &d);
+    else if (!d.header.empty()) columns.push_back(&d);
+  std::string out = fmt::format("{:<{}}  {:>4}", "algorithm", width, "bk");
+  for (const SummaryDef* d : columns) out += fmt::format("  {:>10}", d->header);
+  out += "  status\n";
   std::vector<std::string> notes;
   for (const auto& r : rows) {
     std::string status = r.status == RowStatus::ok ? "verified" : std::string(to_string(r.status));
     if (r.status != RowStatus::ok) notes.push_back(fmt::format("  {}: {}", r.algorithm, r.reason));
     for (const auto& [k, v] : r.details) status += fmt::format(" {}={}", k, v);
-    if (r.time.samples) {
-      out += fmt::format("{:<{}}  {:>4}  {:>11.4f}  {:>11.4f}  {:>6.2f}%  {:>9.3f}  {:>9.1f}  {:>6}  {}\n",
-                         r.algorithm, width, to_string(r.backend), r.time.median_ms, r.time.min_ms,
-                         100 * r.time.rel_stddev, r.keys_per_s / 1e9, r.bandwidth_gbs,
-                         r.bandwidth_pct > 0 ? fmt::format("{:.1f}", r.bandwidth_pct) : std::string("-"), status);
-    } else {
-      out += fmt::format("{:<{}}  {:>4}  {:>11}  {:>11}  {:>7}  {:>9}  {:>9}  {:>6}  {}\n", r.algorithm, width,
-                         to_string(r.backend), "-", "-", "-", "-", "-", "-", status);
+    out += fmt::format("{:<{}}  {:>4}", r.algorithm, width, to_string(r.backend));
+    for (const SummaryDef* d : columns) {
+      const auto v = r.summaries.get(d->tag);
+      out += v ? fmt::format("  {:>10.{}f}", *v * d->scale, d->precision) : fmt::format("  {:>10}", "-");
     }
+    out += "  " + status + "\n";
   }
   for (const auto& n : notes) out += n + "\n";
   return out;
@@ -65,14 +68,14 @@ std::string format_table(const std::vector<ResultRow>& rows) {
 std::string format_fastest(const std::vector<ResultRow>& rows) {
   const ResultRow* best = nullptr;
   for (const auto& r : rows)
-    if (r.status == RowStatus::ok && r.time.samples && (!best || r.time.median_ms < best->time.median_ms)) best = &r;
+    if (r.status == RowStatus::ok && r.timed() && (!best || r.median_ms() < best->median_ms())) best = &r;
   if (!best) return "fastest: no algorithm was verified\n";
-  std::string out = fmt::format("fastest: {} {:.4f} ms", best->algorithm, best->time.median_ms);
+  std::string out = fmt::format("fastest: {} {:.4f} ms", best->algorithm, best->median_ms());
   std::string sep = " \u2014 ";
   for (const char* baseline : {"cub-radix-bits", "cub-radix"})
     for (const auto& r : rows)
-      if (r.algorithm == baseline && r.status == RowStatus::ok && r.time.samples && &r != best) {
-        out += fmt::format("{}{:.1f}\u00d7 {}", sep, r.time.median_ms / best->time.median_ms, baseline);
+      if (r.algorithm == baseline && r.status == RowStatus::ok && r.timed() && &r != best) {
+        out += fmt::format("{}{:.1f}\u00d7 {}", sep, r.median_ms() / best->median_ms(), baseline);
         sep = ", ";
       }
   return out + "\n";

@@ -1,6 +1,7 @@
 // JSON form of the schema (docs/schema.md). Readers ignore fields they do not know.
 #include "sortbench/report.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -44,6 +45,13 @@ E enum_from(const json& j, const char* key, Parse parse) {
   const auto text = j.at(key).get<std::string>();
   if (auto v = parse(text)) return *v;
   throw std::runtime_error(std::string("unknown ") + key + " '" + text + "'");
+}
+
+// "time_ms.median" -> "/time_ms/median".
+std::string summary_pointer(std::string_view tag) {
+  std::string path = "/" + std::string(tag);
+  std::replace(path.begin(), path.end(), '.', '/');
+  return path;
 }
 
 double realized_range(const InputStats& s) { return static_cast<double>(s.max - s.min) + 1.0; }
@@ -131,16 +139,13 @@ json to_json(const ResultRow& r) {
             {"reason", r.reason},
             {"verification", r.verification},
             {"details", details}};
-  if (r.time.samples) {
-    j["time_ms"] = {{"samples", r.time.samples}, {"min", r.time.min_ms},       {"median", r.time.median_ms},
-                    {"mean", r.time.mean_ms},    {"max", r.time.max_ms},       {"stddev", r.time.stddev_ms},
-                    {"rel_stddev", r.time.rel_stddev}};
-    j["keys_per_s"] = r.keys_per_s;
-    j["bandwidth_gbs"] = r.bandwidth_gbs;
-    j["bandwidth_pct_of_copy"] = r.bandwidth_pct;
-  } else {
-    j["time_ms"] = nullptr;
+  // Every summary at its path ("time_ms.median" is j["time_ms"]["median"]).
+  for (const SummaryDef& d : summary_defs()) {
+    const auto v = r.summaries.get(d.tag);
+    if (!v) continue;
+    j[json::json_pointer(summary_pointer(d.tag))] = d.integer ? json(static_cast<std::uint64_t>(*v)) : json(*v);
   }
+  if (!j.contains("time_ms")) j["time_ms"] = nullptr;
   return j;
 }
 
@@ -194,18 +199,9 @@ ResultRow row_from_json(const json& j) {
   r.verification = j.value("verification", "");
   if (j.contains("details"))
     for (const auto& [k, v] : j.at("details").items()) r.details.emplace_back(k, v.get<std::string>());
-  if (j.contains("time_ms") && !j.at("time_ms").is_null()) {
-    const json& t = j.at("time_ms");
-    r.time.samples = t.at("samples").get<std::size_t>();
-    r.time.min_ms = t.at("min").get<double>();
-    r.time.median_ms = t.at("median").get<double>();
-    r.time.mean_ms = t.at("mean").get<double>();
-    r.time.max_ms = t.at("max").get<double>();
-    r.time.stddev_ms = t.at("stddev").get<double>();
-    r.time.rel_stddev = t.at("rel_stddev").get<double>();
-    r.keys_per_s = j.value("keys_per_s", 0.0);
-    r.bandwidth_gbs = j.value("bandwidth_gbs", 0.0);
-    r.bandwidth_pct = j.value("bandwidth_pct_of_copy", 0.0);
+  for (const SummaryDef& d : summary_defs()) {
+    const json::json_pointer at(summary_pointer(d.tag));
+    if (j.contains(at) && j.at(at).is_number()) r.summaries.set(d.tag, j.at(at).get<double>());
   }
   return r;
 }

@@ -51,23 +51,22 @@ std::string temp_name(const std::string& path) { return fmt::format("{}.tmp.{}",
 }  // namespace
 
 std::vector<std::string> csv_header() {
-  return {"algorithm",      "family",        "backend",         "stable",          "status",
+  std::vector<std::string> header{"algorithm",      "family",        "backend",         "stable",          "status",
           "reason",         "verification",  "n",               "min_val",         "max_val",
           "range",          "len",           "delta",           "sigma",           "dist",
           "key",            "payload",       "seed",            "requested_n",     "requested_delta",
           "requested_sigma", "requested_len", "requested_min_val", "requested_max_val", "realized_min",
-          "realized_max",   "realized_len",  "samples",         "min_ms",          "median_ms",
-          "mean_ms",        "max_ms",        "stddev_ms",       "rel_stddev",      "keys_per_s",
-          "bandwidth_gbs",  "bandwidth_pct_of_copy", "params",    "details",
-          "range_mode",     "input_source",  "realized_sortedness"};
+          "realized_max",   "realized_len",  "params",          "details",         "range_mode",
+          "input_source",   "realized_sortedness"};
+  // The summaries' columns follow the fixed ones, in summary_defs() order.
+  for (const SummaryDef& d : summary_defs()) header.emplace_back(d.column);
+  return header;
 }
 
 std::vector<std::string> csv_fields(const ResultRow& r) {
   const InputSpec& s = r.spec;
   const InputRequest& q = r.requested;
-  const bool timed = r.time.samples > 0;
-  auto num = [&](double v) { return timed ? fmt::format("{}", v) : std::string(); };
-  return {r.algorithm,
+  std::vector<std::string> fields{r.algorithm,
           r.family,
           std::string(to_string(r.backend)),
           r.stable ? "true" : "false",
@@ -94,21 +93,17 @@ std::vector<std::string> csv_fields(const ResultRow& r) {
           wide_text(r.realized.min),
           wide_text(r.realized.max),
           fmt::format("{}", r.realized.len),
-          fmt::format("{}", r.time.samples),
-          num(r.time.min_ms),
-          num(r.time.median_ms),
-          num(r.time.mean_ms),
-          num(r.time.max_ms),
-          num(r.time.stddev_ms),
-          num(r.time.rel_stddev),
-          num(r.keys_per_s),
-          num(r.bandwidth_gbs),
-          num(r.bandwidth_pct),
           params_text(r.params),
           details_text(r.details),
           std::string(to_string(r.range)),
           r.source.value("kind", "generator") == "file" ? r.source.value("path", "") : std::string("generator"),
           r.realized.sortedness >= 0 ? fmt::format("{}", r.realized.sortedness) : std::string()};
+  for (const SummaryDef& d : summary_defs()) {
+    const auto v = r.summaries.get(d.tag);
+    fields.push_back(!v ? std::string() : d.integer ? fmt::format("{}", static_cast<std::uint64_t>(*v))
+                                                    : fmt::format("{}", *v));
+  }
+  return fields;
 }
 
 std::string to_csv(const std::vector<ResultRow>& rows) {

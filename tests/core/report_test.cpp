@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <stdexcept>
 
 #include "sortbench/errors.hpp"
 #include "sortbench/report.hpp"
@@ -24,10 +26,14 @@ ResultRow sample_row() {
   r.params = {{"radix-bits", "4"}};
   r.status = RowStatus::ok;
   r.verification = "passed";
-  r.time = summarize_times({1.0, 2.0, 3.0});
-  r.keys_per_s = 5e8;
-  r.bandwidth_gbs = 4.0;
-  r.bandwidth_pct = 0.1;
+  namespace tag = summary_tag;
+  const TimingStats t = summarize_times({1.0, 2.0, 3.0});
+  r.summaries.set(tag::samples, static_cast<double>(t.samples));
+  r.summaries.set(tag::median_ms, t.median_ms);
+  r.summaries.set(tag::rel_stddev, t.rel_stddev);
+  r.summaries.set(tag::keys_per_s, 5e8);
+  r.summaries.set(tag::bandwidth_gbs, 4.0);
+  r.summaries.set(tag::bandwidth_pct, 0.1);
   r.details = {{"end_bit", "5"}};
   return r;
 }
@@ -43,17 +49,33 @@ TEST(Report, JsonRowRoundTrips) {
   EXPECT_FALSE(back.requested.sigma.has_value());
   EXPECT_EQ(back.realized.len, 20u);
   EXPECT_EQ(back.status, RowStatus::ok);
-  EXPECT_DOUBLE_EQ(back.time.median_ms, 2.0);
-  EXPECT_EQ(back.time.samples, 3u);
+  EXPECT_DOUBLE_EQ(back.median_ms(), 2.0);
+  EXPECT_EQ(back.summaries.get(summary_tag::samples), 3.0);
+  EXPECT_EQ(back.summaries.get(summary_tag::bandwidth_pct), 0.1);
+  EXPECT_FALSE(back.summaries.get(summary_tag::max_ms).has_value()) << "only the summaries that were set";
+  const auto j = to_json(r);
+  EXPECT_TRUE(j["time_ms"]["samples"].is_number_integer());
+  EXPECT_EQ(j["time_ms"]["median"], 2.0);
+  EXPECT_EQ(j["keys_per_s"], 5e8);
   EXPECT_EQ(back.params, r.params);
   EXPECT_EQ(back.details, r.details);
+}
+
+TEST(Summaries, EveryTagHasADefinitionAndUniqueColumns) {
+  Summaries s;
+  EXPECT_THROW(s.set("no.such.summary", 1), std::logic_error);
+  std::set<std::string_view> tags, columns;
+  for (const SummaryDef& d : summary_defs()) {
+    EXPECT_TRUE(tags.insert(d.tag).second) << d.tag;
+    EXPECT_TRUE(columns.insert(d.column).second) << d.column;
+  }
 }
 
 TEST(Report, UnsupportedRowHasReasonAndNoTimes) {
   ResultRow r = sample_row();
   r.status = RowStatus::unsupported;
   r.reason = "needs distinct keys";
-  r.time = {};
+  r.summaries = {};
   const auto j = to_json(r);
   EXPECT_EQ(j["status"], "unsupported");
   EXPECT_EQ(j["reason"], "needs distinct keys");

@@ -16,9 +16,9 @@ using test::source_path;
 ResultRow timed(double median_ms, double rel_stddev) {
   ResultRow r;
   r.algorithm = "a";
-  r.time.samples = 10;
-  r.time.median_ms = median_ms;
-  r.time.rel_stddev = rel_stddev;
+  r.summaries.set(summary_tag::samples, 10);
+  r.summaries.set(summary_tag::median_ms, median_ms);
+  r.summaries.set(summary_tag::rel_stddev, rel_stddev);
   return r;
 }
 
@@ -42,7 +42,7 @@ TEST(CompareJudge, ThresholdAndNoiseBothDecide) {
 
 TEST(CompareJudge, StatusChanges) {
   ResultRow broken = timed(0, 0);
-  broken.time.samples = 0;
+  broken.summaries = {};
   broken.status = RowStatus::verify_failed;
   ResultRow unsupported = broken;
   unsupported.status = RowStatus::unsupported;

@@ -1,0 +1,43 @@
+#include "sortbench/summary.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace sb {
+
+const std::vector<SummaryDef>& summary_defs() {
+  namespace t = summary_tag;
+  static const std::vector<SummaryDef> defs{
+      {t::samples, "samples", "count", true},
+      {t::min_ms, "min_ms", "ms", false, "min ms", 1, 4},
+      {t::median_ms, "median_ms", "ms", false, "median ms", 1, 4},
+      {t::mean_ms, "mean_ms", "ms"},
+      {t::max_ms, "max_ms", "ms"},
+      {t::stddev_ms, "stddev_ms", "ms"},
+      {t::rel_stddev, "rel_stddev", "fraction", false, "rel sd %", 100, 2},
+      {t::keys_per_s, "keys_per_s", "keys/s", false, "Gkeys/s", 1e-9, 3},
+      {t::bandwidth_gbs, "bandwidth_gbs", "GB/s", false, "GB/s", 1, 1},
+      {t::bandwidth_pct, "bandwidth_pct_of_copy", "%", false, "%copy", 1, 1},
+  };
+  return defs;
+}
+
+void Summaries::set(std::string_view tag, double value) {
+  const auto& defs = summary_defs();
+  if (std::none_of(defs.begin(), defs.end(), [&](const SummaryDef& d) { return d.tag == tag; }))
+    throw std::logic_error("summary '" + std::string(tag) + "' has no definition in summary_defs()");
+  for (auto& [t, v] : values_)
+    if (t == tag) {
+      v = value;
+      return;
+    }
+  values_.emplace_back(std::string(tag), value);
+}
+
+std::optional<double> Summaries::get(std::string_view tag) const {
+  for (const auto& [t, v] : values_)
+    if (t == tag) return v;
+  return std::nullopt;
+}
+
+}  // namespace sb
