@@ -20,7 +20,19 @@ def load_rows(path):
 
 def input_key(row):
     i = row["input"]
+    source = i.get("source", {})
+    if source.get("kind") == "file":  # a file has no generator parameters: its content names it
+        return (i["n"], source.get("hash"), i["key"], i["payload"])
     return (i["n"], i["min_val"], i["max_val"], i["len"], i["dist"], i["key"], i["payload"], i["seed"])
+
+
+def shape(row):
+    """δ, σ and dist: as requested for generated inputs, as measured for a file."""
+    i = row["input"]
+    if "delta" in i:
+        return f"{i['delta']:.3g}", f"{i['sigma']:.3g}", i["dist"]
+    z = row["realized"]
+    return f"{z.get('delta', 0):.3g}", f"{z.get('sigma', 0):.3g}", "file"
 
 
 def pow2(n):
@@ -48,8 +60,7 @@ def main():
     print("|" + " --- |" * (head.count("|") - 1))
     for r in rows:
         i, t = r["input"], r.get("time_ms")
-        cells = [pow2(i["n"]), f"{i['delta']:.3g}", f"{i['sigma']:.3g}", i["dist"], i["key"], i["payload"],
-                 r["algorithm"]]
+        cells = [pow2(i["n"]), *shape(r), i["key"], i["payload"], r["algorithm"]]
         if t:
             cells += [f"{t['median']:.4f}", f"{r['keys_per_s'] / 1e9:.2f}",
                       f"{r['bandwidth_pct_of_copy']:.1f}" if r.get("bandwidth_pct_of_copy") else "-"]

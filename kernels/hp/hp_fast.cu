@@ -296,7 +296,7 @@ Choice choose(const SortProblem& p) {
   const AutoRule rule{shared_bins_max(), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
-  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys}, rule);
+  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload()}, rule);
 }
 
 Algorithm fast_member(std::string name, Histogram h, std::string source) {
@@ -330,7 +330,7 @@ void add_fast(Registry& r) {
   r.add(hybrid);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
-                              "picks hp-smem, hp-hybrid, hp-global or CUB radix sort on the range's bits from n and range");
+                              "picks hp-smem, hp-hybrid, hp-global or CUB radix sort on the range's bits from n and range (CUB with a payload)");
   // Every scalar key and payload: what the H-P variants cannot take goes to CUB.
   declare_types<ScalarKeys, AllValues>(aut);
   aut.workspace_bytes = [](const SortProblem& p) {

@@ -141,7 +141,6 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
 // dense_keys_per_bin keys per bin and a range the hybrid's buckets cover, the hybrid; with
 // at least sparse_keys_per_bin keys per bin the global (L2) histogram (ranges beyond the
 // hybrid's buckets); otherwise CUB radix sort on the range's bits (it won at delta = 1).
-// With a payload the chosen histogram feeds the key-value scatter instead of the expansion.
 enum class AutoChoice { smem, hybrid, global, cub };
 struct AutoRule {
   std::uint64_t shared_bins;
@@ -157,14 +156,18 @@ SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const 
 }
 
 // The whole rule: what no H-P variant takes (float keys, ranges past 32-bit offsets, n at
-// or above 2^32 counters) goes to CUB, the rest to auto_choice.
+// or above 2^32 counters) goes to CUB, the rest to auto_choice. So do payloads: the H-P
+// key-value scatter claims each slot with a global atomic, and with many keys per bin those
+// serialize (H200, n = 2^26, delta = sigma = 50, u32 + u32: hp-hybrid 3.64 ms against CUB's
+// 1.57; results/h200/keys64.json).
 struct AutoInput {
   std::uint64_t n;
   std::uint64_t range;  // saturated, range_of_ordered
   bool integer_keys;
+  bool payload = false;
 };
 SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
-  if (!in.integer_keys || in.range > kMaxRange || in.n >= kMaxRange) return AutoChoice::cub;
+  if (!in.integer_keys || in.payload || in.range > kMaxRange || in.n >= kMaxRange) return AutoChoice::cub;
   return auto_choice(in.n, in.range, rule);
 }
 

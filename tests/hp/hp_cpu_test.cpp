@@ -121,6 +121,9 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   EXPECT_EQ(auto_choice(1ull << 30, (1ull << 30) / 4, rule), AutoChoice::global);  // range past the buckets
   EXPECT_EQ(auto_choice(1 << 24, (1 << 24) / 2, rule), AutoChoice::cub);          // delta 2
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, rule), AutoChoice::cub);                // delta 1
+  // Payloads go to CUB: the key-value scatter lost to it where the keys-only path wins.
+  EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true, true}, rule), AutoChoice::cub);
+  EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true, false}, rule), AutoChoice::hybrid);
   EXPECT_EQ(auto_choice(1 << 21, 1 << 22, rule), AutoChoice::cub);                // delta 0.5
 }
 
