@@ -267,19 +267,34 @@ __device__ bool start_grid_split(FastBuffers<K, V> b, Segment s, int depth, Pool
   return cudaGetLastError() == cudaSuccess;
 }
 
+// This block's tile of a segment of len elements: where it starts and how many it holds.
+template <typename K, typename V>
+__device__ u64 tile_begin() {
+  return blockIdx.x * Elem<K, V>::tile;
+}
+template <typename K, typename V>
+__device__ u64 tile_length(u64 len) {
+  const u64 tb = tile_begin<K, V>();
+  return len - tb < Elem<K, V>::tile ? len - tb : Elem<K, V>::tile;
+}
+
+// The tile's first tl elements of src, striped over the block's threads.
+template <typename T, int I>
+__device__ void load_striped(const T* src, u64 tl, T (&x)[I]) {
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    if (i < tl) x[it] = src[i];
+  }
+}
+
 // This block's tile of segment s: its keys (striped) and their buckets (-1: past the end).
 // The keys are requested before the pivots are read, so their loads overlap the sampling.
 template <typename K, typename V, int I>
 __device__ void load_tile(FastBuffers<K, V> b, Segment s, int np, PivotState<K>& ps, K (&x)[I], int (&bk)[I]) {
-  constexpr u64 tile = Elem<K, V>::tile;
-  const u64 tb = blockIdx.x * tile;
-  const u64 tl = s.len - tb < tile ? s.len - tb : tile;
+  const u64 tl = tile_length<K, V>(s.len);
   const K* src = b.buf[s.buf] + s.begin;
-#pragma unroll
-  for (int it = 0; it < I; ++it) {
-    const u64 i = u64(it) * kGridThreads + threadIdx.x;
-    if (i < tl) x[it] = src[tb + i];
-  }
+  load_striped(src + tile_begin<K, V>(), tl, x);
   block_pivots(src, s.len, np, ps);
 #pragma unroll
   for (int it = 0; it < I; ++it) {
@@ -291,15 +306,7 @@ __device__ void load_tile(FastBuffers<K, V> b, Segment s, int np, PivotState<K>&
 // The values of this block's tile, in the same places as load_tile's keys.
 template <typename K, typename V, int I>
 __device__ void load_tile_values(FastBuffers<K, V> b, Segment s, V (&y)[I]) {
-  constexpr u64 tile = Elem<K, V>::tile;
-  const u64 tb = blockIdx.x * tile;
-  const u64 tl = s.len - tb < tile ? s.len - tb : tile;
-  const V* src = b.val[s.buf] + s.begin;
-#pragma unroll
-  for (int it = 0; it < I; ++it) {
-    const u64 i = u64(it) * kGridThreads + threadIdx.x;
-    if (i < tl) y[it] = src[tb + i];
-  }
+  load_striped(b.val[s.buf] + s.begin + tile_begin<K, V>(), tile_length<K, V>(s.len), y);
 }
 
 // The start of both grid passes: this block's tile loaded, its buckets known, and every
