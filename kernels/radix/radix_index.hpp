@@ -1,5 +1,5 @@
-// Index arithmetic of the radix family (seed 001, LSD radix sort of 4-word rows), shared by
-// the kernels and the CPU tests: which digit a pass reads, the Blelloch scan's element
+// Index arithmetic of the radix family (seed 001, LSD radix sort of 4-word rows; radix-lsd
+// also of 64-bit keys), shared by the kernels and the CPU tests: which digit a pass reads, the Blelloch scan's element
 // pairs, the (digit, block) layout of the counts, the split of the input into tiles and
 // blocks, and the warp-segment order the parallel scatter loads a tile in.
 // Plain C++ (no CUDA includes): g++ compiles it for tests/radix/.
@@ -26,12 +26,50 @@ SB_HD_INLINE unsigned bit_width32(std::uint32_t x) {
 
 // ---- Digits --------------------------------------------------------------------------
 
-// The radix-sortable 32-bit word `word` of a key: scalar keys have one word, their
-// order-preserving bit transform (i32: sign flipped; f32: negatives inverted); a row's
-// word is used as is (word 0 most significant).
+// The radix-sortable words of a key: scalar keys have one, their order-preserving bit
+// transform KeyTraits<K>::ordered, as wide as the key (Ordered: u32 or u64; i32/i64 sign
+// flipped, f32/f64 negatives inverted); a row has four 32-bit words used as they are (word 0
+// most significant).
 template <typename K>
-SB_HD_INLINE std::uint32_t ordered_word(const K& key, unsigned /*word*/) {
-  return KeyTraits<K>::ordered(key);
+struct RadixWord {
+  using type = typename KeyTraits<K>::Ordered;
+  static constexpr unsigned count = 1;
+};
+template <>
+struct RadixWord<Row4> {
+  using type = std::uint32_t;
+  static constexpr unsigned count = 4;
+};
+template <typename K>
+using radix_word_t = typename RadixWord<K>::type;
+
+template <typename K>
+SB_HD_INLINE constexpr unsigned words_of() {
+  return RadixWord<K>::count;
+}
+template <typename K>
+SB_HD_INLINE constexpr unsigned word_bits_of() {
+  return 8 * sizeof(radix_word_t<K>);
+}
+
+SB_HD_INLINE unsigned bit_width64(std::uint64_t x) {
+  unsigned w = 0;
+  while (x) ++w, x >>= 1;
+  return w;
+}
+
+// Word `word` of a key. Float keys fold -0.0 onto +0.0 (as CUB does): '<' does not tell the
+// two zeros apart, so a stable sort keeps them in input order.
+template <typename K>
+SB_HD_INLINE radix_word_t<K> ordered_word(const K& key, unsigned /*word*/) {
+  using U = radix_word_t<K>;
+  const U u = KeyTraits<K>::ordered(key);
+  if constexpr (KeyTraits<K>::is_float) {
+    constexpr U kMinusZero = ~(U{1} << (8 * sizeof(U) - 1));  // ordered(-0.0)
+    return u == kMinusZero ? U(kMinusZero + 1) : u;           // ordered(+0.0)
+  } else {
+    return u;
+  }
 }
 // A select chain rather than key.w[word]: a dynamic index would push a row held in
 // registers out to local memory.
@@ -39,43 +77,53 @@ SB_HD_INLINE std::uint32_t ordered_word(const Row4& key, unsigned word) {
   return word == 0 ? key.w[0] : word == 1 ? key.w[1] : word == 2 ? key.w[2] : key.w[3];
 }
 
-template <typename K>
-SB_HD_INLINE unsigned words_of() {
-  return 1;
-}
-template <>
-SB_HD_INLINE unsigned words_of<Row4>() {
-  return 4;
-}
-
-SB_HD_INLINE unsigned digit_of(std::uint32_t word_value, unsigned shift, unsigned bits) {
-  return (word_value >> shift) & (radix_bins(bits) - 1u);
+// Bits [shift, shift + bits) of a 32- or 64-bit word (shift < the word's width).
+template <typename U>
+SB_HD_INLINE unsigned digit_of(U word_value, unsigned shift, unsigned bits) {
+  return static_cast<unsigned>(word_value >> shift) & (radix_bins(bits) - 1u);
 }
 
 // ---- Passes --------------------------------------------------------------------------
 
 // The LSD pass sequence: the least significant word first (a row's word 3, the seed's
 // order), inside a word the digits from bit 0 up. Only the low `key_bits` bits of each
-// word are sorted: every key lies between the input's minimum and maximum, so above the
-// highest bit where those two differ all keys agree (the sort would not move anything).
+// word are sorted: every key's word lies between the input's minimum and maximum ordered
+// word (realized by the generator; rows: over all words), so above the highest bit where
+// those two differ all keys agree and a pass there would move nothing. A u64 key over the
+// full domain needs all 64 bits; u64 keys below 2^26 need 26, like u32.
 struct PassPlan {
   unsigned bits = kDefaultRadixBits;  // digit width
   unsigned words = 1;                 // 4 for rows
-  unsigned key_bits = 32;             // bits sorted per word
+  unsigned word_bits = 32;            // width of a word: 32, or 64 for u64/i64/f64
+  unsigned key_bits = 32;             // bits sorted per word (<= word_bits)
   unsigned passes_per_word = 0;
 
   SB_HD unsigned passes() const { return words * passes_per_word; }
   SB_HD unsigned bins() const { return radix_bins(bits); }
 };
 
-SB_HD_INLINE PassPlan make_pass_plan(unsigned bits, unsigned words, std::uint32_t ordered_min,
-                                     std::uint32_t ordered_max) {
+// ordered_min and ordered_max: the least and greatest word value of the input (a word of
+// word_bits bits; the bits above key_bits, where they agree, are not sorted).
+SB_HD_INLINE PassPlan make_pass_plan(unsigned bits, unsigned words, std::uint64_t ordered_min,
+                                     std::uint64_t ordered_max, unsigned word_bits = 32) {
   PassPlan p;
   p.bits = bits;
   p.words = words;
-  p.key_bits = bit_width32(ordered_min ^ ordered_max);
+  p.word_bits = word_bits;
+  p.key_bits = bit_width64(ordered_min ^ ordered_max);
+  if (p.key_bits > word_bits) p.key_bits = word_bits;
   p.passes_per_word = (p.key_bits + bits - 1) / bits;
   return p;
+}
+
+// The plan for key type K: words and word width from K (RadixWord), min and max as the
+// generator reports them (InputStats::min_ordered / max_ordered).
+template <typename K>
+SB_HD_INLINE PassPlan make_pass_plan_for(unsigned bits, std::uint64_t ordered_min, std::uint64_t ordered_max) {
+  // A float zero at either end is reported as -0.0 (lowest) or +0.0 (highest); the folded
+  // word of a zero (+0.0) lies between them, so the bounds still hold every word.
+  return make_pass_plan(bits, words_of<K>(), static_cast<radix_word_t<K>>(ordered_min),
+                        static_cast<radix_word_t<K>>(ordered_max), word_bits_of<K>());
 }
 
 SB_HD_INLINE unsigned pass_word(const PassPlan& p, unsigned pass) {

@@ -7,14 +7,18 @@
 //                      order (two levels: each digit row, then the row totals)
 //   scatter_kernel     the seed's rearrange, per block and tile: warp match ranking
 //                      (ballots per digit bit) in input order, a local sort by digit through
-//                      shared memory, then runs of equal digits written out together
+//                      shared memory, then runs of equal digits written out together; the
+//                      values follow through the same shared buffer (CUB onesweep's order)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <cub/block/block_scan.cuh>
 
 #include "radix_index.hpp"
+#include "sortbench/element.hpp"
 #include "sortbench/types.hpp"
 
 namespace sb::radix::lsd {
@@ -23,24 +27,51 @@ inline constexpr unsigned kThreads = 256;
 inline constexpr unsigned kWarps = kThreads / kWarp;
 inline constexpr unsigned kMaxBins = 1u << kMaxRadixBits;
 
-// Keys per thread: 16 four-byte keys (a 4096-key tile), 6 rows, so that a tile and its
-// payload stay within 48 KiB of static shared memory next to the counters.
-template <typename K>
-struct TileShape {
-  static constexpr unsigned rounds = sizeof(K) == 4 ? 16 : 6;
-  static constexpr unsigned keys = kThreads * rounds;
+template <typename V>
+inline constexpr std::size_t value_bytes_v = std::is_same_v<V, NoValue> ? 0 : sizeof(V);
+
+// The scatter's shape: keys per thread (rounds) and the resident blocks per SM it is
+// compiled for (__launch_bounds__: 3 blocks cap a thread at 80 registers, 2 at 128).
+template <unsigned kRounds, unsigned kMinBlocks>
+struct ScatterShape {
+  static constexpr unsigned rounds = kRounds;
+  static constexpr unsigned keys = kThreads * kRounds;
+  static constexpr unsigned min_blocks = kMinBlocks;
 };
+
+// The tile shape of element type (K, V), chosen so that nothing a thread holds in registers
+// spills (a spilling shape was up to 30% slower) and measured on an H200 at n = 2^26:
+//   keys only, 4 + 4 bytes     16 keys per thread (a 4096-key tile: long runs of one digit to
+//                              write out), 3 blocks per SM
+//   8-byte key or value        16 per thread, 2 blocks; 12 per thread at 3 blocks was 6 to
+//   with a value               10% slower
+//   rows                       6 per thread (1536 rows, 24 KiB), 3 blocks
+// Values go through the same exchange buffer after the keys, so the buffer holds a tile of
+// the wider of key and value: 32 KiB at most, under the 48 KiB of static shared memory with
+// the counters.
+template <typename K, typename V>
+struct TileShape
+    : ScatterShape<(sizeof(K) > 8 ? 6 : 16),
+                   (sizeof(K) <= 8 && value_bytes_v<V> > 0 && sizeof(K) + value_bytes_v<V> >= 12 ? 2 : 3)> {};
+
+// The histogram's keys per thread (any run of tiles; it keeps no tile state).
+template <typename K>
+inline constexpr unsigned histogram_rounds_v = sizeof(K) <= 8 ? 16 : 6;
+
+// Bytes of the scatter's exchange buffer for element type (K, V) and shape S.
+template <typename K, typename V, typename S>
+inline constexpr std::size_t exchange_bytes_v = S::keys * (sizeof(K) > value_bytes_v<V> ? sizeof(K) : value_bytes_v<V>);
 
 template <typename K>
 __global__ __launch_bounds__(kThreads) void histogram_kernel(const K* keys, std::uint64_t n, DigitSelect sel,
                                                              TileSplit split, std::uint64_t* counts) {
-  constexpr unsigned kRounds = TileShape<K>::rounds;
+  constexpr unsigned kRounds = histogram_rounds_v<K>;
   __shared__ std::uint32_t hist[kMaxBins];
   const unsigned bins = radix_bins(sel.bits);
   for (unsigned d = threadIdx.x; d < bins; d += kThreads) hist[d] = 0;
   __syncthreads();
   const std::uint64_t end = block_end(split, blockIdx.x, n);
-  for (std::uint64_t base = block_begin(split, blockIdx.x, n); base < end; base += TileShape<K>::keys) {
+  for (std::uint64_t base = block_begin(split, blockIdx.x, n); base < end; base += kRounds * kThreads) {
     K k[kRounds];
 #pragma unroll
     for (unsigned r = 0; r < kRounds; ++r) {
@@ -111,25 +142,24 @@ __device__ __forceinline__ std::uint32_t warp_rank(std::uint32_t digit, bool val
   return seen + __popc(before);
 }
 
-// At least 3 resident blocks per SM (<= 80 registers): 16 keys, 16 ranks and 16 payload
-// words per thread would otherwise take ~110 registers and leave 2.
-inline constexpr unsigned kScatterMinBlocks = 3;
-
-template <typename K, bool kPayload>
-__global__ __launch_bounds__(kThreads, kScatterMinBlocks) void scatter_kernel(const K* keys_in, const index_t* vals_in, K* keys_out,
-                                                           index_t* vals_out, std::uint64_t n, DigitSelect sel,
-                                                           TileSplit split, const std::uint64_t* counts,
-                                                           const std::uint64_t* row_start) {
-  constexpr unsigned kRounds = TileShape<K>::rounds;
-  constexpr unsigned kTile = TileShape<K>::keys;
+// Keys and ranks are held in registers across the ranking; values are loaded only once the
+// keys are in shared memory.
+template <typename K, typename V, typename S = TileShape<K, V>>
+__global__ __launch_bounds__(kThreads, S::min_blocks) void scatter_kernel(
+    const K* __restrict__ keys_in, const V* __restrict__ vals_in, K* __restrict__ keys_out, V* __restrict__ vals_out,
+    std::uint64_t n, DigitSelect sel, TileSplit split, const std::uint64_t* counts, const std::uint64_t* row_start) {
+  constexpr bool kValues = !std::is_same_v<V, NoValue>;
+  constexpr unsigned kRounds = S::rounds;
+  constexpr unsigned kTile = S::keys;
   using Scan = cub::BlockScan<std::uint32_t, kThreads>;
-  __shared__ K tile_keys[kTile];
-  __shared__ index_t tile_vals[kPayload ? kTile : 1];
+  // The tile sorted by digit: its keys, then (kValues) its values.
+  __shared__ alignas(16) unsigned char exchange[exchange_bytes_v<K, V, S>];
   __shared__ std::uint32_t warp_count[kWarps][kMaxBins];  // running counts, then warp prefixes
   __shared__ std::uint32_t tile_count[kMaxBins];
   __shared__ std::uint32_t tile_start[kMaxBins];        // first local position of each digit
   __shared__ std::uint64_t next_out[kMaxBins];          // this block's next output position per digit
   __shared__ typename Scan::TempStorage scan_temp;
+  K* const tile_keys = reinterpret_cast<K*>(exchange);
 
   const unsigned bins = radix_bins(sel.bits);
   const unsigned warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
@@ -143,20 +173,16 @@ __global__ __launch_bounds__(kThreads, kScatterMinBlocks) void scatter_kernel(co
 
     // Load this warp's segment of the tile one coalesced round at a time, ranking as it goes.
     K key[kRounds];
-    index_t val[kRounds];
-    std::uint32_t rank[kRounds];
+    std::uint32_t pos[kRounds];  // rank among equal digits of the warp segment, then local position
 #pragma unroll
     for (unsigned r = 0; r < kRounds; ++r) {
       const std::uint64_t i = base + tile_offset(warp, r, lane, kRounds);
-      if (i < end) {
-        key[r] = keys_in[i];
-        if constexpr (kPayload) val[r] = vals_in[i];
-      }
+      if (i < end) key[r] = keys_in[i];
     }
 #pragma unroll
     for (unsigned r = 0; r < kRounds; ++r) {
       const bool valid = base + tile_offset(warp, r, lane, kRounds) < end;
-      rank[r] = warp_rank(valid ? key_digit(key[r], sel) : 0, valid, sel.bits, warp_count[warp]);
+      pos[r] = warp_rank(valid ? key_digit(key[r], sel) : 0, valid, sel.bits, warp_count[warp]);
     }
     __syncthreads();
 
@@ -181,21 +207,54 @@ __global__ __launch_bounds__(kThreads, kScatterMinBlocks) void scatter_kernel(co
     for (unsigned r = 0; r < kRounds; ++r) {
       if (base + tile_offset(warp, r, lane, kRounds) < end) {
         const unsigned d = key_digit(key[r], sel);
-        const std::uint32_t pos = tile_start[d] + warp_count[warp][d] + rank[r];
-        tile_keys[pos] = key[r];
-        if constexpr (kPayload) tile_vals[pos] = val[r];
+        pos[r] += tile_start[d] + warp_count[warp][d];
+        tile_keys[pos[r]] = key[r];
       }
     }
     __syncthreads();
 
+    // The values, in input order: loaded now (the keys are in shared memory, their registers
+    // free) so that the loads are in flight while the keys are written out.
+    V val[kValues ? kRounds : 1];
+    if constexpr (kValues) {
+#pragma unroll
+      for (unsigned r = 0; r < kRounds; ++r) {
+        const std::uint64_t i = base + tile_offset(warp, r, lane, kRounds);
+        if (i < end) val[r] = vals_in[i];
+      }
+    }
+
     // Consecutive threads write consecutive keys of one digit run to consecutive addresses.
     const std::uint32_t valid = static_cast<std::uint32_t>(end - base < kTile ? end - base : kTile);
-    for (std::uint32_t i = threadIdx.x; i < valid; i += kThreads) {
-      const K k = tile_keys[i];
-      const unsigned d = key_digit(k, sel);
-      const std::uint64_t out = next_out[d] + (i - tile_start[d]);
-      keys_out[out] = k;
-      if constexpr (kPayload) vals_out[out] = tile_vals[i];
+    // The digits of sorted positions r * kThreads + threadIdx.x, four 8-bit digits a word,
+    // for the values' write-out.
+    std::uint32_t digits[kValues ? (kRounds + 3) / 4 : 1] = {};
+#pragma unroll
+    for (unsigned r = 0; r < kRounds; ++r) {
+      const std::uint32_t i = r * kThreads + threadIdx.x;
+      if (i < valid) {
+        const K k = tile_keys[i];
+        const unsigned d = key_digit(k, sel);
+        if constexpr (kValues) digits[r / 4] |= d << (8 * (r % 4));
+        keys_out[next_out[d] + (i - tile_start[d])] = k;
+      }
+    }
+
+    if constexpr (kValues) {
+      // The values placed at their keys' local positions, then written out to their keys'
+      // output positions.
+      V* const tile_vals = reinterpret_cast<V*>(exchange);
+      __syncthreads();  // the keys are out of the buffer
+#pragma unroll
+      for (unsigned r = 0; r < kRounds; ++r)
+        if (base + tile_offset(warp, r, lane, kRounds) < end) tile_vals[pos[r]] = val[r];
+      __syncthreads();
+#pragma unroll
+      for (unsigned r = 0; r < kRounds; ++r) {
+        const std::uint32_t i = r * kThreads + threadIdx.x;
+        const unsigned d = (digits[r / 4] >> (8 * (r % 4))) & 0xffu;
+        if (i < valid) vals_out[next_out[d] + (i - tile_start[d])] = tile_vals[i];
+      }
     }
     __syncthreads();
     for (unsigned d = threadIdx.x; d < bins; d += kThreads) next_out[d] += tile_count[d];

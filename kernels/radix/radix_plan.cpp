@@ -17,16 +17,9 @@ unsigned radix_bits_param(const SortProblem& p) {
 
 PassPlan pass_plan(const SortProblem& p) {
   const unsigned bits = radix_bits_param(p);
-  return dispatch_key<TypeList<std::uint32_t, std::int32_t, float, Row4>>(p.spec.key, [&](auto k) {
-    using K = decltype(k);
-    if constexpr (std::is_same_v<K, Row4>) {
-      // Realized min and max are taken over all four words.
-      return make_pass_plan(bits, 4, static_cast<std::uint32_t>(p.realized.min_ordered),
-                            static_cast<std::uint32_t>(p.realized.max_ordered));
-    } else {
-      return make_pass_plan(bits, 1, static_cast<std::uint32_t>(p.realized.min_ordered),
-                            static_cast<std::uint32_t>(p.realized.max_ordered));
-    }
+  // Every key type either algorithm takes; the word width is the key's Ordered width.
+  return dispatch_key<LsdKeys>(p.spec.key, [&](auto k) {
+    return make_pass_plan_for<decltype(k)>(bits, p.realized.min_ordered, p.realized.max_ordered);
   });
 }
 

@@ -1,4 +1,6 @@
-// The radix family's registration: radix-lsd-seed and radix-lsd (issue 5; seed 001).
+// The radix family's registration: radix-lsd-seed and radix-lsd (issue 5; seed 001). Each
+// run is written once over (K, V); set_device_run declares the same type lists that `list`
+// shows and the harness checks.
 #include "radix.hpp"
 #include "sortbench/registry.hpp"
 
@@ -19,7 +21,6 @@ Algorithm radix_base(std::string name, std::string source) {
   a.name = std::move(name);
   a.family = "radix";
   a.backend = Backend::gpu;
-  declare_types<TypeList<std::uint32_t, std::int32_t, float, Row4>, TypeList<NoValue, std::uint32_t>>(a);
   a.stable = true;
   a.source = std::move(source);
   a.params = {"radix-bits"};
@@ -33,14 +34,15 @@ void register_radix(Registry& r) {
   Algorithm seed = radix_base("radix-lsd-seed",
                               "seed 001 (22.8): atomic accumulator, Blelloch up_sweep/down_sweep launched per "
                               "stage, one-thread rearrange; per radix-bits digit");
-  seed.constraints = "n <= 2^20 (single-thread rearrange)";
+  seed.constraints = "n <= 2^20 (single-thread rearrange); the seed's 32-bit words and 32-bit payloads only";
   seed.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     checked_plan(p);
     if (p.n() > radix::kSeedMaxN) return std::string("n above 2^20: single-thread rearrange (slow by design)");
     return std::nullopt;
   };
   seed.workspace_bytes = radix::seed_workspace_bytes;
-  seed.run_device = radix::seed_sort;
+  set_device_run<radix::SeedKeys, radix::SeedValues>(
+      seed, [](const auto& b, const SortProblem& p) { return radix::seed_sort(b, p); });
   seed.details = pass_details;
   r.add(seed);
 
@@ -52,7 +54,8 @@ void register_radix(Registry& r) {
     return std::nullopt;
   };
   lsd.workspace_bytes = radix::lsd_workspace_bytes;
-  lsd.run_device = [](const SortProblem& p, const DeviceBuffers& b) { return radix::lsd_sort(p, b); };
+  set_device_run<radix::LsdKeys, radix::LsdValues>(
+      lsd, [](const auto& b, const SortProblem& p) { return radix::lsd_sort(b, p); });
   lsd.details = [](const SortProblem& p) {
     Details d = pass_details(p);
     d.emplace_back("launch", radix::lsd_launch_summary(p));

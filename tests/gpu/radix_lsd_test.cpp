@@ -1,6 +1,7 @@
-// radix family cases beyond the GPU matrix (issue 5): every digit width 1..8, full 32-bit
-// key ranges (all passes), rows with wide words, heavy duplicates across tile and block
-// edges, a large input for radix-lsd, and the seed's n cap.
+// radix family cases beyond the GPU matrix (issue 5): every digit width 1..8, full 32- and
+// 64-bit key ranges (all passes), rows with wide words, float edge values, every payload
+// width, heavy duplicates across tile and block edges, large inputs for radix-lsd, and the
+// seed's n cap and element types.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -26,23 +27,69 @@ void expect_sorts(const char* name, const InputSpec& spec, unsigned bits) {
   expect_matches_reference(algo(name), spec, ref, out);
 }
 
+// Keys over a type's whole value domain (f32/f64: the integers they hold exactly): every
+// word bit is sorted.
 InputSpec full_range(std::uint64_t n, KeyType key, Payload payload) {
   InputRequest r;
   r.n = n;
   r.key = key;
   r.payload = payload;
-  const bool is_signed = key == KeyType::i32;
-  r.min_val = is_signed ? -(std::int64_t{1} << 31) : 0;
-  r.max_val = is_signed ? (std::int64_t{1} << 31) : (std::int64_t{1} << 32);
+  const auto [lo, hi] = value_bounds(key);
+  r.min_val = lo;
+  r.max_val = hi + 1;
+  return derive_input_spec(r);
+}
+
+InputSpec entropy_keys(std::uint64_t n, KeyType key, Payload payload, double entropy) {
+  InputRequest r;
+  r.n = n;
+  r.key = key;
+  r.payload = payload;
+  r.dist = Distribution::entropy;
+  r.entropy = entropy;
   return derive_input_spec(r);
 }
 
 TEST(RadixGpu, EveryDigitWidthSortsFullRangeKeysStably) {
-  for (unsigned bits = 1; bits <= radix::kMaxRadixBits; ++bits)
+  for (unsigned bits = 1; bits <= radix::kMaxRadixBits; ++bits) {
     for (const char* name : {"radix-lsd", "radix-lsd-seed"}) {
       expect_sorts(name, full_range(65537, KeyType::u32, Payload::index), bits);
       expect_sorts(name, full_range(4099, KeyType::i32, Payload::index), bits);
     }
+    // 64-bit words: all 64 bits sorted (64 passes at 1 bit).
+    expect_sorts("radix-lsd", full_range(65537, KeyType::u64, Payload::u64), bits);
+    expect_sorts("radix-lsd", full_range(4099, KeyType::i64, Payload::index), bits);
+    expect_sorts("radix-lsd", full_range(4099, KeyType::f64, Payload::u32), bits);
+  }
+}
+
+TEST(RadixGpu, SixtyFourBitKeysWithEveryPayload) {
+  for (KeyType key : {KeyType::u64, KeyType::i64, KeyType::f64})
+    for (Payload payload : all_payloads())
+      for (unsigned bits : {4u, 8u}) {
+        // Whole domain, partial tiles and blocks.
+        expect_sorts("radix-lsd", full_range(1000003, key, payload), bits);
+        // Signed keys straddling zero, a few thousand values: high digits constant, skipped.
+        expect_sorts("radix-lsd",
+                     make_spec(300007, Distribution::uniform, key, payload, 50.0, {},
+                               key == KeyType::u64 ? std::nullopt : std::optional<wide_t>(-3000)),
+                     bits);
+        if (key == KeyType::f64) {
+          // -inf, +inf, zeros of both signs (in input order, as '<' ties them), fractions.
+          expect_sorts("radix-lsd", make_spec(300007, Distribution::real, key, payload), bits);
+        } else {
+          expect_sorts("radix-lsd", entropy_keys(300007, key, payload, 0.811), bits);
+        }
+      }
+}
+
+TEST(RadixGpu, ThirtyTwoBitKeysAndRowsWithSixtyFourBitValues) {
+  for (KeyType key : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u32x4})
+    for (Payload payload : {Payload::none, Payload::u32, Payload::u64})
+      expect_sorts("radix-lsd", full_range(300007, key, payload), 8);
+  expect_sorts("radix-lsd", make_spec(300007, Distribution::real, KeyType::f32, Payload::u64), 8);
+  for (Payload payload : {Payload::none, Payload::index, Payload::u32})
+    expect_sorts("radix-lsd-seed", make_spec(100003, Distribution::real, KeyType::f32, payload), 8);
 }
 
 TEST(RadixGpu, RowsWithWideWordsAndFloats) {
@@ -61,13 +108,28 @@ TEST(RadixGpu, HeavyDuplicatesAcrossTileAndBlockEdges) {
   // 3 and 17 distinct values: long runs of one digit in every tile, every block.
   for (std::uint64_t len : {3ull, 17ull})
     for (std::uint64_t n : {4095ull, 4097ull, (1ull << 20) + 1, 3000017ull})
-      for (unsigned bits : {1u, 8u})
+      for (unsigned bits : {1u, 8u}) {
         expect_sorts("radix-lsd", make_spec(n, Distribution::uniform, KeyType::u32, Payload::index, 50.0, len), bits);
+        expect_sorts("radix-lsd", make_spec(n, Distribution::uniform, KeyType::i64, Payload::u64, 50.0, len, -7),
+                     bits);
+      }
 }
 
 TEST(RadixGpu, LargeInputs) {
   expect_sorts("radix-lsd", full_range(1ull << 26, KeyType::u32, Payload::index), 8);
   expect_sorts("radix-lsd", make_spec(1ull << 25, Distribution::zipf, KeyType::u32x4, Payload::index), 8);
+  expect_sorts("radix-lsd", full_range(1ull << 26, KeyType::u64, Payload::none), 8);
+  expect_sorts("radix-lsd", full_range(1ull << 25, KeyType::u64, Payload::u64), 8);
+}
+
+TEST(RadixGpu, SeedDeclinesSixtyFourBitElements) {
+  for (KeyType key : {KeyType::u64, KeyType::i64, KeyType::f64}) {
+    const Outcome out = run_device_once(algo("radix-lsd-seed"), make_spec(1000, Distribution::uniform, key), {});
+    EXPECT_TRUE(out.unsupported.has_value()) << to_string(key);
+  }
+  const Outcome out =
+      run_device_once(algo("radix-lsd-seed"), make_spec(1000, Distribution::uniform, KeyType::u32, Payload::u64), {});
+  EXPECT_TRUE(out.unsupported.has_value());
 }
 
 TEST(RadixGpu, SeedDeclinesAboveItsCapWithAReason) {
