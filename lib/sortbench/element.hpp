@@ -41,6 +41,12 @@ static_assert(std::is_same_v<ScalarKeys, TypeList<std::uint32_t, std::int32_t, f
                   std::is_same_v<AllValues, TypeList<NoValue, std::uint32_t, std::uint64_t>>,
               "SB_FOR_EACH_SCALAR_ELEMENT lists ScalarKeys x AllValues");
 
+// Whether a type list holds T (for static checks of what a family instantiates).
+template <typename T, typename List>
+struct Contains;
+template <typename T, typename... Ts>
+struct Contains<T, TypeList<Ts...>> : std::bool_constant<(std::is_same_v<T, Ts> || ...)> {};
+
 template <typename V>
 constexpr bool takes_payload(Payload p) {
   if constexpr (std::is_same_v<V, NoValue>) return p == Payload::none;
