@@ -88,6 +88,13 @@ double median_of(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// What the algorithm says it did goes first; the harness's own notes (discovery_ms) stay.
+void add_algorithm_details(const Algorithm& a, const SortProblem& p, ResultRow& row) {
+  if (!a.details) return;
+  const Details d = a.details(p);
+  row.details.insert(row.details.begin(), d.begin(), d.end());
+}
+
 void note_discovery(ResultRow& row, const std::vector<double>& discovery_ms) {
   if (!discovery_ms.empty())
     row.details.emplace_back("discovery_ms", fmt::format("{:.4f}", median_of(discovery_ms)));
@@ -298,11 +305,11 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
         row.reason = *why;
       } else if (a->backend == Backend::gpu) {
         device->run(*a, problem, plan.settings, row, plan.copy_bandwidth_gbs);
-        if (a->details) row.details = a->details(problem);
+        add_algorithm_details(*a, problem, row);
       } else {
         if (!host_copy_ready) host = device->to_host(), host_copy_ready = true;
         run_host_algorithm(*a, problem, host, plan.settings, source->values_are_data(), row);
-        if (a->details) row.details = a->details(problem);
+        add_algorithm_details(*a, problem, row);
         if (device && row.timed()) {
           // The input lives on the GPU: a CPU sort of it also pays for the round trip.
           const double transfer = device->transfer_ms(host);
