@@ -4,12 +4,16 @@
 
 #include "cli.hpp"
 #include "sortbench/build_info.hpp"
+#include "sortbench/cuda_check.hpp"
 #include "sortbench/errors.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"sortbench: a GPU sorting benchmark suite"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(sb::build_version()) + " (" + sb::build_git_commit() + ")");
+  bool verbose = false;
+  app.add_flag("--verbose", verbose, "add the source location to CUDA error messages");
+  app.fallthrough();  // --verbose also after the subcommand
   std::vector<sb::cli::Command> commands{sb::cli::add_list(app), sb::cli::add_info(app), sb::cli::add_gen(app),
                                          sb::cli::add_run(app), sb::cli::add_sweep(app),
                                          sb::cli::add_compare(app), sb::cli::add_sort(app)};
@@ -26,6 +30,7 @@ int main(int argc, char** argv) {
     std::cerr << "sortbench: error: " << e.what() << "; see 'sortbench --help'\n";
     return static_cast<int>(sb::ExitCode::usage);
   }
+  sb::set_error_locations(verbose);
   try {
     for (const auto& c : commands)
       if (c.app->parsed()) return c.run();

@@ -4,10 +4,17 @@
 
 namespace sb {
 
+namespace {
+bool g_error_locations = false;
+}  // namespace
+
+void set_error_locations(bool on) { g_error_locations = on; }
+
 void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line) {
   const ExitCode code = err == cudaErrorMemoryAllocation ? ExitCode::device_memory : ExitCode::cuda;
-  throw Error(code, fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(err),
-                                cudaGetErrorString(err), what, file, line));
+  std::string message = fmt::format("CUDA error {} ({}) in {}", cudaGetErrorName(err), cudaGetErrorString(err), what);
+  if (g_error_locations) message += fmt::format(" at {}:{}", file, line);
+  throw Error(code, message);
 }
 
 }  // namespace sb

@@ -1,4 +1,5 @@
-// CUDA error checking that throws with the failing call, file and line.
+// CUDA error checking that throws with the failing call and the CUDA error; the source
+// location only when asked for (--verbose), since a user's message names no source path.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,6 +11,9 @@
 namespace sb {
 
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
+
+// Whether CUDA error messages end with "at <file>:<line>" (default: no).
+void set_error_locations(bool on);
 
 }  // namespace sb
 

@@ -21,6 +21,15 @@ std::optional<std::string> cuda_unavailable_reason() {
   return std::nullopt;
 }
 
+std::string invalid_device_message(int ordinal, const std::vector<std::string>& names) {
+  std::string listed;
+  for (std::size_t i = 0; i < names.size(); ++i) listed += fmt::format("{}{}: {}", i ? ", " : "", i, names[i]);
+  const std::string choice =
+      names.size() == 1 ? std::string("give --device 0") : fmt::format("give --device 0 to {}", names.size() - 1);
+  return fmt::format("--device {}: this machine has {} GPU{} ({}); {}", ordinal, names.size(),
+                     names.size() == 1 ? "" : "s", listed, choice);
+}
+
 std::string format_cuda_version(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
 double measure_copy_bandwidth_gbs(std::uint64_t bytes) {
@@ -49,6 +58,17 @@ double measure_copy_bandwidth_gbs(std::uint64_t bytes) {
 DeviceInfo query_device(int ordinal, bool measure_bandwidth) {
   if (auto why = cuda_unavailable_reason())
     throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
+  int count = 0;
+  SB_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (ordinal < 0 || ordinal >= count) {
+    std::vector<std::string> names;
+    for (int i = 0; i < count; ++i) {
+      cudaDeviceProp p{};
+      SB_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+      names.emplace_back(p.name);
+    }
+    throw UsageError(invalid_device_message(ordinal, names));
+  }
   DeviceInfo d;
   d.ordinal = ordinal;
   SB_CUDA_CHECK(cudaSetDevice(ordinal));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sb {
 
@@ -29,9 +30,14 @@ struct DeviceInfo {
 // nullopt when a CUDA device is usable, otherwise why not (one line).
 std::optional<std::string> cuda_unavailable_reason();
 
-// Throws Error(no_device) when no device answers. With measure_bandwidth, times a
+// Throws Error(no_device) when no device answers, UsageError when ordinal names no device
+// of this machine (the message lists them). With measure_bandwidth, times a
 // device-to-device copy (about 0.2 s).
 DeviceInfo query_device(int ordinal, bool measure_bandwidth);
+
+// "--device 7: this machine has 1 GPU (0: NVIDIA H200); give --device 0": a wrong device
+// number is a usage error, named with the GPUs there are.
+std::string invalid_device_message(int ordinal, const std::vector<std::string>& names);
 
 // Median of several timed cudaMemcpyAsync device-to-device copies of `bytes`, in GB/s
 // counting bytes read plus bytes written.
