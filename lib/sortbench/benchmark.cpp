@@ -264,7 +264,7 @@ void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const Ho
 
 std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer) {
   const std::shared_ptr<const InputSource> source =
-      plan.source ? plan.source : make_generated_source(derive_input_spec(plan.request));
+      plan.source ? plan.source : make_generated_source(derive_input_spec(plan.request), plan.request);
   InputSpec spec = source->spec();
   const RangeMode range = plan.range.value_or(source->default_range());
   const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),

@@ -1,6 +1,8 @@
 #include "sortbench/input_source.hpp"
 
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -12,26 +14,54 @@
 namespace sb {
 namespace {
 
+template <typename T>
+nlohmann::json optional_json(const std::optional<T>& v) {
+  if constexpr (std::is_same_v<T, wide_t>) return v ? wide_json(*v) : nlohmann::json(nullptr);
+  else return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
 class GeneratedSource : public InputSource {
  public:
-  explicit GeneratedSource(const InputSpec& spec) : spec_(spec) {}
+  GeneratedSource(const InputSpec& spec, const InputRequest& request) : spec_(spec), request_(request) {}
   const InputSpec& spec() const override { return spec_; }
   RangeMode default_range() const override { return RangeMode::given; }
   void fill_host(void* keys, void* vals) const override { generate_host(spec_, keys, vals); }
   void fill_device(void* d_keys, void* d_vals, cudaStream_t stream) const override {
     generate_device(spec_, d_keys, d_vals, stream);
   }
-  // The generator describes itself by what reproduces its keys (the derived parameters are
-  // written beside it by the report, as before).
+  // What reproduces its keys, and as "parameters" the whole description the report writes
+  // into a row's input (requested and derived: docs/schema.md).
   nlohmann::json provenance() const override {
     nlohmann::json j = {{"kind", "generator"}, {"dist", to_string(spec_.dist)}, {"seed", spec_.seed},
                         {"key", to_string(spec_.key)}};
-    if (spec_.dist == Distribution::entropy) j["entropy"] = spec_.entropy;
+    const InputRequest& q = request_;
+    nlohmann::json parameters = {
+        {"requested",
+         {{"n", optional_json(q.n)},
+          {"delta", optional_json(q.delta)},
+          {"sigma", optional_json(q.sigma)},
+          {"len", optional_json(q.len)},
+          {"min_val", optional_json(q.min_val)},
+          {"max_val", optional_json(q.max_val)}}},
+        {"min_val", wide_json(spec_.min_val)},
+        {"max_val", wide_json(spec_.max_val)},
+        {"range", wide_json(spec_.range)},
+        {"len", spec_.len},
+        {"delta", spec_.delta()},
+        {"sigma", spec_.sigma()},
+        {"dist", to_string(spec_.dist)},
+        {"seed", spec_.seed}};
+    if (spec_.dist == Distribution::entropy) {
+      j["entropy"] = spec_.entropy;
+      parameters["entropy"] = spec_.entropy;
+    }
+    j["parameters"] = parameters;
     return j;
   }
 
  private:
   InputSpec spec_;
+  InputRequest request_;
 };
 
 class FileSource : public InputSource {
@@ -135,8 +165,21 @@ void pinned_release(void* p) { cudaFreeHost(p); }
 
 }  // namespace
 
-std::shared_ptr<const InputSource> make_generated_source(const InputSpec& spec) {
-  return std::make_shared<GeneratedSource>(spec);
+nlohmann::json wide_json(wide_t v) {
+  if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
+    return nlohmann::json(static_cast<std::int64_t>(v));
+  if (v >= 0 && v <= std::numeric_limits<std::uint64_t>::max()) return nlohmann::json(static_cast<std::uint64_t>(v));
+  return nlohmann::json(static_cast<double>(v));
+}
+
+wide_t wide_from_json(const nlohmann::json& j) {
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_number_integer()) return j.get<std::int64_t>();
+  return static_cast<wide_t>(j.get<double>());
+}
+
+std::shared_ptr<const InputSource> make_generated_source(const InputSpec& spec, const InputRequest& request) {
+  return std::make_shared<GeneratedSource>(spec, request);
 }
 
 std::shared_ptr<const InputSource> make_file_source(const FileInputRequest& request, HostAllocator alloc) {

@@ -37,7 +37,14 @@ class InputSource {
   virtual std::optional<double> sortedness() const { return std::nullopt; }
 };
 
-std::shared_ptr<const InputSource> make_generated_source(const InputSpec& spec);
+// The generator as a source; its provenance is its whole description: what was asked for
+// (request) and what it derived (spec), as "parameters".
+std::shared_ptr<const InputSource> make_generated_source(const InputSpec& spec, const InputRequest& request = {});
+
+// Key values and bounds span [-2^63, 2^64]: a JSON integer where one fits, else (only the
+// u64 domain's exclusive bound 2^64) the number as a double, which holds it exactly.
+nlohmann::json wide_json(wide_t v);
+wide_t wide_from_json(const nlohmann::json& j);
 
 // What run --input / sort read: the key file, an optional value file of the same length,
 // and the payload (none, index, or generated u32/u64 when there is no value file).

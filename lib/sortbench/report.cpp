@@ -12,31 +12,10 @@ using nlohmann::json;
 
 namespace {
 
-// Key values and bounds span [-2^63, 2^64]: a JSON integer where one fits, else (only for
-// the u64 domain's exclusive bound 2^64) the number as a double, which holds it exactly.
-json wide_json(wide_t v) {
-  if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
-    return json(static_cast<std::int64_t>(v));
-  if (v >= 0 && v <= std::numeric_limits<std::uint64_t>::max()) return json(static_cast<std::uint64_t>(v));
-  return json(static_cast<double>(v));
-}
-
-wide_t wide_from(const json& j) {
-  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
-  if (j.is_number_integer()) return j.get<std::int64_t>();
-  return static_cast<wide_t>(j.get<double>());
-}
-
-template <typename T>
-json opt(const std::optional<T>& v) {
-  if constexpr (std::is_same_v<T, wide_t>) return v ? wide_json(*v) : json(nullptr);
-  else return v ? json(*v) : json(nullptr);
-}
-
 template <typename T>
 std::optional<T> opt_from(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  if constexpr (std::is_same_v<T, wide_t>) return wide_from(j.at(key));
+  if constexpr (std::is_same_v<T, wide_t>) return wide_from_json(j.at(key));
   else return j.at(key).get<T>();
 }
 
@@ -92,29 +71,16 @@ json to_json(const RunContext& c) {
 }
 
 json to_json(const ResultRow& r) {
-  const InputRequest& q = r.requested;
   const InputSpec& s = r.spec;
-  json requested = {{"n", opt(q.n)},         {"delta", opt(q.delta)},   {"sigma", opt(q.sigma)},
-                    {"len", opt(q.len)},     {"min_val", opt(q.min_val)}, {"max_val", opt(q.max_val)}};
-  json input = {{"requested", requested},
-                {"n", s.n},
-                {"min_val", wide_json(s.min_val)},
-                {"max_val", wide_json(s.max_val)},
-                {"range", wide_json(s.range)},
-                {"len", s.len},
-                {"delta", s.delta()},
-                {"sigma", s.sigma()},
-                {"dist", to_string(s.dist)},
-                {"key", to_string(s.key)},
-                {"payload", to_string(s.payload)},
-                {"seed", s.seed}};
-  if (s.dist == Distribution::entropy) input["entropy"] = s.entropy;
-  const bool from_file = r.source.value("kind", "generator") == "file";
-  if (from_file) {
-    // A file has no generator parameters: its own description, and n, key and payload.
-    input = {{"n", s.n}, {"key", to_string(s.key)}, {"payload", to_string(s.payload)}};
-  }
-  input["source"] = r.source.empty() ? json{{"kind", "generator"}} : r.source;
+  // The source describes itself (InputSource::provenance): a generator's "parameters" are
+  // the input's requested and derived fields, a file's description stays under "source".
+  json source = r.source.empty() ? json{{"kind", "generator"}} : r.source;
+  json input = source.contains("parameters") ? source.at("parameters") : json::object();
+  source.erase("parameters");
+  input["n"] = s.n;
+  input["key"] = to_string(s.key);
+  input["payload"] = to_string(s.payload);
+  input["source"] = source;
   const InputStats& z = r.realized;
   json realized = {{"n", z.n}, {"min", wide_json(z.min)}, {"max", wide_json(z.max)}, {"len", z.len}};
   if (!z.integral) realized["integral"] = false;
@@ -168,9 +134,9 @@ ResultRow row_from_json(const json& j) {
     r.requested.len = opt_from<std::uint64_t>(q, "len");
     r.requested.min_val = opt_from<wide_t>(q, "min_val");
     r.requested.max_val = opt_from<wide_t>(q, "max_val");
-    r.spec.min_val = wide_from(in.at("min_val"));
-    r.spec.max_val = wide_from(in.at("max_val"));
-    r.spec.range = wide_from(in.at("range"));
+    r.spec.min_val = wide_from_json(in.at("min_val"));
+    r.spec.max_val = wide_from_json(in.at("max_val"));
+    r.spec.range = wide_from_json(in.at("range"));
     if (in.contains("entropy")) r.spec.entropy = in.at("entropy").get<double>();
     r.spec.len = in.at("len").get<std::uint64_t>();
     r.spec.dist = enum_from<Distribution>(in, "dist", parse_distribution);
@@ -182,8 +148,8 @@ ResultRow row_from_json(const json& j) {
   r.requested.seed = r.spec.seed;
   const json& z = j.at("realized");
   r.realized.n = z.at("n").get<std::uint64_t>();
-  r.realized.min = wide_from(z.at("min"));
-  r.realized.max = wide_from(z.at("max"));
+  r.realized.min = wide_from_json(z.at("min"));
+  r.realized.max = wide_from_json(z.at("max"));
   r.realized.integral = z.value("integral", true);
   r.realized.len = z.at("len").get<std::uint64_t>();
   r.realized.sortedness = z.value("sortedness", -1.0);

@@ -22,6 +22,7 @@ ResultRow sample_row() {
   r.requested.delta = 50;
   r.requested.key = KeyType::i32;
   r.spec = derive_input_spec(r.requested);
+  r.source = make_generated_source(r.spec, r.requested)->provenance();
   r.realized = {1000, 0, 19, 20};
   r.params = {{"radix-bits", "4"}};
   r.status = RowStatus::ok;
