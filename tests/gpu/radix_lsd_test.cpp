@@ -27,18 +27,6 @@ void expect_sorts(const char* name, const InputSpec& spec, unsigned bits) {
   expect_matches_reference(algo(name), spec, ref, out);
 }
 
-// Keys over a type's whole value domain (f32/f64: the integers they hold exactly): every
-// word bit is sorted.
-InputSpec full_range(std::uint64_t n, KeyType key, Payload payload) {
-  InputRequest r;
-  r.n = n;
-  r.key = key;
-  r.payload = payload;
-  const auto [lo, hi] = value_bounds(key);
-  r.min_val = lo;
-  r.max_val = hi + 1;
-  return derive_input_spec(r);
-}
 
 InputSpec entropy_keys(std::uint64_t n, KeyType key, Payload payload, double entropy) {
   InputRequest r;
@@ -53,13 +41,13 @@ InputSpec entropy_keys(std::uint64_t n, KeyType key, Payload payload, double ent
 TEST(RadixGpu, EveryDigitWidthSortsFullRangeKeysStably) {
   for (unsigned bits = 1; bits <= radix::kMaxRadixBits; ++bits) {
     for (const char* name : {"radix-lsd", "radix-lsd-seed"}) {
-      expect_sorts(name, full_range(65537, KeyType::u32, Payload::index), bits);
-      expect_sorts(name, full_range(4099, KeyType::i32, Payload::index), bits);
+      expect_sorts(name, full_domain_spec(65537, KeyType::u32, Payload::index), bits);
+      expect_sorts(name, full_domain_spec(4099, KeyType::i32, Payload::index), bits);
     }
     // 64-bit words: all 64 bits sorted (64 passes at 1 bit).
-    expect_sorts("radix-lsd", full_range(65537, KeyType::u64, Payload::u64), bits);
-    expect_sorts("radix-lsd", full_range(4099, KeyType::i64, Payload::index), bits);
-    expect_sorts("radix-lsd", full_range(4099, KeyType::f64, Payload::u32), bits);
+    expect_sorts("radix-lsd", full_domain_spec(65537, KeyType::u64, Payload::u64), bits);
+    expect_sorts("radix-lsd", full_domain_spec(4099, KeyType::i64, Payload::index), bits);
+    expect_sorts("radix-lsd", full_domain_spec(4099, KeyType::f64, Payload::u32), bits);
   }
 }
 
@@ -68,7 +56,7 @@ TEST(RadixGpu, SixtyFourBitKeysWithEveryPayload) {
     for (Payload payload : all_payloads())
       for (unsigned bits : {4u, 8u}) {
         // Whole domain, partial tiles and blocks.
-        expect_sorts("radix-lsd", full_range(1000003, key, payload), bits);
+        expect_sorts("radix-lsd", full_domain_spec(1000003, key, payload), bits);
         // Signed keys straddling zero, a few thousand values: high digits constant, skipped.
         expect_sorts("radix-lsd",
                      make_spec(300007, Distribution::uniform, key, payload, 50.0, {},
@@ -86,7 +74,7 @@ TEST(RadixGpu, SixtyFourBitKeysWithEveryPayload) {
 TEST(RadixGpu, ThirtyTwoBitKeysAndRowsWithSixtyFourBitValues) {
   for (KeyType key : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u32x4})
     for (Payload payload : {Payload::none, Payload::u32, Payload::u64})
-      expect_sorts("radix-lsd", full_range(300007, key, payload), 8);
+      expect_sorts("radix-lsd", full_domain_spec(300007, key, payload), 8);
   expect_sorts("radix-lsd", make_spec(300007, Distribution::real, KeyType::f32, Payload::u64), 8);
   for (Payload payload : {Payload::none, Payload::index, Payload::u32})
     expect_sorts("radix-lsd-seed", make_spec(100003, Distribution::real, KeyType::f32, payload), 8);
@@ -95,7 +83,7 @@ TEST(RadixGpu, ThirtyTwoBitKeysAndRowsWithSixtyFourBitValues) {
 TEST(RadixGpu, RowsWithWideWordsAndFloats) {
   for (unsigned bits : {4u, 8u})
     for (const char* name : {"radix-lsd", "radix-lsd-seed"}) {
-      expect_sorts(name, full_range(100003, KeyType::u32x4, Payload::index), bits);
+      expect_sorts(name, full_domain_spec(100003, KeyType::u32x4, Payload::index), bits);
       expect_sorts(name, make_spec(100003, Distribution::uniform, KeyType::u32x4, Payload::index, 0.001), bits);
       // f32 integers in [-2^24, 2^24): negative floats reverse their bit order.
       expect_sorts(name, make_spec(1u << 20, Distribution::uniform, KeyType::f32, Payload::index, 1.0 / 32, {},
@@ -116,10 +104,10 @@ TEST(RadixGpu, HeavyDuplicatesAcrossTileAndBlockEdges) {
 }
 
 TEST(RadixGpu, LargeInputs) {
-  expect_sorts("radix-lsd", full_range(1ull << 26, KeyType::u32, Payload::index), 8);
+  expect_sorts("radix-lsd", full_domain_spec(1ull << 26, KeyType::u32, Payload::index), 8);
   expect_sorts("radix-lsd", make_spec(1ull << 25, Distribution::zipf, KeyType::u32x4, Payload::index), 8);
-  expect_sorts("radix-lsd", full_range(1ull << 26, KeyType::u64, Payload::none), 8);
-  expect_sorts("radix-lsd", full_range(1ull << 25, KeyType::u64, Payload::u64), 8);
+  expect_sorts("radix-lsd", full_domain_spec(1ull << 26, KeyType::u64, Payload::none), 8);
+  expect_sorts("radix-lsd", full_domain_spec(1ull << 25, KeyType::u64, Payload::u64), 8);
 }
 
 TEST(RadixGpu, SeedDeclinesSixtyFourBitElements) {

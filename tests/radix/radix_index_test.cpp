@@ -335,18 +335,6 @@ bool signed_key(KeyType key) {
   return key == KeyType::i32 || key == KeyType::f32 || key == KeyType::i64 || key == KeyType::f64;
 }
 
-// Keys over a type's whole value domain (floats: the integers they hold exactly): every word
-// bit is sorted.
-InputSpec full_domain(std::uint64_t n, KeyType key, Payload payload) {
-  InputRequest r;
-  r.n = n;
-  r.key = key;
-  r.payload = payload;
-  const auto [lo, hi] = value_bounds(key);
-  r.min_val = lo;
-  r.max_val = hi + 1;
-  return derive_input_spec(r);
-}
 
 TEST(RadixCpuLsd, SortsLikeStableSortForEveryKeyTypeAndDigitWidth) {
   for (KeyType key : all_key_types())
@@ -365,7 +353,7 @@ TEST(RadixCpuLsd, SortsWholeDomainsAndEdgeValuesWithEveryPayloadWidth) {
   for (KeyType key : all_key_types())
     for (Payload payload : all_payloads())
       for (unsigned bits : {3u, 8u}) {
-        std::vector<InputSpec> specs{full_domain(3001, key, payload)};
+        std::vector<InputSpec> specs{test::full_domain_spec(3001, key, payload)};
         if (is_float_key(key)) specs.push_back(test::make_spec(3001, Distribution::real, key, payload));
         if (!is_float_key(key)) {
           InputRequest r;

@@ -26,6 +26,10 @@ InputSpec make_spec(std::uint64_t n, Distribution dist = Distribution::uniform, 
                     std::optional<std::uint64_t> len = std::nullopt, std::optional<wide_t> min_val = std::nullopt,
                     std::uint64_t seed = 7);
 
+// Keys over a type's whole value domain (f32/f64: the integers they hold exactly), so every
+// bit of the key's word varies.
+InputSpec full_domain_spec(std::uint64_t n, KeyType key, Payload payload = Payload::none);
+
 // Every distribution x key type it applies to, with payloads none and index, and the u32
 // and u64 value columns on the uniform, equal and real distributions, for each size; signed
 // keys straddle zero (minVal = -n/2).

@@ -28,6 +28,17 @@ InputSpec make_spec(std::uint64_t n, Distribution dist, KeyType key, Payload pay
   return derive_input_spec(r);
 }
 
+InputSpec full_domain_spec(std::uint64_t n, KeyType key, Payload payload) {
+  InputRequest r;
+  r.n = n;
+  r.key = key;
+  r.payload = payload;
+  const auto [lo, hi] = value_bounds(key);
+  r.min_val = lo;
+  r.max_val = hi + 1;
+  return derive_input_spec(r);
+}
+
 std::vector<InputSpec> input_matrix(const std::vector<std::uint64_t>& sizes) {
   std::vector<InputSpec> specs;
   for (std::uint64_t n : sizes)
