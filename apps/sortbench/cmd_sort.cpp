@@ -45,8 +45,8 @@ int run_sort(const CLI::App& cmd, const SortOptions& o) {
       std::cout << fmt::format("  {:<15} {:>10.3f} ms{}\n", phase, ms, rate);
       total += ms;
     }
-    std::cout << fmt::format("  {:<15} {:>10.3f} ms\nverified (sorted, same multiset); wrote {}{}\n", "total", total,
-                             o.output, o.values_out.empty() ? "" : " and " + o.values_out);
+    std::cout << fmt::format("  {:<15} {:>10.3f} ms\nverified on the {} (sorted, same multiset); wrote {}{}\n", "total",
+                             total, r.verified_on, o.output, o.values_out.empty() ? "" : " and " + o.values_out);
   }
   return 0;
 }

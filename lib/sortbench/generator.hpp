@@ -191,6 +191,8 @@ InputStats input_stats_host(const InputSpec& spec, const void* keys);
 
 // Device versions; temporary buffers are allocated and freed inside (generation is untimed).
 void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStream_t stream);
+// The payload column alone (encode_value of each position), queued on the stream.
+void generate_values_device(Payload payload, std::uint64_t n, void* d_vals, cudaStream_t stream);
 InputStats input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream);
 
 }  // namespace sb

@@ -128,16 +128,19 @@ InputStats stats_typed(std::uint64_t count, const K* d_keys, cudaStream_t stream
 
 }  // namespace
 
+void generate_values_device(Payload payload, std::uint64_t n, void* d_vals, cudaStream_t stream) {
+  if (!d_vals || payload == Payload::none || n == 0) return;
+  dispatch_value(payload, [&](auto v) {
+    using V = decltype(v);
+    if constexpr (!std::is_same_v<V, NoValue>)
+      values_kernel<<<grid_for(n), kBlock, 0, stream>>>(static_cast<V*>(d_vals), n, payload);
+  });
+  SB_CUDA_CHECK_LAUNCH();
+}
+
 void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStream_t stream) {
   dispatch_key(spec.key, [&](auto k) { generate_typed(spec, static_cast<decltype(k)*>(d_keys), stream); });
-  if (d_vals && spec.payload != Payload::none && spec.n > 0) {
-    dispatch_value(spec.payload, [&](auto v) {
-      using V = decltype(v);
-      if constexpr (!std::is_same_v<V, NoValue>)
-        values_kernel<<<grid_for(spec.n), kBlock, 0, stream>>>(static_cast<V*>(d_vals), spec.n, spec.payload);
-    });
-    SB_CUDA_CHECK_LAUNCH();
-  }
+  generate_values_device(spec.payload, spec.n, d_vals, stream);
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

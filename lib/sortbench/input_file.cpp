@@ -158,19 +158,42 @@ void byteswap_in_place(unsigned char* p, std::uint64_t n, std::size_t width) {
   for (std::uint64_t i = 0; i < n; ++i, p += width) std::reverse(p, p + width);
 }
 
-// Reads bytes at offset into dst in chunks, byte-swapping each (big-endian data) and telling
-// the observer as each chunk lands, so a GPU copy of it can start while the next is read.
-void read_chunks(const FileRequest& r, const File& f, unsigned char* dst, std::uint64_t bytes, std::uint64_t offset,
-                 std::size_t width, bool swap, ColumnObserver* observer) {
-  constexpr std::uint64_t kChunk = std::uint64_t{64} << 20;  // a multiple of every key width
+void add_nans(NanReport& into, KeyType key, const unsigned char* keys, std::uint64_t first_index, std::uint64_t n) {
+  const NanReport found = find_nans(key, keys, n);
+  if (!found.count) return;
+  if (!into.count) into.first = first_index + found.first;
+  into.count += found.count;
+}
+
+// Reads bytes at offset into the sink chunk by chunk, byte-swapping (big-endian data) and
+// counting NaNs in each chunk while it is in cache.
+void read_chunks(const FileRequest& r, const File& f, ColumnSink& sink, FileColumn& c, std::uint64_t offset,
+                 bool swap) {
+  const std::size_t width = key_bytes(c.key);
+  const std::uint64_t bytes = c.n * width;
   for (std::uint64_t done = 0; done < bytes;) {
-    const std::uint64_t m = std::min(kChunk, bytes - done);
-    if (!f.read_at(dst + done, m, offset + done)) fail(r, "read failed", "check the file");
-    if (swap) byteswap_in_place(dst + done, m / width, width);
-    if (observer) observer->chunk_ready(dst, done, m);
+    const std::uint64_t m = std::min(ColumnSink::kMaxChunk, bytes - done);
+    unsigned char* dst = sink.room(done, m);
+    if (!f.read_at(dst, m, offset + done)) fail(r, "read failed", "check the file");
+    if (swap) byteswap_in_place(dst, m / width, width);
+    add_nans(c.nans, c.key, dst, done / width, m / width);
+    sink.filled(done, m);
     done += m;
   }
 }
+
+// The sink behind read_column(request, alloc): one host array of the column's size.
+class HostColumnSink : public ColumnSink {
+ public:
+  explicit HostColumnSink(HostAllocator alloc) : alloc_(alloc) {}
+  void sized(KeyType key, std::uint64_t n) override { array = HostArray(n * key_bytes(key), alloc_); }
+  unsigned char* room(std::uint64_t first_byte, std::uint64_t) override { return array.data() + first_byte; }
+  void filled(std::uint64_t, std::uint64_t) override {}
+  HostArray array;
+
+ private:
+  HostAllocator alloc_;
+};
 
 // --- .npy -------------------------------------------------------------------------------
 
@@ -292,7 +315,7 @@ void check_key_agrees(const FileRequest& r, KeyType from_file, const std::string
          fmt::format("drop --key or give --key {}", to_string(from_file)));
 }
 
-FileColumn read_npy(const FileRequest& r, const File& f, HostAllocator alloc, ColumnObserver* observer) {
+FileColumn read_npy(const FileRequest& r, const File& f, ColumnSink& sink) {
   const NpyHeader h = read_npy_header(r, f);
   const char order = h.descr.empty() ? '?' : h.descr[0];
   const auto key = h.descr.size() == 3 && (order == '<' || order == '>' || order == '=' || order == '|')
@@ -336,30 +359,32 @@ FileColumn read_npy(const FileRequest& r, const File& f, HostAllocator alloc, Co
   c.dtype = h.descr;
   c.n = rows;
   c.file_bytes = f.size();
-  c.data = HostArray(rows * width, alloc);
-  if (observer) observer->sized(c.key, c.n);
+  sink.sized(c.key, c.n);
   if (cols == 1) {
-    read_chunks(r, f, c.data.data(), rows * width, h.data_offset, width, big, observer);
+    read_chunks(r, f, sink, c, h.data_offset, big);
   } else {
     // Row-major table: read blocks of rows, keep one column.
     const std::uint64_t row_bytes = cols * width;
-    const std::uint64_t block_rows = std::max<std::uint64_t>(1, (std::uint64_t{16} << 20) / row_bytes);
+    const std::uint64_t block_rows =
+        std::max<std::uint64_t>(1, std::min((std::uint64_t{16} << 20) / row_bytes, ColumnSink::kMaxChunk / width));
     std::vector<unsigned char> block(block_rows * row_bytes);
     for (std::uint64_t r0 = 0; r0 < rows; r0 += block_rows) {
       const std::uint64_t m = std::min(block_rows, rows - r0);
       if (!f.read_at(block.data(), m * row_bytes, h.data_offset + r0 * row_bytes)) fail(r, "read failed", "check the file");
+      unsigned char* dst = sink.room(r0 * width, m * width);
       for (std::uint64_t i = 0; i < m; ++i)
-        std::memcpy(c.data.data() + (r0 + i) * width, block.data() + i * row_bytes + column * width, width);
+        std::memcpy(dst + i * width, block.data() + i * row_bytes + column * width, width);
+      if (big) byteswap_in_place(dst, m, width);
+      add_nans(c.nans, c.key, dst, r0, m);
+      sink.filled(r0 * width, m * width);
     }
-    if (big) byteswap_in_place(c.data.data(), rows, width);
-    if (observer) observer->chunk_ready(c.data.data(), 0, c.data.bytes());
   }
   return c;
 }
 
 // --- raw ----------------------------------------------------------------------------------
 
-FileColumn read_raw(const FileRequest& r, const File& f, HostAllocator alloc, ColumnObserver* observer) {
+FileColumn read_raw(const FileRequest& r, const File& f, ColumnSink& sink) {
   if (!r.key) fail(r, "raw binary does not say its key type", "give --key (e.g. --key u64)");
   if (!r.column.empty()) fail(r, "--column applies to .npy tables and CSV files, not raw binary", "drop --column");
   const std::size_t width = key_bytes(*r.key);
@@ -377,9 +402,8 @@ FileColumn read_raw(const FileRequest& r, const File& f, HostAllocator alloc, Co
   c.dtype = fmt::format("raw {}", to_string(*r.key));
   c.n = bytes / width;
   c.file_bytes = f.size();
-  c.data = HostArray(bytes, alloc);
-  if (observer) observer->sized(c.key, c.n);
-  read_chunks(r, f, c.data.data(), bytes, r.offset, width, false, observer);
+  sink.sized(c.key, c.n);
+  read_chunks(r, f, sink, c, r.offset, false);
   return c;
 }
 
@@ -563,7 +587,7 @@ bool parse_all(const FileRequest& r, std::string_view text, std::vector<K>& out,
   return true;
 }
 
-FileColumn read_text(const FileRequest& r, const File& f, HostAllocator alloc) {
+FileColumn read_text(const FileRequest& r, const File& f, ColumnSink& sink) {
   if (r.offset) fail(r, "--offset applies to raw binary only", "drop --offset");
   // Mapped, not copied: the parser reads the page cache directly.
   const MappedFile mapped(r, f);
@@ -575,10 +599,18 @@ FileColumn read_text(const FileRequest& r, const File& f, HostAllocator alloc) {
   auto finish = [&](auto& values, KeyType key) {
     c.key = key;
     c.n = values.size();
-    c.data = HostArray(values.size() * key_bytes(key), alloc);
-    if (!values.empty()) std::memcpy(c.data.data(), values.data(), c.data.bytes());
     c.dtype = fmt::format("text {}", to_string(key));
-    };
+    sink.sized(key, c.n);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+    const std::uint64_t total = c.n * key_bytes(key);
+    for (std::uint64_t done = 0; done < total;) {
+      const std::uint64_t m = std::min(ColumnSink::kMaxChunk, total - done);
+      std::memcpy(sink.room(done, m), bytes + done, m);
+      sink.filled(done, m);
+      done += m;
+    }
+    add_nans(c.nans, key, bytes, 0, c.n);
+  };
   std::optional<KeyType> key = r.key;
   if (!key) {
     // Inferred: i64 when every cell is an integer that fits, else u64, else f64.
@@ -606,24 +638,31 @@ FileColumn read_text(const FileRequest& r, const File& f, HostAllocator alloc) {
 
 }  // namespace
 
-FileColumn read_column(const FileRequest& request, HostAllocator alloc, ColumnObserver* observer) {
+FileColumn read_column(const FileRequest& request, ColumnSink& sink) {
   const File f(request);
   const FileFormat format = request.format ? *request.format : guess_file_format(request.path);
   if (format != FileFormat::raw && request.offset)
     fail(request, "--offset applies to raw binary only", "drop --offset or give --format raw");
   switch (format) {
-    case FileFormat::npy: return read_npy(request, f, alloc, observer);
-    case FileFormat::raw: return read_raw(request, f, alloc, observer);
-    case FileFormat::text: {
-      FileColumn c = read_text(request, f, alloc);
-      if (observer) {
-        observer->sized(c.key, c.n);
-        observer->chunk_ready(c.data.data(), 0, c.data.bytes());
-      }
-      return c;
-    }
+    case FileFormat::npy: return read_npy(request, f, sink);
+    case FileFormat::raw: return read_raw(request, f, sink);
+    case FileFormat::text: return read_text(request, f, sink);
   }
   fail(request, "unknown format", "give --format npy|raw|text");
+}
+
+FileColumn read_column(const FileRequest& request, HostAllocator alloc) {
+  HostColumnSink sink(alloc);
+  FileColumn c = read_column(request, sink);
+  c.data = std::move(sink.array);
+  return c;
+}
+
+void refuse_nan_keys(const FileColumn& column, const std::string& role) {
+  if (column.nans.count)
+    throw UsageError(fmt::format("{} {}: {} NaN keys, the first at position {}; NaN has no place in an order: remove "
+                                 "them (e.g. a[~numpy.isnan(a)])",
+                                 role, column.path, column.nans.count, column.nans.first));
 }
 
 NanReport find_nans(KeyType key, const void* keys, std::uint64_t n) {

@@ -67,11 +67,7 @@ class GeneratedSource : public InputSource {
 class FileSource : public InputSource {
  public:
   FileSource(const FileInputRequest& r, HostAllocator alloc) : keys_(read_column(r.keys, alloc)) {
-    const NanReport nans = find_nans(keys_.key, keys_.data.data(), keys_.n);
-    if (nans.count)
-      throw UsageError(fmt::format("{} {}: {} NaN keys, the first at position {}; NaN has no place in an order: "
-                                   "remove them (e.g. a[~numpy.isnan(a)])",
-                                   r.keys.role, r.keys.path, nans.count, nans.first));
+    refuse_nan_keys(keys_, r.keys.role);
     spec_.n = keys_.n;
     spec_.key = keys_.key;
     spec_.payload = r.payload.value_or(Payload::none);

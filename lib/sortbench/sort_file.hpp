@@ -32,6 +32,7 @@ struct SortFileReport {
   KeyType key = KeyType::u32;
   std::vector<std::pair<std::string, double>> phases_ms;  // in order
   std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::string verified_on;  // "gpu", or "host" where a copy of the input did not fit beside the sort
 };
 
 // Throws UsageError (exit 2) for every problem with the files or options, Error(no_device)

@@ -2,6 +2,7 @@
 // the pair fingerprint of data value columns (verify.hpp); host range discovery.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -244,3 +245,71 @@ TEST(VerifyPairs, ValuesThatAreDataAreCheckedAsPairs) {
 }
 
 }  // namespace
+
+// A sink that records every chunk the reader hands over, as the GPU upload receives them.
+class RecordingSink : public ColumnSink {
+ public:
+  void sized(KeyType key, std::uint64_t n) override {
+    sized_calls++;
+    bytes.assign(n * key_bytes(key), 0);
+  }
+  unsigned char* room(std::uint64_t first, std::uint64_t size) override {
+    EXPECT_LE(size, ColumnSink::kMaxChunk);
+    EXPECT_EQ(first, next_first) << "chunks arrive in order, without gaps";
+    staging.assign(size, 0xAB);  // the reader must fill all of it
+    return staging.data();
+  }
+  void filled(std::uint64_t first, std::uint64_t size) override {
+    ASSERT_EQ(size, staging.size());
+    std::memcpy(bytes.data() + first, staging.data(), size);
+    next_first = first + size;
+    chunks++;
+  }
+  int sized_calls = 0, chunks = 0;
+  std::uint64_t next_first = 0;
+  std::vector<unsigned char> bytes, staging;
+};
+
+TEST(InputFile, SinkGetsEveryChunkInOrderAndTheSameBytesAsAHostRead) {
+  TempDir dir;
+  // Three chunks and a tail of big-endian doubles, NaNs first in the third chunk.
+  const std::uint64_t per_chunk = ColumnSink::kMaxChunk / sizeof(double);
+  std::vector<double> v(3 * per_chunk + 5);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 1000) - 500.0;
+  v[2 * per_chunk + 7] = NAN;
+  v[3 * per_chunk + 1] = NAN;
+  std::string be = bytes_of(v);
+  for (std::size_t i = 0; i < v.size(); ++i) std::reverse(be.begin() + i * 8, be.begin() + i * 8 + 8);
+  write_bytes(dir.file("be.npy"), npy("{'descr': '>f8', 'fortran_order': False, 'shape': (" +
+                                          std::to_string(v.size()) + ",), }",
+                                      be));
+  RecordingSink sink;
+  const FileColumn streamed = read_column(req(dir.file("be.npy")), sink);
+  EXPECT_EQ(sink.sized_calls, 1);
+  EXPECT_EQ(sink.chunks, 4);
+  EXPECT_EQ(streamed.data.bytes(), 0u) << "a sink read holds no host copy";
+  EXPECT_EQ(streamed.nans.count, 2u);
+  EXPECT_EQ(streamed.nans.first, 2 * per_chunk + 7);
+  const FileColumn held = read_column(req(dir.file("be.npy")));
+  ASSERT_EQ(held.data.bytes(), sink.bytes.size());
+  EXPECT_EQ(std::memcmp(held.data.data(), sink.bytes.data(), sink.bytes.size()), 0);
+  EXPECT_EQ(held.nans.count, 2u);
+  EXPECT_EQ(held.nans.first, 2 * per_chunk + 7);
+
+  // A 2-D table's column and a text file reach a sink the same way.
+  const std::vector<std::int32_t> table{1, -1, 2, -2, 3, -3};
+  write_bytes(dir.file("t.npy"), npy("{'descr': '<i4', 'fortran_order': False, 'shape': (3, 2), }", bytes_of(table)));
+  FileRequest col = req(dir.file("t.npy"));
+  col.column = "1";
+  RecordingSink table_sink;
+  EXPECT_EQ(read_column(col, table_sink).n, 3u);
+  std::vector<std::int32_t> second(3);
+  std::memcpy(second.data(), table_sink.bytes.data(), 12);
+  EXPECT_EQ(second, (std::vector<std::int32_t>{-1, -2, -3}));
+  write_bytes(dir.file("x.txt"), "5\n-7\n");
+  RecordingSink text_sink;
+  EXPECT_EQ(read_column(req(dir.file("x.txt")), text_sink).key, KeyType::i64);
+  std::vector<std::int64_t> parsed(2);
+  std::memcpy(parsed.data(), text_sink.bytes.data(), 16);
+  EXPECT_EQ(parsed, (std::vector<std::int64_t>{5, -7}));
+}
