@@ -750,25 +750,62 @@ void append_text(std::string& out, const K& v) {
 
 }  // namespace
 
-void write_column(const std::string& out_path, FileFormat format, KeyType key, const void* data, std::uint64_t n) {
-  OutFile out(out_path);
-  if (format == FileFormat::npy) out.write(npy_header(key, n).data(), npy_header(key, n).size());
-  if (format == FileFormat::text) {
-    if (key == KeyType::u32x4) throw UsageError("u32x4 keys cannot be written as text; write .npy or raw");
-    dispatch_key<ScalarKeys>(key, [&](auto k) {
-      using K = decltype(k);
-      const K* v = static_cast<const K*>(data);
-      std::string chunk;
-      for (std::uint64_t i = 0; i < n; ++i) {
-        append_text(chunk, v[i]);
-        if (chunk.size() > (std::size_t{8} << 20)) out.write(chunk.data(), chunk.size()), chunk.clear();
-      }
-      out.write(chunk.data(), chunk.size());
-    });
-  } else {
-    out.write(data, n * key_bytes(key));
+struct ColumnWriter::State {
+  State(const std::string& path, FileFormat f, KeyType k) : out(path), format(f), key(k) {}
+  OutFile out;
+  FileFormat format;
+  KeyType key;
+  std::uint64_t bytes = 0;
+  std::string text;  // formatted values not yet written
+};
+
+ColumnWriter::ColumnWriter(const std::string& out_path, FileFormat format, KeyType key, std::uint64_t n) {
+  if (format == FileFormat::text && key == KeyType::u32x4)
+    throw UsageError("u32x4 keys cannot be written as text; write .npy or raw");
+  state_ = std::make_unique<State>(out_path, format, key);
+  if (format == FileFormat::npy) {
+    const std::string header = npy_header(key, n);
+    state_->out.write(header.data(), header.size());
+    state_->bytes += header.size();
   }
-  out.close();
+}
+
+ColumnWriter::~ColumnWriter() = default;
+
+void ColumnWriter::append(const void* data, std::uint64_t count) {
+  State& s = *state_;
+  if (s.format != FileFormat::text) {
+    s.out.write(data, count * key_bytes(s.key));
+    s.bytes += count * key_bytes(s.key);
+    return;
+  }
+  dispatch_key<ScalarKeys>(s.key, [&](auto k) {
+    using K = decltype(k);
+    const K* v = static_cast<const K*>(data);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      append_text(s.text, v[i]);
+      if (s.text.size() > (std::size_t{8} << 20)) {
+        s.out.write(s.text.data(), s.text.size());
+        s.bytes += s.text.size();
+        s.text.clear();
+      }
+    }
+  });
+}
+
+std::uint64_t ColumnWriter::close() {
+  State& s = *state_;
+  s.out.write(s.text.data(), s.text.size());
+  s.bytes += s.text.size();
+  s.text.clear();
+  s.out.close();
+  return s.bytes;
+}
+
+void write_column(const std::string& out_path, FileFormat format, KeyType key, const void* data, std::uint64_t n) {
+  ColumnWriter w(out_path, format, key, n);
+  w.append(data, n);
+  w.close();
 }
 
 }  // namespace sb

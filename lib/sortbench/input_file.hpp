@@ -108,8 +108,26 @@ std::string npy_header(KeyType key, std::uint64_t n);
 std::string npy_descr(KeyType key);
 
 // Writes n elements of type key to out_path in the format (text: one value per line,
-// shortest round-trip form). Throws Error(output) on a write failure (disk full included);
+// shortest round-trip form), in pieces: the header when opened (n is known), then the
+// elements in order as they are appended, so a GPU download can stream through a small
+// pinned ring into the file. Throws Error(output) on a write failure (disk full included);
 // the caller writes to a temporary name and renames when verified.
+class ColumnWriter {
+ public:
+  ColumnWriter(const std::string& out_path, FileFormat format, KeyType key, std::uint64_t n);
+  ~ColumnWriter();
+  ColumnWriter(const ColumnWriter&) = delete;
+  ColumnWriter& operator=(const ColumnWriter&) = delete;
+  void append(const void* data, std::uint64_t count);
+  // Flushes and closes; the bytes written.
+  std::uint64_t close();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The whole column at once.
 void write_column(const std::string& out_path, FileFormat format, KeyType key, const void* data, std::uint64_t n);
 
 // A fast 64-bit content hash (not cryptographic): identifies a file's column in results.

@@ -76,25 +76,36 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
 }
 
-// A file written under a temporary name and renamed into place by commit(); removed if not.
+// sort: an unwritable output or a full disk is a usage problem (exit 2).
+template <typename F>
+auto as_usage_error(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// A column written under a temporary name, in pieces, and renamed into place by commit();
+// removed if not committed.
 class PendingOutput {
  public:
-  explicit PendingOutput(std::string path)
-      : path_(std::move(path)), temp_(path_ + fmt::format(".sortbench-{}.tmp", ::getpid())) {}
+  PendingOutput(std::string path, FileFormat format, KeyType key, std::uint64_t n)
+      : path_(std::move(path)), temp_(path_ + fmt::format(".sortbench-{}.tmp", ::getpid())) {
+    writer_ = as_usage_error([&] { return std::make_unique<ColumnWriter>(temp_, format, key, n); });
+  }
   ~PendingOutput() {
+    writer_.reset();
     if (!committed_) std::remove(temp_.c_str());
   }
   PendingOutput(const PendingOutput&) = delete;
   PendingOutput& operator=(const PendingOutput&) = delete;
-  std::uint64_t write(FileFormat format, KeyType key, const void* data, std::uint64_t n) {
-    try {
-      write_column(temp_, format, key, data, n);
-    } catch (const Error& e) {
-      std::remove(temp_.c_str());
-      throw UsageError(e.what());  // sort: an unwritable output is a usage problem (exit 2)
-    }
-    std::error_code ec;
-    return std::filesystem::file_size(temp_, ec);
+  void append(const void* data, std::uint64_t count) {
+    as_usage_error([&] { writer_->append(data, count); });
+  }
+  // Closes the file: the bytes written. Then commit() renames it into place.
+  std::uint64_t close() {
+    return as_usage_error([&] { return writer_->close(); });
   }
   void commit() {
     if (std::rename(temp_.c_str(), path_.c_str()) != 0)
@@ -105,6 +116,7 @@ class PendingOutput {
 
  private:
   std::string path_, temp_;
+  std::unique_ptr<ColumnWriter> writer_;
   bool committed_ = false;
 };
 
@@ -131,15 +143,17 @@ struct Stream {
   Stream& operator=(const Stream&) = delete;
 };
 
-// A few pinned chunks that a column passes through on its way to the GPU: the copy of one
-// chunk runs while the next is read into another. Allocated once, a few MiB: pinning the
-// file's size would cost more than the read itself.
+// A few pinned chunks that columns pass through between the file and the GPU: the copy of
+// one chunk runs while the next is read (or the previous one written). Allocated once, a few
+// MiB: pinning the file's size would cost more than the read itself. The i-th chunk of a
+// stream uses slot i % kSlots.
 class PinnedRing {
  public:
   static constexpr int kSlots = 4;
+  static constexpr std::uint64_t kSlotBytes = ColumnSink::kMaxChunk;
   PinnedRing() {
-    if (cudaMallocHost(&base_, kSlots * ColumnSink::kMaxChunk) != cudaSuccess)
-      throw Error(ExitCode::internal, "cannot allocate pinned host memory for the copies to the GPU");
+    if (cudaMallocHost(&base_, kSlots * kSlotBytes) != cudaSuccess)
+      throw Error(ExitCode::internal, "cannot allocate pinned host memory for the copies to and from the GPU");
     for (auto& e : copied_) SB_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
   ~PinnedRing() {
@@ -149,23 +163,18 @@ class PinnedRing {
   }
   PinnedRing(const PinnedRing&) = delete;
   PinnedRing& operator=(const PinnedRing&) = delete;
-  // The next slot, once the copy out of it has finished.
-  unsigned char* acquire() {
-    SB_CUDA_CHECK(cudaEventSynchronize(copied_[next_ % kSlots]));
-    return static_cast<unsigned char*>(base_) + (next_ % kSlots) * ColumnSink::kMaxChunk;
-  }
-  // Queues the copy of the slot acquire() gave to dst.
-  void copy_out(void* dst, std::uint64_t bytes, cudaStream_t stream) {
-    const int slot = next_++ % kSlots;
-    SB_CUDA_CHECK(cudaMemcpyAsync(dst, static_cast<unsigned char*>(base_) + slot * ColumnSink::kMaxChunk, bytes,
-                                  cudaMemcpyHostToDevice, stream));
-    SB_CUDA_CHECK(cudaEventRecord(copied_[slot], stream));
+  unsigned char* slot(std::uint64_t i) const { return static_cast<unsigned char*>(base_) + (i % kSlots) * kSlotBytes; }
+  // Waits for the copy last queued through slot i.
+  void wait(std::uint64_t i) { SB_CUDA_CHECK(cudaEventSynchronize(copied_[i % kSlots])); }
+  // Queues a copy through slot i and marks when it is done.
+  void copy(std::uint64_t i, void* dst, const void* src, std::uint64_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
+    SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, s));
+    SB_CUDA_CHECK(cudaEventRecord(copied_[i % kSlots], s));
   }
 
  private:
   void* base_ = nullptr;
   cudaEvent_t copied_[kSlots] = {};
-  std::uint64_t next_ = 0;
 };
 
 // Reads a column into one device buffer through the pinned ring. copies: how many buffers of
@@ -188,9 +197,14 @@ class DeviceUpload : public ColumnSink {
                               bytes_text(free_bytes)));
     buffer = DeviceBuffer(bytes);
   }
-  unsigned char* room(std::uint64_t, std::uint64_t) override { return ring_.acquire(); }
+  unsigned char* room(std::uint64_t, std::uint64_t) override {
+    ring_.wait(chunk_);
+    return ring_.slot(chunk_);
+  }
   void filled(std::uint64_t first_byte, std::uint64_t bytes) override {
-    ring_.copy_out(buffer.as<unsigned char>() + first_byte, bytes, stream_);
+    ring_.copy(chunk_, buffer.as<unsigned char>() + first_byte, ring_.slot(chunk_), bytes, cudaMemcpyHostToDevice,
+               stream_);
+    ++chunk_;
   }
   DeviceBuffer buffer;
 
@@ -200,7 +214,27 @@ class DeviceUpload : public ColumnSink {
   std::string path_;
   int copies_;
   std::uint64_t already_;
+  std::uint64_t chunk_ = 0;
 };
+
+// Hands a device column to consume(host_chunk, first_byte, bytes) in order, through the pinned
+// ring: the download of the next chunks runs while the consumer writes this one.
+template <typename Consume>
+void download(PinnedRing& ring, const void* d_src, std::uint64_t bytes, cudaStream_t stream, Consume&& consume) {
+  constexpr std::uint64_t kChunk = PinnedRing::kSlotBytes;
+  const std::uint64_t chunks = (bytes + kChunk - 1) / kChunk;
+  auto queue = [&](std::uint64_t c) {
+    ring.wait(c);
+    ring.copy(c, ring.slot(c), static_cast<const unsigned char*>(d_src) + c * kChunk,
+              std::min(kChunk, bytes - c * kChunk), cudaMemcpyDeviceToHost, stream);
+  };
+  for (std::uint64_t c = 0; c < chunks && c < PinnedRing::kSlots; ++c) queue(c);
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    ring.wait(c);
+    consume(ring.slot(c), c * kChunk, std::min(kChunk, bytes - c * kChunk));
+    if (c + PinnedRing::kSlots < chunks) queue(c + PinnedRing::kSlots);
+  }
+}
 
 // The input as the verifier reads it after the sort (the sort may overwrite its input
 // buffers): a device copy where it fits beside the sort's buffers, else a host copy.
@@ -313,7 +347,13 @@ SortFileReport sort_file(const SortFileRequest& q) {
                              : Payload::none;
   const std::size_t kb = spec.n * key_bytes(spec.key);
   const std::size_t vb = spec.n * payload_bytes(spec.payload);
-  HostArray keys_out(kb), vals_out(vb);
+  // The sorted columns, on the GPU or the host, until they are written; the host arrays hold
+  // them where they are sorted or verified there.
+  DeviceBuffer d_keys[2], d_vals[2];
+  HostArray keys_out, vals_out;
+  const void* sorted_keys = nullptr;
+  const void* sorted_vals = nullptr;
+  bool sorted_on_device = false;
 
   auto pick = [&](const InputStats& stats) -> const Algorithm* {
     const double range = spec.n ? static_cast<double>(stats.max_ordered - stats.min_ordered) + 1.0 : 1.0;
@@ -348,8 +388,8 @@ SortFileReport sort_file(const SortFileRequest& q) {
   if (gpu) {
     // The copies still in flight after the last read; --argsort's positions are made on the GPU.
     t0 = clock_type::now();
-    DeviceBuffer d_keys[2] = {std::move(key_upload->buffer), {}};
-    DeviceBuffer d_vals[2] = {values ? std::move(value_upload->buffer) : DeviceBuffer(vb), {}};
+    d_keys[0] = std::move(key_upload->buffer);
+    d_vals[0] = values ? std::move(value_upload->buffer) : DeviceBuffer(vb);
     if (!values) generate_values_device(spec.payload, spec.n, d_vals[0].get(), stream.handle);
     SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
     rep.phases_ms.emplace_back("host-to-device", ms_since(t0));
@@ -397,26 +437,27 @@ SortFileReport sort_file(const SortFileRequest& q) {
     v.check_stable = q.argsort && algo->stable;
     v.keys_in = input.keys();
     v.vals_in = values ? input.vals() : nullptr;
-    auto copy_back = [&] {
-      t0 = clock_type::now();
-      if (kb) SB_CUDA_CHECK(cudaMemcpyAsync(keys_out.data(), b.keys[result], kb, cudaMemcpyDeviceToHost, stream.handle));
-      if (vb) SB_CUDA_CHECK(cudaMemcpyAsync(vals_out.data(), b.vals[result], vb, cudaMemcpyDeviceToHost, stream.handle));
-      SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
-      rep.phases_ms.emplace_back("device-to-host", ms_since(t0));
-    };
+    sorted_keys = b.keys[result];
+    sorted_vals = vb ? b.vals[result] : nullptr;
     if (input.on_device) {
       t0 = clock_type::now();
-      v.keys_out = b.keys[result];
-      v.vals_out = vb ? b.vals[result] : nullptr;
+      v.keys_out = sorted_keys;
+      v.vals_out = sorted_vals;
       check(algo, verify_device(v, stream.handle));
       rep.phases_ms.emplace_back("verify", ms_since(t0));
       rep.verified_on = "gpu";
-      copy_back();
+      sorted_on_device = true;
     } else {
-      copy_back();
       t0 = clock_type::now();
-      v.keys_out = keys_out.data();
-      v.vals_out = vb ? vals_out.data() : nullptr;
+      keys_out = HostArray(kb);
+      vals_out = HostArray(vb);
+      if (kb) SB_CUDA_CHECK(cudaMemcpyAsync(keys_out.data(), sorted_keys, kb, cudaMemcpyDeviceToHost, stream.handle));
+      if (vb) SB_CUDA_CHECK(cudaMemcpyAsync(vals_out.data(), sorted_vals, vb, cudaMemcpyDeviceToHost, stream.handle));
+      SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
+      rep.phases_ms.emplace_back("device-to-host", ms_since(t0));
+      t0 = clock_type::now();
+      v.keys_out = sorted_keys = keys_out.data();
+      v.vals_out = sorted_vals = vb ? vals_out.data() : nullptr;
       check(algo, verify_host(v));
       rep.phases_ms.emplace_back("verify", ms_since(t0));
       rep.verified_on = "host";
@@ -428,6 +469,8 @@ SortFileReport sort_file(const SortFileRequest& q) {
     rep.phases_ms.emplace_back("analyze", ms_since(t0));
     const Algorithm* algo = pick(stats);
     const SortProblem problem{spec, stats, {}, RangeMode::given};
+    keys_out = HostArray(kb);
+    vals_out = HostArray(vb);
     if (kb) std::memcpy(keys_out.data(), keys.data.data(), kb);
     if (values) {
       std::memcpy(vals_out.data(), values->data.data(), vb);
@@ -452,31 +495,52 @@ SortFileReport sort_file(const SortFileRequest& q) {
     check(algo, verify_host(v));
     rep.phases_ms.emplace_back("verify", ms_since(t0));
     rep.verified_on = "host";
+    sorted_keys = keys_out.data();
+    sorted_vals = vb ? vals_out.data() : nullptr;
   }
 
-  // write
+  // write (on the GPU path each chunk is downloaded through the pinned ring while the one
+  // before it is written)
   t0 = clock_type::now();
-  const FileFormat out_format = keys.format;
-  PendingOutput out(q.output);
-  if (q.argsort) {
-    // Positions: u32 when n fits, else u64 (decoded from the u64 payload's check bits).
-    if (spec.payload == Payload::index) {
-      rep.bytes_written += out.write(out_format, KeyType::u32, vals_out.data(), spec.n);
-    } else {
-      std::vector<std::uint64_t> pos(spec.n);
-      const auto* enc = reinterpret_cast<const std::uint64_t*>(vals_out.data());
-      for (std::uint64_t i = 0; i < spec.n; ++i) decode_value<std::uint64_t>(spec.payload, enc[i], pos[i]);
-      rep.bytes_written += out.write(out_format, KeyType::u64, pos.data(), spec.n);
+  auto emit = [&](const void* column, std::uint64_t bytes, auto&& consume) {
+    if (sorted_on_device) {
+      download(*ring, column, bytes, stream.handle, consume);
+      return;
     }
+    for (std::uint64_t first = 0; first < bytes; first += ColumnSink::kMaxChunk)
+      consume(static_cast<const unsigned char*>(column) + first, first, std::min(ColumnSink::kMaxChunk, bytes - first));
+  };
+  auto append_to = [](PendingOutput& out, std::size_t width) {
+    return [&out, width](const unsigned char* chunk, std::uint64_t, std::uint64_t bytes) {
+      out.append(chunk, bytes / width);
+    };
+  };
+  const FileFormat out_format = keys.format;
+  std::optional<PendingOutput> out, vout;
+  if (q.argsort && spec.payload == Payload::index) {
+    out.emplace(q.output, out_format, KeyType::u32, spec.n);
+    emit(sorted_vals, vb, append_to(*out, 4));
+  } else if (q.argsort) {
+    // Positions past 2^32 keys: u64, decoded from the u64 payload's check bits.
+    out.emplace(q.output, out_format, KeyType::u64, spec.n);
+    std::vector<std::uint64_t> positions;
+    emit(sorted_vals, vb, [&](const unsigned char* chunk, std::uint64_t, std::uint64_t bytes) {
+      positions.resize(bytes / 8);
+      const auto* encoded = reinterpret_cast<const std::uint64_t*>(chunk);
+      for (std::size_t i = 0; i < positions.size(); ++i)
+        decode_value<std::uint64_t>(spec.payload, encoded[i], positions[i]);
+      out->append(positions.data(), positions.size());
+    });
   } else {
-    rep.bytes_written += out.write(out_format, spec.key, keys_out.data(), spec.n);
+    out.emplace(q.output, out_format, spec.key, spec.n);
+    emit(sorted_keys, kb, append_to(*out, key_bytes(spec.key)));
   }
-  std::optional<PendingOutput> vout;
   if (values) {
-    vout.emplace(q.values_output);
-    rep.bytes_written += vout->write(values->format, values->key, vals_out.data(), spec.n);
+    vout.emplace(q.values_output, values->format, values->key, spec.n);
+    emit(sorted_vals, vb, append_to(*vout, key_bytes(values->key)));
   }
-  out.commit();
+  rep.bytes_written = out->close() + (vout ? vout->close() : 0);
+  out->commit();
   if (vout) vout->commit();
   rep.phases_ms.emplace_back("write", ms_since(t0));
   return rep;
