@@ -3,14 +3,9 @@
 #include <chrono>
 #include <thread>
 
+#include "sortbench/measure.hpp"
+
 namespace sb {
-namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 std::optional<EnergyFigures> energy_figures(const EnergyBatch& sorts, const EnergyBatch& restores,
                                             const EnergyBatch& idle, std::uint64_t n) {
@@ -41,29 +36,29 @@ EnergyBatch run_energy_batch(const std::function<void()>& step, const std::funct
   std::uint64_t chunk = 1;
   wait();
   const double e0 = energy_j();
-  const double t0 = now_s();
+  const double t0 = steady_now_s();
   double elapsed = 0;
   while (elapsed < min_s) {
-    const double chunk_start = now_s();
+    const double chunk_start = steady_now_s();
     for (std::uint64_t i = 0; i < chunk; ++i) step();
     wait();
     b.runs += chunk;
-    const double t = now_s();
+    const double t = steady_now_s();
     elapsed = t - t0;
     if (t - chunk_start < 0.05) chunk *= 2;
   }
   b.joules = energy_j() - e0;
-  b.seconds = now_s() - t0;
+  b.seconds = steady_now_s() - t0;
   return b;
 }
 
 EnergyBatch idle_energy(const std::function<double()>& energy_j, double seconds) {
   EnergyBatch b;
   const double e0 = energy_j();
-  const double t0 = now_s();
+  const double t0 = steady_now_s();
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   b.joules = energy_j() - e0;
-  b.seconds = now_s() - t0;
+  b.seconds = steady_now_s() - t0;
   b.runs = 1;
   return b;
 }

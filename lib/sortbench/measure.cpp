@@ -7,13 +7,10 @@
 #include <thread>
 
 namespace sb {
-namespace {
 
-double now_s() {
+double steady_now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-}  // namespace
 
 TimingStats summarize_times(std::vector<double> ms) {
   TimingStats s;
@@ -56,8 +53,8 @@ bool enough_samples(const std::vector<double>& ms, double elapsed_s, const Measu
   return enough_samples(noise, elapsed_s, s);
 }
 
-void SteadyClockTimer::start() { start_s_ = now_s(); }
-void SteadyClockTimer::stop() { ms_ = (now_s() - start_s_) * 1e3; }
+void SteadyClockTimer::start() { start_s_ = steady_now_s(); }
+void SteadyClockTimer::stop() { ms_ = (steady_now_s() - start_s_) * 1e3; }
 
 std::size_t max_discarded_samples(const MeasureSettings& s) {
   return static_cast<std::size_t>(std::max(s.min_reps, 10));
@@ -73,7 +70,7 @@ MeasureResult measure(const MeasureSettings& settings, SampleTimer& timer, const
   for (SampleCollector* c : collectors) c->begin();
   MeasureResult result;
   SampleNoise noise;
-  const double begin = now_s();
+  const double begin = steady_now_s();
   for (;;) {
     steps.prepare();
     timer.start();
@@ -91,7 +88,7 @@ MeasureResult measure(const MeasureSettings& settings, SampleTimer& timer, const
       if (result.discarded >= max_discarded_samples(settings)) break;
       std::this_thread::sleep_for(std::chrono::duration<double>(recovery_s));
     }
-    if (enough_samples(noise, now_s() - begin, settings)) break;
+    if (enough_samples(noise, steady_now_s() - begin, settings)) break;
   }
   for (SampleCollector* c : collectors) c->end();
   return result;

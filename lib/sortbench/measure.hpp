@@ -47,6 +47,8 @@ class SampleNoise {
 };
 
 bool enough_samples(const SampleNoise& noise, double elapsed_s, const MeasureSettings& s);
+// Seconds on the host's steady clock (the loop's budget, the CPU timer, the energy batch).
+double steady_now_s();
 bool enough_samples(const std::vector<double>& ms, double elapsed_s, const MeasureSettings& s);
 
 // Reads what one sample cost. start() and stop() bracket the timed work; elapsed_ms() waits

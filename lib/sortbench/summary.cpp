@@ -31,7 +31,7 @@ const std::vector<SummaryDef>& summary_defs() {
       {t::peak_bytes, "peak_bytes", "bytes", true},
       {t::bytes_per_key, "bytes_per_key", "bytes/key", false, "B/key", 1, 1, true},
       {t::joules_per_sort, "joules_per_sort", "J", false},
-      {t::keys_per_joule, "keys_per_joule", "keys/J", false, "Mkeys/J", 1e-6, 1, true},
+      {t::keys_per_joule, "keys_per_joule", "keys/J", false, "Mkeys/J", 1e-6, 2, true},
       {t::energy_power, "energy_power_w", "W", false, "W", 1, 0, true},
       {t::idle_power, "idle_power_w", "W", false, "idle W", 1, 0, true},
       {t::energy_batch_sorts, "energy_batch_sorts", "count", true},
