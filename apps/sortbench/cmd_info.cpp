@@ -1,4 +1,5 @@
-// sortbench info: the GPU and its measured copy bandwidth.
+// sortbench info: the GPU, its measured copy bandwidth and its conditions as NVML reports them
+// (clocks, application clocks, persistence mode, temperature, power limit).
 #include <iostream>
 
 #include <fmt/format.h>
@@ -6,6 +7,8 @@
 #include "cli.hpp"
 #include "sortbench/build_info.hpp"
 #include "sortbench/device_info.hpp"
+#include "sortbench/nvml.hpp"
+#include "sortbench/report.hpp"
 
 namespace sb::cli {
 
@@ -31,6 +34,11 @@ Command add_info(CLI::App& app) {
                 d.shared_mem_per_block_optin / 1024, d.shared_mem_per_sm / 1024, d.sm_clock_mhz, d.mem_clock_mhz,
                 format_cuda_version(d.driver_version), format_cuda_version(d.runtime_version),
                 d.copy_bandwidth_gbs);
+            std::string why_absent;
+            if (auto nvml = NvmlDevice::open(d.ordinal, &why_absent))
+              std::cout << format_conditions(nvml->conditions());
+            else
+              std::cout << format_conditions(GpuConditions{false, why_absent});
             const int cc = d.cc_major * 10 + d.cc_minor;
             if (cuda_archs_cover(build_cuda_architectures(), cc) == false) {
               std::cerr << fmt::format(

@@ -1,9 +1,12 @@
 // sortbench run: generate, sort with each algorithm, verify, time, print, write JSON/CSV.
 #include <iostream>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "sortbench/clock_collector.hpp"
 #include "sortbench/device_info.hpp"
 #include "sortbench/errors.hpp"
 #include "sortbench/registry.hpp"
@@ -19,8 +22,8 @@ struct RunOptions {
   std::string algo = "all";
   std::string backend = "gpu";
   int reps = 10, warmup = 1, device = 0, radix_bits = 0;
-  double max_noise_pct = 1.0, budget_s = 2.0;
-  bool no_flush_l2 = false, quiet = false;
+  double max_noise_pct = 1.0, budget_s = 2.0, throttle_threshold = kDefaultThrottleThreshold;
+  bool no_flush_l2 = false, quiet = false, energy = false;
   std::string json, csv;
   std::vector<std::string> params;
 };
@@ -101,6 +104,11 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
   plan.settings.max_noise = o.max_noise_pct / 100.0;
   plan.settings.budget_s = o.budget_s;
   plan.settings.flush_l2 = !o.no_flush_l2;
+  plan.settings.throttle_threshold = o.throttle_threshold;
+  plan.settings.energy = o.energy;
+  if (o.energy && backend == Backend::cpu)
+    throw UsageError("--energy reads the GPU's energy counter, so it measures GPU algorithms only; drop --energy "
+                     "or use --backend gpu");
   if (!o.json.empty()) check_writable(o.json);
   if (!o.csv.empty()) check_writable(o.csv);
 
@@ -112,6 +120,20 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
   if (needs_gpu) {
     context.gpu = query_device(o.device, true);
     plan.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
+    std::string why_absent;
+    std::shared_ptr<const NvmlDevice> nvml = NvmlDevice::open(o.device, &why_absent);
+    if (nvml) {
+      context.conditions = nvml->conditions();
+      context.busy = busy_processes(nvml->processes(), nvml->memory_total_bytes(), static_cast<unsigned>(getpid()));
+      std::cerr << format_busy_warning(o.device, context.busy);
+    } else {
+      context.conditions = GpuConditions{};
+      context.conditions->nvml_absent = why_absent;
+      std::cerr << nvml_absent_line(why_absent) << "\n";
+    }
+    if (o.energy && !(context.conditions->nvml && context.conditions->energy_counter))
+      throw UsageError(energy_unavailable_message(nvml ? "the GPU has no energy counter" : "NVML is absent"));
+    plan.nvml = std::move(nvml);
   }
   if (from_file) {
     FileInputRequest fr;
@@ -173,6 +195,14 @@ Command add_run(CLI::App& app) {
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   cmd->add_flag("--no-flush-l2", o->no_flush_l2, "keep L2 warm between repetitions");
+  cmd->add_option("--throttle-threshold", o->throttle_threshold,
+                  "discard (and retake) a GPU sample taken while the SM clock is below this share of the clock at "
+                  "the start of the measurement (NVML; as nvbench)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_flag("--energy", o->energy,
+                "also measure joules per sort and keys per joule of each GPU algorithm over a batch of "
+                "back-to-back sorts of at least 1 s (NVML's energy counter; takes longer)");
   cmd->add_option("--param", o->params, "algorithm parameter name=value (repeatable), e.g. radix-bits=4");
   cmd->add_option("--radix-bits", o->radix_bits, "digit width for radix sorts (same as --param radix-bits=N)")
       ->check(CLI::Range(1, 16));

@@ -7,12 +7,14 @@
 
 #include <fmt/format.h>
 
+#include "sortbench/clock_collector.hpp"
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/device_info.hpp"
 #include "sortbench/errors.hpp"
 #include "sortbench/generator.hpp"
 #include "sortbench/input_source.hpp"
+#include "sortbench/memory_collector.hpp"
 #include "sortbench/verify.hpp"
 
 namespace sb {
@@ -23,8 +25,20 @@ std::string_view to_string(RowStatus s) {
     case RowStatus::unsupported: return "unsupported";
     case RowStatus::error: return "error";
     case RowStatus::verify_failed: return "verify_failed";
+    case RowStatus::throttled: return "throttled";
   }
   return "?";
+}
+
+std::optional<RowStatus> parse_row_status(std::string_view s) {
+  for (RowStatus v : {RowStatus::ok, RowStatus::unsupported, RowStatus::error, RowStatus::verify_failed,
+                      RowStatus::throttled})
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
+
+std::string energy_unavailable_message(const std::string& why) {
+  return fmt::format("--energy reads NVML's total-energy counter, but {} here; drop --energy", why);
 }
 
 bool any_failed_verification(const std::vector<ResultRow>& rows) {
@@ -64,6 +78,7 @@ ResultRow start_row(const Algorithm& a, const RunPlan& plan, const InputSpec& sp
 
 void finish_timing(ResultRow& row, const std::vector<double>& samples, double copy_bw) {
   namespace tag = summary_tag;
+  if (samples.empty()) return;  // every sample throttled: no time to report
   const TimingStats t = summarize_times(samples);
   Summaries& s = row.summaries;
   s.set(tag::samples, static_cast<double>(t.samples));
@@ -122,14 +137,36 @@ struct HostInput {
   std::vector<unsigned char> vals;
 };
 
+// The clock summaries, and the slowdown reasons seen by name in the details.
+void note_clocks(const ClockCollector& clocks, ResultRow& row) {
+  clocks.summarize(row.summaries);
+  if (const std::uint64_t slow = slowdown_reasons(clocks.reasons_seen()))
+    row.details.emplace_back("clock_events", clock_event_reason_names(slow));
+}
+
+std::string throttled_reason(const ClockCollector& clocks, const MeasureSettings& settings) {
+  return fmt::format("all {} samples were taken below {:.0f} % of the starting SM clock ({} MHz){}; let the GPU "
+                     "cool down or lower --throttle-threshold",
+                     clocks.filter().discarded(), 100 * settings.throttle_threshold, clocks.filter().reference_mhz(),
+                     clocks.reasons_seen() ? " (" + clock_event_reason_names(clocks.reasons_seen()) + ")" : "");
+}
+
+std::uint64_t device_memory_used() {
+  std::size_t free_bytes = 0, total = 0;
+  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return total - free_bytes;
+}
+
 class DeviceSession {
  public:
-  DeviceSession(const InputSource& source) : spec_(source.spec()), values_are_data_(source.values_are_data()) {
+  DeviceSession(const InputSource& source, std::shared_ptr<const NvmlDevice> nvml)
+      : spec_(source.spec()), values_are_data_(source.values_are_data()), nvml_(std::move(nvml)) {
     const InputSpec& spec = spec_;
     const std::uint64_t kb = spec.n * key_bytes(spec.key);
     const std::uint64_t vb = spec.n * payload_bytes(spec.payload);
     std::size_t free_bytes = 0, total = 0;
     SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    baseline_used_ = total - free_bytes;
     const std::uint64_t needed = 3 * (kb + vb);
     if (needed > free_bytes)
       throw Error(ExitCode::device_memory,
@@ -204,10 +241,23 @@ class DeviceSession {
     work.workspace = workspace.get();
     work.workspace_bytes = ws_bytes;
     work.stream = stream_;
-    const DeviceTiming timing =
-        time_device(a, problem, {pristine_keys_.get(), pristine_vals_.get()}, work, settings);
+    const DeviceInput input{pristine_keys_.get(), pristine_vals_.get()};
+    MemoryAccount memory;
+    memory.workspace_bytes = ws_bytes;
+    memory.buffer_bytes = 3 * (keys_[0].bytes() + vals_[0].bytes());
+    memory.baseline_used = baseline_used_;
+    MemoryCollector memory_watch(device_memory_used, memory);
+    std::vector<SampleCollector*> collectors{&memory_watch};
+    std::optional<ClockCollector> clocks;
+    if (nvml_) {
+      clocks.emplace([nvml = nvml_.get()] { return nvml->read_clocks(); }, settings.throttle_threshold);
+      collectors.push_back(&*clocks);
+    }
+    const SortTiming timing = time_device(a, problem, input, work, settings, collectors);
     finish_timing(row, timing.samples_ms, copy_bw);
     note_discovery(row, timing.discovery_ms);
+    memory.summarize(row.summaries, spec_.n);
+    if (clocks) note_clocks(*clocks, row);
     VerifyInput v;
     v.key = spec_.key;
     v.payload = spec_.payload;
@@ -218,11 +268,35 @@ class DeviceSession {
     if (values_are_data_) v.vals_in = pristine_vals_.get();
     v.check_stable = a.stable;
     apply_verification(row, verify_device(v, stream_));
+    if (timing.samples_ms.empty() && clocks && row.status == RowStatus::ok) {
+      row.status = RowStatus::throttled;
+      row.reason = throttled_reason(*clocks, settings);
+    }
+    if (settings.energy && row.status == RowStatus::ok) measure_energy(a, problem, input, work, row);
   }
 
  private:
+  // The energy of back-to-back sorts, its restore copies and the idle power (energy.hpp); the
+  // restores and the idle interval once per session, before its first batch.
+  void measure_energy(const Algorithm& a, const SortProblem& problem, const DeviceInput& input,
+                      const DeviceBuffers& work, ResultRow& row) {
+    auto energy_j = [nvml = nvml_.get()] { return nvml->energy_j().value_or(0.0); };
+    if (!idle_) {
+      idle_ = idle_energy(energy_j, kEnergyBatchS);
+      restores_ = energy_batch_device(a, problem, input, work, true, energy_j, kEnergyBatchS);
+    }
+    const EnergyBatch sorts = energy_batch_device(a, problem, input, work, false, energy_j, kEnergyBatchS);
+    if (auto e = energy_figures(sorts, *restores_, *idle_, spec_.n)) summarize_energy(*e, sorts, row.summaries);
+    else
+      row.details.emplace_back("energy", fmt::format("below the counter's resolution ({:.3f} J over {} sorts)",
+                                                     sorts.joules, sorts.runs));
+  }
+
   InputSpec spec_;
   bool values_are_data_ = false;
+  std::shared_ptr<const NvmlDevice> nvml_;
+  std::uint64_t baseline_used_ = 0;
+  std::optional<EnergyBatch> idle_, restores_;
   // Owns the session's stream, so a constructor that throws part-way still releases it.
   struct Stream {
     cudaStream_t handle{};
@@ -243,11 +317,10 @@ void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const Ho
   std::vector<unsigned char> keys(input.keys.size());
   std::vector<unsigned char> vals(input.vals.size());
   const void* in_vals = input.vals.empty() ? nullptr : input.vals.data();
-  std::vector<double> discovery;
-  const auto samples = time_host(a, problem, input.keys.data(), in_vals, keys.data(),
-                                 vals.empty() ? nullptr : vals.data(), settings, &discovery);
-  finish_timing(row, samples, 0);
-  note_discovery(row, discovery);
+  const SortTiming timing =
+      time_host(a, problem, input.keys.data(), in_vals, keys.data(), vals.empty() ? nullptr : vals.data(), settings);
+  finish_timing(row, timing.samples_ms, 0);
+  note_discovery(row, timing.discovery_ms);
   VerifyInput v;
   v.key = problem.spec.key;
   v.payload = problem.spec.payload;
@@ -270,12 +343,21 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   std::unique_ptr<DeviceSession> device;
+  std::shared_ptr<const NvmlDevice> nvml = plan.nvml;
   HostInput host;
   InputStats stats;
   if (needs_gpu) {
     if (auto why = cuda_unavailable_reason())
       throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
-    device = std::make_unique<DeviceSession>(*source);
+    if (!nvml) {
+      int ordinal = 0;
+      SB_CUDA_CHECK(cudaGetDevice(&ordinal));
+      std::string why_absent;
+      nvml = NvmlDevice::open(ordinal, &why_absent);
+    }
+    if (plan.settings.energy && !(nvml && nvml->energy_j()))
+      throw UsageError(energy_unavailable_message(nvml ? "the GPU has no energy counter" : "NVML is absent"));
+    device = std::make_unique<DeviceSession>(*source, nvml);
     stats = device->stats();
   } else {
     host.keys.resize(spec.n * key_bytes(spec.key));

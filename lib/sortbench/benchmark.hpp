@@ -14,11 +14,15 @@
 #include "sortbench/harness.hpp"
 #include "sortbench/input_source.hpp"
 #include "sortbench/input_spec.hpp"
+#include "sortbench/nvml.hpp"
 #include "sortbench/summary.hpp"
 
 namespace sb {
 
-enum class RowStatus { ok, unsupported, error, verify_failed };
+// throttled: every sample was taken below the throttle threshold (clock_collector.hpp), so the
+// row has no time.
+enum class RowStatus { ok, unsupported, error, verify_failed, throttled };
+std::optional<RowStatus> parse_row_status(std::string_view s);
 std::string_view to_string(RowStatus s);
 
 struct ResultRow {
@@ -53,6 +57,9 @@ struct RunPlan {
   MeasureSettings settings;
   Params params;
   double copy_bandwidth_gbs = 0;  // for bandwidth_pct; 0 leaves it unset
+  // The GPU's NVML device (clocks, throttling, energy); null: run_benchmark opens its own, and
+  // runs without those where NVML is absent.
+  std::shared_ptr<const NvmlDevice> nvml;
 };
 
 class RunObserver {
@@ -67,6 +74,9 @@ class RunObserver {
 // and no device answers, Error(device_memory) when the input does not fit, Error(cuda)
 // when the CUDA context becomes unusable. A failing algorithm becomes a row, not a throw.
 std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer = nullptr);
+
+// "--energy reads NVML's total-energy counter, but NVML is absent here; drop --energy"
+std::string energy_unavailable_message(const std::string& why);
 
 bool any_failed_verification(const std::vector<ResultRow>& rows);
 

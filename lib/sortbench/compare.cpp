@@ -89,6 +89,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::failed: return "FAILED";
     case Verdict::fixed: return "fixed";
     case Verdict::no_time: return "-";
+    case Verdict::throttled: return "throttled";
   }
   return "?";
 }
@@ -98,6 +99,7 @@ Verdict judge(const ResultRow& base, const ResultRow& next, double threshold, do
   const bool new_ok = next.status == RowStatus::ok && next.timed();
   *ratio = 0;
   *noise = 0;
+  if (base.status == RowStatus::throttled || next.status == RowStatus::throttled) return Verdict::throttled;
   if (base_ok && !new_ok) return Verdict::failed;
   if (!base_ok && new_ok) return Verdict::fixed;
   if (!base_ok) return Verdict::no_time;
@@ -108,6 +110,12 @@ Verdict judge(const ResultRow& base, const ResultRow& next, double threshold, do
   const double diff = *ratio - 1.0;
   if (std::fabs(diff) <= threshold || std::fabs(diff) <= *noise) return Verdict::same;
   return diff > 0 ? Verdict::slower : Verdict::faster;
+}
+
+double memory_ratio(const ResultRow& base, const ResultRow& next) {
+  const double b = base.summaries.value_or(summary_tag::peak_bytes, 0);
+  const double n = next.summaries.value_or(summary_tag::peak_bytes, 0);
+  return b > 0 && n > 0 ? n / b : 0;
 }
 
 std::size_t CompareReport::regressions() const {
@@ -140,6 +148,7 @@ CompareReport compare_results(const std::vector<ResultRow>& base, const std::vec
     c.base = b;
     c.next = it->second;
     c.verdict = judge(*b, *it->second, threshold, &c.ratio, &c.noise);
+    c.memory_ratio = memory_ratio(*b, *it->second);
     report.matched.push_back(c);
   }
   std::vector<std::string> seen_new;
@@ -183,6 +192,24 @@ std::string time_text(const ResultRow& r) {
   return std::string(to_string(r.status));
 }
 
+// "12.0 -> 16.0 (1.333)": bytes per key of the measured peak, base to new.
+std::string memory_text(const Comparison& c) {
+  const auto b = c.base->summaries.get(summary_tag::bytes_per_key);
+  const auto n = c.next->summaries.get(summary_tag::bytes_per_key);
+  if (!b && !n) return "-";
+  auto one = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : std::string("-"); };
+  return fmt::format("{} -> {}{}", one(b), one(n), c.memory_ratio > 0 ? fmt::format(" ({:.3f})", c.memory_ratio) : "");
+}
+
+// "0 -> 3": samples discarded for throttling, base to new.
+std::string throttle_text(const Comparison& c) {
+  const auto b = c.base->summaries.get(summary_tag::throttled_samples);
+  const auto n = c.next->summaries.get(summary_tag::throttled_samples);
+  if (!b && !n) return "-";
+  auto one = [](const std::optional<double>& v) { return v ? fmt::format("{:.0f}", *v) : std::string("-"); };
+  return one(b) + " -> " + one(n);
+}
+
 }  // namespace
 
 std::string format_comparison(const CompareReport& report, const std::string& base_name, const std::string& new_name,
@@ -192,15 +219,18 @@ std::string format_comparison(const CompareReport& report, const std::string& ba
   std::string out = fmt::format("base: {}\nnew:  {}\nthreshold {:.1f}%; a difference within the smaller measured "
                                 "noise of the pair is \"same\"\n\n",
                                 base_name, new_name, threshold * 100);
-  out += fmt::format("{:<{}}  {:<{}}  {:>12}  {:>12}  {:>7}  {:>7}  {}\n", "algorithm", aw, "input", iw, "base ms",
-                     "new ms", "ratio", "noise", "verdict");
+  std::size_t mw = 5, tw = 9;
+  for (const auto& c : report.matched) mw = std::max(mw, memory_text(c).size()), tw = std::max(tw, throttle_text(c).size());
+  out += fmt::format("{:<{}}  {:<{}}  {:>12}  {:>12}  {:>7}  {:>7}  {:<{}}  {:<{}}  {}\n", "algorithm", aw, "input",
+                     iw, "base ms", "new ms", "ratio", "noise", "B/key", mw, "throttled", tw, "verdict");
   std::map<Verdict, std::size_t> counts;
   for (const auto& c : report.matched) {
     ++counts[c.verdict];
-    out += fmt::format("{:<{}}  {:<{}}  {:>12}  {:>12}  {:>7}  {:>7}  {}\n", c.base->algorithm, aw, input_text(*c.base),
-                       iw, time_text(*c.base), time_text(*c.next),
+    out += fmt::format("{:<{}}  {:<{}}  {:>12}  {:>12}  {:>7}  {:>7}  {:<{}}  {:<{}}  {}\n", c.base->algorithm, aw,
+                       input_text(*c.base), iw, time_text(*c.base), time_text(*c.next),
                        c.ratio > 0 ? fmt::format("{:.3f}", c.ratio) : "-",
-                       c.ratio > 0 ? fmt::format("{:.2f}%", c.noise * 100) : "-", to_string(c.verdict));
+                       c.ratio > 0 ? fmt::format("{:.2f}%", c.noise * 100) : "-", memory_text(c), mw,
+                       throttle_text(c), tw, to_string(c.verdict));
   }
   auto list_only = [&](const std::vector<const ResultRow*>& rows, const std::string& name) {
     if (rows.empty()) return;
@@ -209,11 +239,11 @@ std::string format_comparison(const CompareReport& report, const std::string& ba
   };
   list_only(report.only_base, base_name);
   list_only(report.only_new, new_name);
-  out += fmt::format("\n{} matched: {} same, {} faster, {} slower, {} failed, {} fixed, {} without times; {} only in "
-                     "base, {} only in new\n",
+  out += fmt::format("\n{} matched: {} same, {} faster, {} slower, {} failed, {} fixed, {} throttled, {} without "
+                     "times; {} only in base, {} only in new\n",
                      report.matched.size(), counts[Verdict::same], counts[Verdict::faster], counts[Verdict::slower],
-                     counts[Verdict::failed], counts[Verdict::fixed], counts[Verdict::no_time],
-                     report.only_base.size(), report.only_new.size());
+                     counts[Verdict::failed], counts[Verdict::fixed], counts[Verdict::throttled],
+                     counts[Verdict::no_time], report.only_base.size(), report.only_new.size());
   return out;
 }
 

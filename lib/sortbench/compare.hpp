@@ -26,6 +26,7 @@ enum class Verdict {
   failed,  // ok in BASE, not ok (error, verification failure, unsupported) in NEW: a regression
   fixed,   // not ok in BASE, ok in NEW
   no_time, // neither has a time (e.g. unsupported in both)
+  throttled, // either row's samples were all throttled: no judgement, rerun on a cool GPU
 };
 std::string_view to_string(Verdict v);
 
@@ -36,6 +37,9 @@ struct Comparison {
   double ratio = 0;  // new median / base median
   double noise = 0;  // the relative noise band the difference is judged against
   Verdict verdict = Verdict::no_time;
+  // Beside the time: the measured peak device memory (new / base; 0 where either lacks it)
+  // and the samples each discarded for throttling.
+  double memory_ratio = 0;
 };
 
 struct CompareReport {
@@ -43,6 +47,9 @@ struct CompareReport {
   std::vector<const ResultRow*> only_base, only_new;
   std::size_t regressions() const;
 };
+
+// new peak bytes / base peak bytes, 0 where either row has no measured peak.
+double memory_ratio(const ResultRow& base, const ResultRow& next);
 
 // threshold: relative (0.05 = 5 %). The noise band of a pair is the smaller of the two
 // relative standard deviations, as nvbench_compare.py does; a pair is slower (or faster)

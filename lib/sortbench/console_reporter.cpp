@@ -38,14 +38,43 @@ std::string format_context_line(const RunContext& c) {
                      format_cuda_version(d.runtime_version), d.copy_bandwidth_gbs);
 }
 
+std::string format_conditions(const GpuConditions& c) {
+  if (!c.nvml) return "  " + nvml_absent_line(c.nvml_absent) + "\n";
+  auto on_off = [](const std::optional<bool>& v, const char* on, const char* off) {
+    return v ? std::string(*v ? on : off) : std::string("unknown");
+  };
+  return fmt::format(
+      "  clocks (now / max)  SM {} / {} MHz, memory {} / {} MHz\n"
+      "  application clocks  {}{}\n"
+      "  persistence mode    {}\n"
+      "  temperature, power  {} C, {:.0f} W of a {:.0f} W limit{}\n",
+      c.sm_clock_mhz, c.sm_clock_max_mhz, c.mem_clock_mhz, c.mem_clock_max_mhz,
+      on_off(c.app_clocks_locked, "locked", "at their defaults"),
+      c.app_sm_clock_mhz ? fmt::format(" (SM {} MHz)", c.app_sm_clock_mhz) : "",
+      on_off(c.persistence_mode, "on", "off"), c.temperature_c, c.power_w, c.power_limit_w,
+      c.energy_counter ? ", energy counter present" : ", no energy counter");
+}
+
+std::string format_busy_warning(int ordinal, const std::vector<GpuProcess>& busy) {
+  if (busy.empty()) return "";
+  std::string who;
+  for (const GpuProcess& p : busy) who += (who.empty() ? "" : "; ") + describe_process(p);
+  return fmt::format("warning: GPU {} is busy with other processes ({}); its timings may be disturbed\n", ordinal,
+                     who);
+}
+
 std::string format_table(const std::vector<ResultRow>& rows) {
   std::size_t width = 9;
   for (const auto& r : rows) width = std::max(width, r.algorithm.size());
   // The median first: the number a reader looks for; then the other summaries with a column.
+  // A sparse column (clocks, memory, energy) only when some row holds its value.
   std::vector<const SummaryDef*> columns;
+  auto any_row_has = [&](const SummaryDef& d) {
+    return std::any_of(rows.begin(), rows.end(), [&](const ResultRow& r) { return r.summaries.get(d.tag).has_value(); });
+  };
   for (const auto& d : summary_defs())
     if (d.tag == summary_tag::median_ms) columns.insert(columns.begin(), &d);
-    else if (!d.header.empty()) columns.push_back(&d);
+    else if (!d.header.empty() && (!d.sparse || any_row_has(d))) columns.push_back(&d);
   std::string out = fmt::format("{:<{}}  {:>4}", "algorithm", width, "bk");
   for (const SummaryDef* d : columns) out += fmt::format("  {:>10}", d->header);
   out += "  status\n";

@@ -62,10 +62,40 @@ json to_json(const RunContext& c) {
   } else {
     j["gpu"] = nullptr;
   }
+  if (c.conditions) {
+    const GpuConditions& g = *c.conditions;
+    json conditions = {{"nvml", g.nvml}};
+    if (!g.nvml) {
+      conditions["nvml_absent"] = g.nvml_absent;
+    } else {
+      conditions["sm_clock_mhz"] = g.sm_clock_mhz;
+      conditions["sm_clock_max_mhz"] = g.sm_clock_max_mhz;
+      conditions["mem_clock_mhz"] = g.mem_clock_mhz;
+      conditions["mem_clock_max_mhz"] = g.mem_clock_max_mhz;
+      conditions["app_clocks_locked"] = g.app_clocks_locked ? json(*g.app_clocks_locked) : json(nullptr);
+      conditions["app_sm_clock_mhz"] = g.app_sm_clock_mhz;
+      conditions["persistence_mode"] = g.persistence_mode ? json(*g.persistence_mode) : json(nullptr);
+      conditions["temperature_c"] = g.temperature_c;
+      conditions["power_w"] = g.power_w;
+      conditions["power_limit_w"] = g.power_limit_w;
+      conditions["energy_counter"] = g.energy_counter;
+    }
+    json busy = json::array();
+    for (const GpuProcess& p : c.busy)
+      busy.push_back({{"pid", p.pid}, {"name", p.name}, {"memory_bytes", p.memory_bytes}, {"sm_pct", p.sm_pct},
+                      {"mem_pct", p.mem_pct}});
+    conditions["busy_processes"] = busy;
+    j["gpu_conditions"] = conditions;
+  }
   j["command_line"] = c.command_line;
-  j["measurement"] = {{"warmup", c.settings.warmup},         {"min_reps", c.settings.min_reps},
-                      {"max_reps", c.settings.max_reps},     {"max_noise", c.settings.max_noise},
-                      {"budget_s", c.settings.budget_s},     {"flush_l2", c.settings.flush_l2},
+  j["measurement"] = {{"warmup", c.settings.warmup},
+                      {"min_reps", c.settings.min_reps},
+                      {"max_reps", c.settings.max_reps},
+                      {"max_noise", c.settings.max_noise},
+                      {"budget_s", c.settings.budget_s},
+                      {"flush_l2", c.settings.flush_l2},
+                      {"throttle_threshold", c.settings.throttle_threshold},
+                      {"energy", c.settings.energy},
                       {"timer", "cuda events (gpu), steady_clock (cpu)"}};
   return j;
 }
@@ -155,12 +185,7 @@ ResultRow row_from_json(const json& j) {
   r.realized.sortedness = z.value("sortedness", -1.0);
   if (j.contains("range_mode")) r.range = enum_from<RangeMode>(j, "range_mode", parse_range_mode);
   if (j.contains("params")) r.params = j.at("params").get<Params>();
-  const auto status = j.at("status").get<std::string>();
-  if (status == "ok") r.status = RowStatus::ok;
-  else if (status == "unsupported") r.status = RowStatus::unsupported;
-  else if (status == "error") r.status = RowStatus::error;
-  else if (status == "verify_failed") r.status = RowStatus::verify_failed;
-  else throw std::runtime_error("unknown status '" + status + "'");
+  r.status = enum_from<RowStatus>(j, "status", parse_row_status);
   r.reason = j.value("reason", "");
   r.verification = j.value("verification", "");
   if (j.contains("details"))

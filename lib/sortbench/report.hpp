@@ -10,6 +10,7 @@
 
 #include "sortbench/benchmark.hpp"
 #include "sortbench/device_info.hpp"
+#include "sortbench/nvml.hpp"
 
 namespace sb {
 
@@ -29,6 +30,8 @@ struct RunContext {
   std::string date_utc;
   HostInfo host;
   std::optional<DeviceInfo> gpu;  // absent for CPU-only runs
+  std::optional<GpuConditions> conditions;  // NVML's view at the start (GPU runs)
+  std::vector<GpuProcess> busy;             // other processes busy on the GPU at the start
   std::string command_line;
   MeasureSettings settings;
 };
@@ -68,5 +71,10 @@ std::string format_measured_summary(const InputSpec& spec, const InputStats& sta
 // or a line saying none was verified.
 std::string format_fastest(const std::vector<ResultRow>& rows);
 std::string format_context_line(const RunContext& c);
+// info's lines on clocks, application clocks, persistence mode, temperature and power, or the
+// one line saying NVML is absent.
+std::string format_conditions(const GpuConditions& c);
+// "warning: GPU 0 is busy with other processes (...); its timings may be disturbed", or "".
+std::string format_busy_warning(int ordinal, const std::vector<GpuProcess>& busy);
 
 }  // namespace sb

@@ -21,6 +21,7 @@ struct SummaryDef {
   std::string_view header = {};
   double scale = 1;
   int precision = 0;
+  bool sparse = false;  // the column is shown only when some row holds the value
 };
 
 // Every summary a row may hold, in the order the writers put them.
@@ -49,6 +50,27 @@ inline constexpr std::string_view rel_stddev = "time_ms.rel_stddev";
 inline constexpr std::string_view keys_per_s = "keys_per_s";
 inline constexpr std::string_view bandwidth_gbs = "bandwidth_gbs";
 inline constexpr std::string_view bandwidth_pct = "bandwidth_pct_of_copy";
+// The clock collector's (clock_collector.hpp), GPU rows where NVML answers.
+inline constexpr std::string_view sm_clock_min = "clocks.sm_mhz.min";
+inline constexpr std::string_view sm_clock_median = "clocks.sm_mhz.median";
+inline constexpr std::string_view mem_clock_min = "clocks.mem_mhz.min";
+inline constexpr std::string_view mem_clock_median = "clocks.mem_mhz.median";
+inline constexpr std::string_view temperature_max = "clocks.temperature_c.max";
+inline constexpr std::string_view power_median = "clocks.power_w.median";
+inline constexpr std::string_view throttled_samples = "clocks.throttled_samples";
+inline constexpr std::string_view clock_event_reasons = "clocks.event_reasons";
+// The memory account's (memory_collector.hpp), GPU rows.
+inline constexpr std::string_view workspace_bytes = "memory.workspace_bytes";
+inline constexpr std::string_view buffer_bytes = "memory.buffer_bytes";
+inline constexpr std::string_view peak_bytes = "memory.peak_bytes";
+inline constexpr std::string_view bytes_per_key = "memory.bytes_per_key";
+// The energy batch's (energy.hpp), GPU rows with --energy.
+inline constexpr std::string_view joules_per_sort = "energy.joules_per_sort";
+inline constexpr std::string_view keys_per_joule = "energy.keys_per_joule";
+inline constexpr std::string_view energy_power = "energy.power_w";
+inline constexpr std::string_view idle_power = "energy.idle_power_w";
+inline constexpr std::string_view energy_batch_sorts = "energy.batch_sorts";
+inline constexpr std::string_view energy_batch_s = "energy.batch_s";
 }  // namespace summary_tag
 
 }  // namespace sb

@@ -79,6 +79,15 @@ TEST(Cli, NoDeviceSuggestsTheCpuBackend) {
   EXPECT_NE(r.err.find("--backend cpu"), std::string::npos) << r.err;
 }
 
+// Issue 16's options: --energy needs the GPU's energy counter; --throttle-threshold is a share.
+TEST(Cli, MeasurementOptionsOutOfPlaceAreUsageErrorsWithoutOutput) {
+  sb::test::TempDir dir;
+  expect_usage_error("run --backend cpu --algo cpu-std-sort -n 1024 --energy --json " + dir.file("out.json"),
+                     "drop --energy");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.json")));
+  expect_usage_error("run --backend cpu --algo cpu-std-sort -n 1024 --throttle-threshold 1.5", "--throttle-threshold");
+}
+
 TEST(Cli, UnwritableJsonFailsBeforeSortingAndWritesNothing) {
   const CommandResult r = run("run --backend cpu --algo cpu-std-sort -n 1000 --json /nonexistent-dir/x.json");
   EXPECT_EQ(r.exit_code, 5);

@@ -1,19 +1,20 @@
-// run_device_once: the harness's protocol for one sample, without timing; and the same run
+// run_device_once: one sample of the harness's session loop (time_device); and the same run
 // on keys made on the host.
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/generator.hpp"
+#include "sortbench/harness.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {
 namespace {
 
-// Runs algo on keys0 (and vals0) with poisoned scratch buffers, so an unwritten output
-// cannot pass as sorted; b gets the buffers it ran on. Returns which of them holds the result.
-int run_with_scratch(const Algorithm& algo, const SortProblem& problem, DeviceBuffer& keys0, DeviceBuffer& keys1,
-                     DeviceBuffer& vals0, DeviceBuffer& vals1, DeviceBuffers& b) {
-  if (keys1.bytes()) SB_CUDA_CHECK(cudaMemset(keys1.get(), 0xA5, keys1.bytes()));
-  if (vals1.bytes()) SB_CUDA_CHECK(cudaMemset(vals1.get(), 0xA5, vals1.bytes()));
+// One sample of the harness's own session loop (time_device: input restored into keys0/vals0,
+// scratch poisoned, the sort run once) on the pristine input; b gets the buffers it ran on.
+// Returns which of them holds the result.
+int run_with_scratch(const Algorithm& algo, const SortProblem& problem, const DeviceInput& pristine,
+                     DeviceBuffer& keys0, DeviceBuffer& keys1, DeviceBuffer& vals0, DeviceBuffer& vals1,
+                     DeviceBuffers& b) {
   DeviceBuffer workspace(algo.workspace_bytes(problem));
   b.keys[0] = keys0.get();
   b.keys[1] = keys1.get();
@@ -21,10 +22,10 @@ int run_with_scratch(const Algorithm& algo, const SortProblem& problem, DeviceBu
   b.vals[1] = vals1.get();
   b.workspace = workspace.get();
   b.workspace_bytes = workspace.bytes();
-  const int result = algo.run_device(problem, b);
+  const SortTiming timing = time_device(algo, problem, pristine, b, single_sample_settings());
   SB_CUDA_CHECK(cudaGetLastError());
   SB_CUDA_CHECK(cudaDeviceSynchronize());
-  return result;
+  return timing.result;
 }
 
 }  // namespace
@@ -33,17 +34,17 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
   Outcome out;
   const std::size_t kb = spec.n * key_bytes(spec.key);
   const std::size_t vb = spec.n * payload_bytes(spec.payload);
-  DeviceBuffer input(kb), keys0(kb), keys1(kb), vals0(vb), vals1(vb);
-  generate_device(spec, input.get(), vals0.get(), nullptr);
+  DeviceBuffer input(kb), input_vals(vb), keys0(kb), keys1(kb), vals0(vb), vals1(vb);
+  generate_device(spec, input.get(), input_vals.get(), nullptr);
   const InputStats stats = input_stats_device(spec, input.get(), nullptr);
   SortProblem problem{spec, stats, params};
   if (auto why = algo.why_unsupported(problem)) {
     out.unsupported = *why;
     return out;
   }
-  if (kb) SB_CUDA_CHECK(cudaMemcpy(keys0.get(), input.get(), kb, cudaMemcpyDeviceToDevice));
   DeviceBuffers b;
-  const int result = run_with_scratch(algo, problem, keys0, keys1, vals0, vals1, b);
+  const int result =
+      run_with_scratch(algo, problem, {input.get(), vb ? input_vals.get() : nullptr}, keys0, keys1, vals0, vals1, b);
   VerifyInput v;
   v.key = spec.key;
   v.payload = spec.payload;
@@ -63,11 +64,12 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
 void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys, void* vals) {
   const std::size_t kb = problem.spec.n * key_bytes(problem.spec.key);
   const std::size_t vb = vals ? problem.spec.n * payload_bytes(problem.spec.payload) : 0;
-  DeviceBuffer keys0(kb), keys1(kb), vals0(vb), vals1(vb);
-  if (kb) SB_CUDA_CHECK(cudaMemcpy(keys0.get(), keys, kb, cudaMemcpyHostToDevice));
-  if (vb) SB_CUDA_CHECK(cudaMemcpy(vals0.get(), vals, vb, cudaMemcpyHostToDevice));
+  DeviceBuffer input(kb), input_vals(vb), keys0(kb), keys1(kb), vals0(vb), vals1(vb);
+  if (kb) SB_CUDA_CHECK(cudaMemcpy(input.get(), keys, kb, cudaMemcpyHostToDevice));
+  if (vb) SB_CUDA_CHECK(cudaMemcpy(input_vals.get(), vals, vb, cudaMemcpyHostToDevice));
   DeviceBuffers b;
-  const int result = run_with_scratch(algo, problem, keys0, keys1, vals0, vals1, b);
+  const int result =
+      run_with_scratch(algo, problem, {input.get(), vb ? input_vals.get() : nullptr}, keys0, keys1, vals0, vals1, b);
   if (kb) SB_CUDA_CHECK(cudaMemcpy(keys, b.keys[result], kb, cudaMemcpyDeviceToHost));
   if (vb) SB_CUDA_CHECK(cudaMemcpy(vals, b.vals[result], vb, cudaMemcpyDeviceToHost));
 }

@@ -10,6 +10,7 @@
 
 #include "sortbench/generator.hpp"
 #include "sortbench/keys.hpp"
+#include "sortbench/harness.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {
@@ -98,9 +99,12 @@ Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params
     out.unsupported = *why;
     return out;
   }
-  out.keys = ref.input_keys;
-  out.vals = ref.input_values;
-  algo.run_host(problem, {out.keys.data(), problem.has_payload() ? out.vals.data() : nullptr});
+  // One sample of the harness's loop (time_host restores the input into out.keys/out.vals).
+  out.keys.resize(ref.input_keys.size());
+  out.vals.resize(ref.input_values.size());
+  const bool payload = problem.has_payload();
+  time_host(algo, problem, ref.input_keys.data(), payload ? ref.input_values.data() : nullptr, out.keys.data(),
+            payload ? out.vals.data() : nullptr, single_sample_settings());
   VerifyInput v;
   v.key = spec.key;
   v.payload = spec.payload;

@@ -89,3 +89,37 @@ TEST(PlotPy, RefusesASpecWithoutFigures) {
 
 }  // namespace
 }  // namespace sb
+
+namespace sb {
+namespace {
+
+// scripts/energy_plot.py (issue 16): keys/s against keys/J, one point per algorithm with an
+// energy figure; a file without any says so and fails.
+std::string energy_row(const std::string& algorithm, double keys_per_s, double keys_per_joule) {
+  return R"({"algorithm": ")" + algorithm + R"(", "status": "ok", "keys_per_s": )" + std::to_string(keys_per_s) +
+         R"(, "input": {"n": 67108864, "key": "u32", "requested": {"delta": 50, "sigma": 50}},)" +
+         R"( "energy": {"keys_per_joule": )" + std::to_string(keys_per_joule) + R"(, "power_w": 400, "idle_power_w": 90}})";
+}
+
+TEST(EnergyPlotPy, KeysPerSecondAgainstKeysPerJoule) {
+  if (!have_matplotlib()) GTEST_SKIP() << "python3 cannot import matplotlib; scripts/setup.sh installs python3-matplotlib";
+  test::TempDir dir;
+  test::write_text(dir.file("energy.json"), R"({"schema_version": 1, "context": {}, "results": [)" +
+                                                energy_row("cub-radix", 5e10, 1.2e8) + ", " +
+                                                energy_row("hp-auto", 1.3e11, 3.1e8) + "]}");
+  const auto r = run_command(python() + " " + source_path("scripts/energy_plot.py") + " " + dir.file("energy.json") +
+                             " --out " + dir.file("fig"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_png(dir.file("fig/energy.png"));
+  const std::string table = test::read_text(dir.file("fig/energy.md"));
+  EXPECT_NE(table.find("| hp-auto | 130.000 | 310.00 | 400 | 90 |"), std::string::npos) << table;
+  EXPECT_LT(table.find("hp-auto"), table.find("cub-radix")) << "fastest first";
+  test::write_text(dir.file("none.json"), R"({"schema_version": 1, "context": {}, "results": []})");
+  const auto none = run_command(python() + " " + source_path("scripts/energy_plot.py") + " " + dir.file("none.json") +
+                                " --out " + dir.file("fig2"));
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_NE(none.output.find("no row with an energy figure"), std::string::npos) << none.output;
+}
+
+}  // namespace
+}  // namespace sb
