@@ -111,6 +111,7 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   if (needs_gpu) {
     context.gpu = query_device(o.device, true);
+    use_device(o.device);  // query_device leaves the current device as it was
     plan.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
   }
   if (from_file) {

@@ -150,6 +150,7 @@ class DeviceSession {
   }
 
   const InputStats& stats() const { return stats_; }
+  const DeviceContext& context() const { return context_; }
 
   // What moving this input to the host and the sorted result back costs (pageable memory,
   // as a CPU sort called from GPU code would do it): median of three round trips.
@@ -196,6 +197,7 @@ class DeviceSession {
       return;
     }
     DeviceBuffer workspace(ws_bytes);
+    a.prepare_on(problem, context_);
     DeviceBuffers work;
     for (int i = 0; i < 2; ++i) {
       work.keys[i] = keys_[i].get();
@@ -204,6 +206,7 @@ class DeviceSession {
     work.workspace = workspace.get();
     work.workspace_bytes = ws_bytes;
     work.stream = stream_;
+    work.device = &context_;
     const DeviceTiming timing =
         time_device(a, problem, {pristine_keys_.get(), pristine_vals_.get()}, work, settings);
     finish_timing(row, timing.samples_ms, copy_bw);
@@ -233,6 +236,7 @@ class DeviceSession {
   };
   Stream owned_stream_;
   cudaStream_t stream_ = owned_stream_.handle;
+  DeviceContext context_ = current_device_context(stream_);
   DeviceBuffer pristine_keys_, pristine_vals_;
   DeviceBuffer keys_[2], vals_[2];
   InputStats stats_;
@@ -298,7 +302,7 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   for (const Algorithm* a : plan.algorithms) {
     if (observer) observer->row_started(*a);
     ResultRow row = start_row(*a, plan, spec, stats, *source, range);
-    SortProblem problem{spec, stats, row.params, range};
+    SortProblem problem{spec, stats, row.params, range, device ? &device->context() : nullptr};
     try {
       if (auto why = a->why_unsupported(problem)) {
         row.status = RowStatus::unsupported;

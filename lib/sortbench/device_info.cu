@@ -71,6 +71,14 @@ DeviceInfo query_device(int ordinal, bool measure_bandwidth) {
   }
   DeviceInfo d;
   d.ordinal = ordinal;
+  // Asked about `ordinal` without making it current (design.md item 3); the memory query and
+  // the copy need it current, so they run with it and the caller's device is restored.
+  int caller_device = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&caller_device));
+  struct RestoreDevice {
+    int ordinal;
+    ~RestoreDevice() { cudaSetDevice(ordinal); }
+  } restore{caller_device};
   SB_CUDA_CHECK(cudaSetDevice(ordinal));
   cudaDeviceProp p{};
   SB_CUDA_CHECK(cudaGetDeviceProperties(&p, ordinal));
@@ -99,5 +107,7 @@ DeviceInfo query_device(int ordinal, bool measure_bandwidth) {
   }
   return d;
 }
+
+void use_device(int ordinal) { SB_CUDA_CHECK(cudaSetDevice(ordinal)); }
 
 }  // namespace sb

@@ -31,9 +31,12 @@ struct DeviceInfo {
 std::optional<std::string> cuda_unavailable_reason();
 
 // Throws Error(no_device) when no device answers, UsageError when ordinal names no device
-// of this machine (the message lists them). With measure_bandwidth, times a
-// device-to-device copy (about 0.2 s).
+// of this machine (the message lists them). Leaves the current device as it was. With
+// measure_bandwidth, times a device-to-device copy (about 0.2 s).
 DeviceInfo query_device(int ordinal, bool measure_bandwidth);
+
+// Makes `ordinal` the calling thread's current device (the GPU a run's single-GPU rows use).
+void use_device(int ordinal);
 
 // "--device 7: this machine has 1 GPU (0: NVIDIA H200); give --device 0": a wrong device
 // number is a usage error, named with the GPUs there are.

@@ -14,14 +14,19 @@ int run_with_scratch(const Algorithm& algo, const SortProblem& problem, DeviceBu
                      DeviceBuffer& vals0, DeviceBuffer& vals1, DeviceBuffers& b) {
   if (keys1.bytes()) SB_CUDA_CHECK(cudaMemset(keys1.get(), 0xA5, keys1.bytes()));
   if (vals1.bytes()) SB_CUDA_CHECK(cudaMemset(vals1.get(), 0xA5, vals1.bytes()));
-  DeviceBuffer workspace(algo.workspace_bytes(problem));
+  const DeviceContext device = current_device_context(nullptr);
+  SortProblem on_device = problem;
+  on_device.device = &device;
+  DeviceBuffer workspace(algo.workspace_bytes(on_device));
+  algo.prepare_on(on_device, device);
   b.keys[0] = keys0.get();
   b.keys[1] = keys1.get();
   b.vals[0] = vals0.get();
   b.vals[1] = vals1.get();
   b.workspace = workspace.get();
   b.workspace_bytes = workspace.bytes();
-  const int result = algo.run_device(problem, b);
+  b.device = &device;
+  const int result = algo.run_device(on_device, b);
   SB_CUDA_CHECK(cudaGetLastError());
   SB_CUDA_CHECK(cudaDeviceSynchronize());
   return result;
