@@ -1,4 +1,4 @@
-// sortbench info: the GPU and its measured copy bandwidth.
+// sortbench info: the GPU and its measured copy bandwidth; every GPU and the links between them.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "sortbench/build_info.hpp"
 #include "sortbench/device_info.hpp"
+#include "sortbench/registry.hpp"
 
 namespace sb::cli {
 
@@ -31,6 +32,17 @@ Command add_info(CLI::App& app) {
                 d.shared_mem_per_block_optin / 1024, d.shared_mem_per_sm / 1024, d.sm_clock_mhz, d.mem_clock_mhz,
                 format_cuda_version(d.driver_version), format_cuda_version(d.runtime_version),
                 d.copy_bandwidth_gbs);
+            // Every GPU and what CUDA says of each path between two of them (distributed runs).
+            const std::vector<std::string> names = device_names();
+            std::vector<int> all;
+            for (int i = 0; i < static_cast<int>(names.size()); ++i) {
+              all.push_back(i);
+              std::cout << fmt::format("gpu {}: {}\n", i, names[i]);
+            }
+            for (const PeerLink& l : query_peer_links(all))
+              std::cout << fmt::format("  link {} -> {}: {}\n", l.from, l.to, describe(l));
+            for (const auto& [family, why] : registry().unavailable())
+              std::cout << fmt::format("{}: {}\n", family, why);
             const int cc = d.cc_major * 10 + d.cc_minor;
             if (cuda_archs_cover(build_cuda_architectures(), cc) == false) {
               std::cerr << fmt::format(

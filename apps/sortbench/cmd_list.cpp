@@ -26,6 +26,8 @@ Command add_list(CLI::App& app) {
                                        a.family, to_string(a.backend), joined(a.key_types), joined(a.payloads),
                                        a.stable ? "yes" : "no", a.constraints.empty() ? "-" : a.constraints,
                                        a.source);
+            for (const auto& [family, why] : registry().unavailable())
+              std::cout << fmt::format("{}: {}\n", family, why);
             return 0;
           }};
 }

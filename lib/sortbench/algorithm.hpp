@@ -26,6 +26,9 @@ using Params = std::map<std::string, std::string>;
 // Facts about one run to record with its result, e.g. the variant hp-auto chose.
 using Details = std::vector<std::pair<std::string, std::string>>;
 
+struct DistributedRequest;
+struct DistributedOutcome;
+
 // What an algorithm knows about its input before it runs.
 struct SortProblem {
   InputSpec spec;       // n, [min_val, max_val), range, len, distribution, key type, payload
@@ -112,6 +115,9 @@ struct Algorithm {
   std::function<void(const SortProblem&, const DeviceContext&)> prepare;
   // GPU: sorts, returns which of keys[]/vals[] (0 or 1) holds the result.
   std::function<int(const SortProblem&, const DeviceBuffers&)> run_device;
+  // Distributed (several GPUs, distributed.hpp): generates, times and verifies its ranks'
+  // slices itself; set instead of run_device.
+  std::function<DistributedOutcome(const SortProblem&, const DistributedRequest&)> run_distributed;
   // CPU: sorts HostBuffers in place.
   std::function<void(const SortProblem&, const HostBuffers&)> run_host;
   std::function<Details(const SortProblem&)> details;

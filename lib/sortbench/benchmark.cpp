@@ -10,6 +10,7 @@
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/device_info.hpp"
+#include "sortbench/distributed.hpp"
 #include "sortbench/errors.hpp"
 #include "sortbench/generator.hpp"
 #include "sortbench/input_source.hpp"
@@ -115,6 +116,17 @@ void require_usable_context() {
     throw Error(ExitCode::cuda, fmt::format("the CUDA context is no longer usable ({}: {}); rerun the remaining "
                                             "algorithms in a new process",
                                             cudaGetErrorName(err), cudaGetErrorString(err)));
+}
+
+// A distributed row's speed-up over each single-GPU row of the same run (the references
+// that ran on one GPU with the whole input): reference median / distributed median.
+void add_distributed_speedups(std::vector<ResultRow>& rows) {
+  for (ResultRow& d : rows) {
+    if (d.family != "distributed" || !d.timed()) continue;
+    for (const ResultRow& ref : rows)
+      if (ref.family != "distributed" && ref.backend == Backend::gpu && ref.status == RowStatus::ok && ref.timed())
+        d.details.emplace_back("speedup_vs_" + ref.algorithm, fmt::format("{:.3f}", ref.median_ms() / d.median_ms()));
+  }
 }
 
 struct HostInput {
@@ -273,14 +285,28 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   const RangeMode range = plan.range.value_or(source->default_range());
   const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
+  const bool any_distributed = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
+                                          [](const Algorithm* a) { return bool(a->run_distributed); });
+  std::string whole_input_unfit;  // why the whole input does not fit on one GPU
   std::unique_ptr<DeviceSession> device;
   HostInput host;
   InputStats stats;
   if (needs_gpu) {
     if (auto why = cuda_unavailable_reason())
       throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
-    device = std::make_unique<DeviceSession>(*source);
-    stats = device->stats();
+    try {
+      device = std::make_unique<DeviceSession>(*source);
+      stats = device->stats();
+    } catch (const Error& e) {
+      // Beyond one GPU's memory: the distributed algorithms still run (each rank holds a
+      // slice); the single-GPU rows say why they cannot, and the statistics are the spec's.
+      if (e.code() != ExitCode::device_memory || !any_distributed) throw;
+      whole_input_unfit = e.what();
+      stats.n = spec.n;
+      stats.min = spec.min_val;
+      stats.max = spec.max_val - 1;
+      stats.len = spec.len;
+    }
   } else {
     host.keys.resize(spec.n * key_bytes(spec.key));
     host.vals.resize(spec.n * payload_bytes(spec.payload));
@@ -307,6 +333,18 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
       if (auto why = a->why_unsupported(problem)) {
         row.status = RowStatus::unsupported;
         row.reason = *why;
+      } else if (!a->run_distributed && needs_gpu && !device) {
+        row.status = RowStatus::unsupported;
+        row.reason = whole_input_unfit;
+      } else if (a->run_distributed) {
+        // No devices named (a sweep): one rank on the run's GPU.
+        std::vector<int> ranks = plan.devices;
+        if (ranks.empty()) ranks.push_back(device ? device->context().ordinal : 0);
+        const DistributedOutcome out = a->run_distributed(
+            problem, DistributedRequest{ranks, plan.settings, plan.process_rank, plan.process_world, plan.rendezvous});
+        finish_timing(row, out.samples_ms, 0);
+        row.details = out.details;
+        apply_verification(row, out.verification);
       } else if (a->backend == Backend::gpu) {
         device->run(*a, problem, plan.settings, row, plan.copy_bandwidth_gbs);
         add_algorithm_details(*a, problem, row);
@@ -324,6 +362,8 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
+      // A rank without memory stops the whole run (exit 4), as an input too large for one GPU does.
+      if (a->run_distributed && e.code() == ExitCode::device_memory) throw;
       row.status = RowStatus::error;
       row.reason = e.what();
       if (needs_gpu) {
@@ -343,6 +383,7 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
     rows.push_back(row);
     if (observer) observer->row_done(rows.back());
   }
+  add_distributed_speedups(rows);
   return rows;
 }
 

@@ -53,6 +53,10 @@ struct RunPlan {
   MeasureSettings settings;
   Params params;
   double copy_bandwidth_gbs = 0;  // for bandwidth_pct; 0 leaves it unset
+  std::vector<int> devices;       // distributed algorithms: one rank per listed GPU
+  int process_rank = -1;          // one process per GPU: this process's rank (devices[0]) ...
+  int process_world = 0;          // ... of this many
+  std::string rendezvous;         // ... meeting in this directory
 };
 
 class RunObserver {

@@ -48,4 +48,19 @@ double measure_copy_bandwidth_gbs(std::uint64_t bytes);
 
 std::string format_cuda_version(int v);
 
+// What CUDA says about the path from GPU `from` to GPU `to` (nvidia-smi topo -m tells NVLink
+// from PCIe; CUDA tells peer access, native atomics across the link, which NVLink has and
+// PCIe lacks, and a relative performance rank, 0 the best).
+struct PeerLink {
+  int from = 0, to = 0;
+  bool access = false;
+  bool native_atomics = false;
+  int performance_rank = 0;
+};
+// Every ordered pair of distinct devices in `devices`.
+std::vector<PeerLink> query_peer_links(const std::vector<int>& devices);
+std::string describe(const PeerLink& link);
+// Every CUDA device, by ordinal: its name.
+std::vector<std::string> device_names();
+
 }  // namespace sb
