@@ -195,6 +195,21 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
   SB_CUDA_CHECK_LAUNCH();
 }
 
+// Zeroes A and counts x[0, r.n) into it with histogram variant h.
+template <typename W>
+void launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+  SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+  switch (h) {
+    case Histogram::shared: hist_shared_launch(r, x, a.A); break;
+    case Histogram::global:
+      hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(r.device.sms) * 16), 256, 0, r.stream>>>(
+          x, r.n, r.min_word, a.A);
+      SB_CUDA_CHECK_LAUNCH();
+      break;
+    case Histogram::hybrid: hist_hybrid_launch(r, a, x, low); break;
+  }
+}
+
 // Runs one fast version; returns the buffer holding y (and the values).
 template <typename K, typename V>
 int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
@@ -205,18 +220,8 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, pairs,
                   r.device);
   const W* x = reinterpret_cast<const W*>(b.keys[0]);
-  SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-  switch (h) {
-    case Histogram::shared: hist_shared_launch(r, x, a.A); break;
-    case Histogram::global:
-      hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(r.device.sms) * 16), 256, 0, r.stream>>>(
-          x, r.n, r.min_word, a.A);
-      SB_CUDA_CHECK_LAUNCH();
-      break;
-    case Histogram::hybrid:  // its bucketed low bits (2 bytes a key) live in keys[1] until the scan
-      hist_hybrid_launch(r, a, x, reinterpret_cast<std::uint16_t*>(b.keys[1]));
-      break;
-  }
+  // The hybrid's bucketed low bits (2 bytes a key) live in keys[1] until the scan.
+  launch_histogram(h, r, a, x, reinterpret_cast<std::uint16_t*>(b.keys[1]));
   std::size_t temp_bytes = a.temp_bytes;
   if constexpr (pairs) {
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
@@ -320,7 +325,58 @@ Algorithm fast_member(std::string name, Histogram h, std::string source) {
   return a;
 }
 
+// The histogram another family reuses (dist-hp) for n of the problem's keys: the variant
+// hp-auto's rule picks for that n, the global one where it would hand over to CUB.
+Histogram histogram_for(const SortProblem& p, u64 n) {
+  const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
+                      kAutoSparseKeysPerBin};
+  switch (auto_choice(n, problem_range(p), rule)) {
+    case Choice::smem: return Histogram::shared;
+    case Choice::hybrid: return Histogram::hybrid;
+    default: return Histogram::global;
+  }
+}
+
 }  // namespace
+
+const char* histogram_name(const SortProblem& p, std::uint64_t n) {
+  switch (histogram_for(p, n)) {
+    case Histogram::shared: return "shared";
+    case Histogram::hybrid: return "hybrid";
+    case Histogram::global: break;
+  }
+  return "global";
+}
+
+std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n) {
+  const Histogram h = histogram_for(p, n);
+  return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+    using W = typename KeyTraits<decltype(k)>::Ordered;
+    return FastArrays<W>(nullptr, n, problem_range(p), h == Histogram::hybrid ? low_bits_of(p) : 0, true,
+                         device_facts(p))
+        .bytes;
+  });
+}
+
+void prepare_histogram(const SortProblem& p, std::uint64_t n, const DeviceContext& device) {
+  prepare_fast(histogram_for(p, n), p, device);
+}
+
+std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n, void* low, void* workspace,
+                         const DeviceContext& device) {
+  const Histogram h = histogram_for(p, n);
+  return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+    using K = decltype(k);
+    using W = typename KeyTraits<K>::Ordered;
+    const Run<W> r{n, problem_range(p), min_word_of<K>(p.realized.min_ordered), device.stream, device_facts(&device)};
+    // The key-value layout: A and the hybrid's counters, without the runs.
+    FastArrays<W> a(static_cast<char*>(workspace), n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, true,
+                    r.device);
+    if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low));
+    else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+    return a.A;
+  });
+}
 
 void add_fast(Registry& r) {
   Algorithm smem = fast_member("hp-smem", Histogram::shared,
