@@ -1,13 +1,13 @@
 // dist-hp: the H-P sort (seed 004, Kozakai 2022) over G GPUs that moves histograms, not keys
 // (issue 15). For a bounded key range every rank only needs the global histogram:
-//   1. local histogram of the rank's slice with the single-GPU fast kernels (kernels/hp:
-//      shared-memory privatized when the range fits in shared memory, else global atomics);
+//   1. local histogram of the rank's slice with the single-GPU fast kernels (hp::histogram:
+//      shared-memory privatized, hybrid or global atomics, as hp-auto's rule picks for n/G);
 //   2. ncclAllReduce of the range-bin histogram (4 bytes a bin; O(range), not O(n), crosses);
 //   3. every rank scans the global histogram into runs (value, global end) with hp's fused
 //      scan, clips the runs to its output slice [r*n/G, (r+1)*n/G) and expands them with hp's
 //      expansion kernels: exactly n/G keys per rank, no key exchange at all.
-// Departure from the single-GPU hp-auto: no hybrid histogram (its launcher is private to the
-// hp family) and no CUB fallback; ranges past 2^32 bins or n >= 2^32 are unsupported.
+// Departure from the single-GPU hp-auto: no CUB fallback; ranges past 2^32 bins or n >= 2^32
+// are unsupported (4-byte counts).
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -30,30 +30,27 @@ namespace {
 using namespace sb::hp::fast;
 using sb::hp::Carve;
 
-constexpr unsigned kHistBlock = 1024;
-// Warp-private copies of the shared histogram while they fit in 48 KiB (as hp-smem does).
-constexpr std::size_t kSharedCopiesBytes = 48 * 1024;
-
 using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
 template <typename W>
 using RunsOut = thrust::tabulate_output_iterator<EmitRun<W>>;
 
-u64 shared_bins_max(const DeviceContext& d) { return d.props.sharedMemPerBlockOptin / sizeof(u32); }
-
-// The rank's workspace: the histogram (global after the all-reduce), the runs of the
-// non-empty bins with their global ends, the same ends clipped to the rank's slice, the
-// expansion windows, and the scan's temporary storage.
+// The rank's workspace: hp's histogram workspace (the histogram, global after the
+// all-reduce, and the hybrid's counters), the runs of the non-empty bins with their global
+// ends, the same ends clipped to the rank's slice, the expansion windows, and the scan's
+// temporary storage.
 template <typename W>
 struct HpArrays {
-  u32 *A, *run_end, *clip_end, *len;
+  void* histogram;
+  u32 *run_end, *clip_end, *len;
   W* run_val;
   uint2* window;
   void* temp;
   std::size_t temp_bytes = 0, bytes = 0;
-  HpArrays(char* base, u64 n, u64 slice, u64 range) {
+  HpArrays(char* base, const SortProblem& p, u64 slice) {
     Carve c;
-    const u64 m = hp::min_u64(n, range);
-    A = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
+    const u64 range = hp::problem_range(p);
+    const u64 m = hp::min_u64(p.n(), range);
+    histogram = base + c.take(hp::histogram_bytes(p, slice));
     run_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
     clip_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
     run_val = reinterpret_cast<W*>(base + c.take(m * sizeof(W)));
@@ -76,8 +73,6 @@ __global__ void clip_runs(const u32* run_end, const u32* len, u64 begin, u64 end
   }
 }
 
-bool use_shared(const SortProblem& p, const DeviceContext& d) { return hp::problem_range(p) <= shared_bins_max(d); }
-
 template <typename K>
 RankResult run_keys(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                     const PhaseMarks& marks) {
@@ -87,32 +82,16 @@ RankResult run_keys(const SortProblem& p, const RankSlice& s, const RankBuffers&
   const u64 range = hp::problem_range(p);
   const W min_word = hp::min_word_of<K>(p.realized.min_ordered);
   const u64 begin = s.begin, count = s.count;  // the output slice is the input slice's positions
-  HpArrays<W> a(static_cast<char*>(b.workspace), s.n, count, range);
-  const W* x = static_cast<const W*>(b.keys[0]);
-  SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, range * sizeof(u32), stream));
-  if (count) {
-    const int sms = dev.props.multiProcessorCount;
-    if (use_shared(p, dev)) {
-      const auto bins = static_cast<u32>(range);
-      const u32 copies =
-          static_cast<u32>(std::clamp<u64>(kSharedCopiesBytes / (u64{bins} * sizeof(u32)), 1, kHistBlock / 32));
-      const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
-      int per_sm = 0;
-      SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hist_shared<W>, kHistBlock, smem));
-      hist_shared<W><<<grid_for(hp::ceil_div(count, 4), kHistBlock, u64(std::max(per_sm, 1)) * sms), kHistBlock, smem,
-                       stream>>>(x, count, min_word, bins, copies, a.A);
-    } else {
-      hist_global<W><<<grid_for(hp::ceil_div(count, 4), 256, u64(sms) * 16), 256, 0, stream>>>(x, count, min_word, a.A);
-    }
-    SB_CUDA_CHECK_LAUNCH();
-  }
+  HpArrays<W> a(static_cast<char*>(b.workspace), p, count);
+  // The hybrid's 2-byte low bits use the output buffer until the expansion.
+  u32* A = hp::histogram(p, b.keys[0], count, b.keys[1], a.histogram, dev);
   marks.mark(0, stream);
-  SB_NCCL_CHECK(ncclAllReduce(a.A, a.A, range, ncclUint32, ncclSum, rank.comm(), stream), rank.rank());
+  SB_NCCL_CHECK(ncclAllReduce(A, A, range, ncclUint32, ncclSum, rank.comm(), stream), rank.rank());
   marks.mark(1, stream);
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-      a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
-      RunsOut<W>(EmitRun<W>{a.A, a.run_end, a.run_val, a.len, range, min_word}), static_cast<std::int64_t>(range),
+      a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{A}),
+      RunsOut<W>(EmitRun<W>{A, a.run_end, a.run_val, a.len, range, min_word}), static_cast<std::int64_t>(range),
       stream));
   if (count) {
     const u64 runs_max = hp::min_u64(s.n, range);
@@ -151,26 +130,18 @@ Algorithm make_dist_hp() {
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64, const DeviceContext&) {
     return dispatch_key<HpKeys>(p.spec.key, [&](auto k) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
-      return HpArrays<W>(nullptr, s.n, s.count, hp::problem_range(p)).bytes;
+      return HpArrays<W>(nullptr, p, s.count).bytes;
     });
   };
   ranks.prepare = [](const SortProblem& p, const DeviceContext& d) {
-    if (!use_shared(p, d)) return;
-    dispatch_key<HpKeys>(p.spec.key, [&](auto k) {
-      using W = typename KeyTraits<decltype(k)>::Ordered;
-      cudaFuncAttributes attr{};
-      SB_CUDA_CHECK(cudaFuncGetAttributes(&attr, hist_shared<W>));
-      SB_CUDA_CHECK(cudaFuncSetAttribute(hist_shared<W>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(d.props.sharedMemPerBlockOptin - attr.sharedSizeBytes)));
-    });
+    hp::prepare_histogram(p, slice_size(d.rank, p.n(), d.world), d);
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
     return dispatch_key<HpKeys>(p.spec.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
   };
-  ranks.details = [](const SortProblem& p, int) {
-    const bool shared = p.device ? use_shared(p, *p.device) : use_shared(p, current_device_context(nullptr));
-    return Details{{"histogram", shared ? "shared" : "global"},
+  ranks.details = [](const SortProblem& p, int world) {
+    return Details{{"histogram", hp::histogram_name(p, slice_size(0, p.n(), world))},
                    {"histogram_bins", std::to_string(hp::problem_range(p))}};
   };
   a.run_distributed = [ranks](const SortProblem& p, const DistributedRequest& r) { return run_ranks(ranks, p, r); };
