@@ -113,17 +113,6 @@ using HpKeys = IntegerKeys;
 }  // namespace
 
 Algorithm make_dist_hp() {
-  Algorithm a;
-  a.name = "dist-hp";
-  a.family = "distributed";
-  a.backend = Backend::gpu;
-  a.stable = false;
-  a.constraints = "integer keys; n < 2^32, range <= 2^32 bins (4-byte counts)";
-  a.source = "issue 15: H-P (seed 004) over NCCL ranks: local histogram (hp fast kernels), ncclAllReduce, each rank "
-             "expands its n/G slice from the global prefix sums; no key exchange";
-  declare_types<HpKeys, KeysOnly>(a);
-  a.unsupported = [](const SortProblem& p) -> std::optional<std::string> { return hp::common_limits(p); };
-  a.workspace_bytes = [](const SortProblem&) -> std::size_t { return 0; };  // per rank, in run_ranks
   RankAlgorithm ranks;
   ranks.phases = {"histogram", "allreduce", "expand"};
   ranks.capacity = [](const SortProblem&, u64 n, int world) { return (n + world - 1) / world; };
@@ -144,7 +133,14 @@ Algorithm make_dist_hp() {
     return Details{{"histogram", hp::histogram_name(p, slice_size(0, p.n(), world))},
                    {"histogram_bins", std::to_string(hp::problem_range(p))}};
   };
-  a.run_distributed = [ranks](const SortProblem& p, const DistributedRequest& r) { return run_ranks(ranks, p, r); };
+  Algorithm a = distributed_algorithm(
+      "dist-hp",
+      "issue 15: H-P (seed 004) over NCCL ranks: local histogram (hp fast kernels), ncclAllReduce, each rank "
+      "expands its n/G slice from the global prefix sums; no key exchange",
+      std::move(ranks));
+  a.constraints = "integer keys; n < 2^32, range <= 2^32 bins (4-byte counts)";
+  declare_types<HpKeys, KeysOnly>(a);
+  a.unsupported = [](const SortProblem& p) -> std::optional<std::string> { return hp::common_limits(p); };
   return a;
 }
 

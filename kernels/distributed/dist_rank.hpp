@@ -138,4 +138,8 @@ struct RankAlgorithm {
 // rank boundaries, fingerprint sums all-reduced), and describes the ranks in the details.
 DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request);
 
+// A member of the family: its registry entry runs `ranks` through run_ranks (its workspace is
+// sized per rank there); the caller adds key types, constraints and support checks.
+Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks);
+
 }  // namespace sb::dist

@@ -558,4 +558,17 @@ DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& probl
   return out;
 }
 
+Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks) {
+  Algorithm a;
+  a.name = std::move(name);
+  a.family = "distributed";
+  a.backend = Backend::gpu;
+  a.source = std::move(source);
+  a.workspace_bytes = [](const SortProblem&) -> std::size_t { return 0; };
+  a.run_distributed = [ranks = std::move(ranks)](const SortProblem& p, const DistributedRequest& r) {
+    return run_ranks(ranks, p, r);
+  };
+  return a;
+}
+
 }  // namespace sb::dist

@@ -224,15 +224,6 @@ RankResult run_keys(const SortProblem&, const RankSlice& s, const RankBuffers& b
 }  // namespace
 
 Algorithm make_dist_sample_sort() {
-  Algorithm a;
-  a.name = "dist-sample-sort";
-  a.family = "distributed";
-  a.backend = Backend::gpu;
-  a.stable = false;
-  a.source = "SIGMOD 2022 multi-GPU sorting study (Maltenberger et al.): local CUB radix sort, regular sampling, "
-             "splitters, one ncclSend/ncclRecv all-to-all, pairwise CUB merges of the received runs";
-  declare_types<ScalarKeys, KeysOnly>(a);
-  a.workspace_bytes = [](const SortProblem&) -> std::size_t { return 0; };  // per rank, in run_ranks
   RankAlgorithm ranks;
   ranks.phases = {"local", "exchange", "merge"};
   ranks.capacity = [](const SortProblem&, u64 n, int world) {
@@ -248,7 +239,12 @@ Algorithm make_dist_sample_sort() {
     return dispatch_key<ScalarKeys>(p.spec.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
   };
   ranks.details = [](const SortProblem&, int) { return Details{{"samples_per_rank", std::to_string(kSamplesPerRank)}}; };
-  a.run_distributed = [ranks](const SortProblem& p, const DistributedRequest& r) { return run_ranks(ranks, p, r); };
+  Algorithm a = distributed_algorithm(
+      "dist-sample-sort",
+      "SIGMOD 2022 multi-GPU sorting study (Maltenberger et al.): local CUB radix sort, regular sampling, "
+      "splitters, one ncclSend/ncclRecv all-to-all, pairwise CUB merges of the received runs",
+      std::move(ranks));
+  declare_types<ScalarKeys, KeysOnly>(a);
   return a;
 }
 
