@@ -140,7 +140,10 @@ Algorithm make_dist_hp() {
       std::move(ranks));
   a.constraints = "integer keys; n < 2^32, range <= 2^32 bins (4-byte counts)";
   declare_types<HpKeys, KeysOnly>(a);
-  a.unsupported = [](const SortProblem& p) -> std::optional<std::string> { return hp::common_limits(p); };
+  a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
+    if (auto why = distribution_unsupported(p)) return why;
+    return hp::common_limits(p);
+  };
   return a;
 }
 

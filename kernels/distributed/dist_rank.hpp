@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -138,8 +139,13 @@ struct RankAlgorithm {
 // rank boundaries, fingerprint sums all-reduced), and describes the ranks in the details.
 DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request);
 
+// Why a distributed run cannot make this input (each rank generates its own slice, so no
+// distribution that sorts the whole input), or nullopt.
+std::optional<std::string> distribution_unsupported(const SortProblem& p);
+
 // A member of the family: its registry entry runs `ranks` through run_ranks (its workspace is
-// sized per rank there); the caller adds key types, constraints and support checks.
+// sized per rank there) and declines what distribution_unsupported declines; the caller adds
+// key types, constraints and further support checks.
 Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks);
 
 }  // namespace sb::dist

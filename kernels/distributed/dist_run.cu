@@ -558,6 +558,14 @@ DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& probl
   return out;
 }
 
+std::optional<std::string> distribution_unsupported(const SortProblem& p) {
+  if (needs_sorting(p.spec.dist))
+    return fmt::format("the {} distribution is made by sorting the whole input, which no rank holds; use uniform, "
+                       "zipf or entropy",
+                       to_string(p.spec.dist));
+  return std::nullopt;
+}
+
 Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks) {
   Algorithm a;
   a.name = std::move(name);
@@ -565,6 +573,7 @@ Algorithm distributed_algorithm(std::string name, std::string source, RankAlgori
   a.backend = Backend::gpu;
   a.source = std::move(source);
   a.workspace_bytes = [](const SortProblem&) -> std::size_t { return 0; };
+  a.unsupported = distribution_unsupported;
   a.run_distributed = [ranks = std::move(ranks)](const SortProblem& p, const DistributedRequest& r) {
     return run_ranks(ranks, p, r);
   };
