@@ -139,10 +139,11 @@ Algorithm make_dist_hp() {
       "expands its n/G slice from the global prefix sums; no key exchange",
       std::move(ranks));
   a.constraints = "integer keys; n < 2^32, range <= 2^32 bins (4-byte counts)";
+  a.params = {"histogram", "low_bits"};  // hp's histogram variant and the hybrid's bucket width
   declare_types<HpKeys, KeysOnly>(a);
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     if (auto why = distribution_unsupported(p)) return why;
-    return hp::common_limits(p);
+    return hp::histogram_unsupported(p, p.n());
   };
   return a;
 }

@@ -53,7 +53,13 @@ struct PeerFailed : std::runtime_error {
 
 class Rank {
  public:
-  Rank(DeviceContext ctx, RunFailure& failure) : ctx_(ctx), failure_(&failure) {}
+  // side: a second stream of the rank's device, with two events, for copies that overlap the
+  // main stream's work (created untimed by the harness).
+  struct Side {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t forked = nullptr, done = nullptr;
+  };
+  Rank(DeviceContext ctx, RunFailure& failure, Side side) : ctx_(ctx), failure_(&failure), side_(side) {}
   const DeviceContext& ctx() const { return ctx_; }
   DeviceContext& ctx() { return ctx_; }
   int rank() const { return ctx_.rank; }
@@ -65,10 +71,15 @@ class Rank {
   void wait() const;
   // All ranks past this point on their streams: an all-reduce of one word.
   void barrier(void* one_word) const;
+  // A device-to-device copy on the side stream, ordered after the main stream's work so far;
+  // join() makes the main stream wait for it.
+  void copy_aside(void* dst, const void* src, std::size_t bytes) const;
+  void join() const;
 
  private:
   DeviceContext ctx_;
   RunFailure* failure_;
+  Side side_;
 };
 
 // Throws Error(cuda) naming the rank and the NCCL call.

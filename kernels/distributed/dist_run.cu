@@ -105,6 +105,15 @@ void Rank::barrier(void* one_word) const {
   SB_NCCL_CHECK(ncclAllReduce(one_word, one_word, 1, ncclUint32, ncclSum, comm(), stream()), rank());
 }
 
+void Rank::copy_aside(void* dst, const void* src, std::size_t bytes) const {
+  SB_CUDA_CHECK(cudaEventRecord(side_.forked, ctx_.stream));
+  SB_CUDA_CHECK(cudaStreamWaitEvent(side_.stream, side_.forked, 0));
+  SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, side_.stream));
+  SB_CUDA_CHECK(cudaEventRecord(side_.done, side_.stream));
+}
+
+void Rank::join() const { SB_CUDA_CHECK(cudaStreamWaitEvent(ctx_.stream, side_.done, 0)); }
+
 PhaseMarks::PhaseMarks(std::size_t phases) : ends_(phases) {
   for (auto& e : ends_) SB_CUDA_CHECK(cudaEventCreate(&e));
 }
@@ -405,7 +414,20 @@ void rank_body(Shared& s, int r) {
   // Every rank has joined, so every rank has read the id: the next launch needs a new one.
   if (s.request.process_rank == 0) std::filesystem::remove(s.request.rendezvous + "/nccl-id");
   ctx.comm = comm;
-  Rank rank(ctx, s.failure);
+  struct SideStream {
+    Rank::Side side;
+    SideStream() {
+      SB_CUDA_CHECK(cudaStreamCreateWithFlags(&side.stream, cudaStreamNonBlocking));
+      SB_CUDA_CHECK(cudaEventCreateWithFlags(&side.forked, cudaEventDisableTiming));
+      SB_CUDA_CHECK(cudaEventCreateWithFlags(&side.done, cudaEventDisableTiming));
+    }
+    ~SideStream() {
+      cudaEventDestroy(side.forked);
+      cudaEventDestroy(side.done);
+      cudaStreamDestroy(side.stream);
+    }
+  } side;
+  Rank rank(ctx, s.failure, side.side);
   struct CommGuard {
     ncclComm_t comm;
     RunFailure& failure;

@@ -179,7 +179,10 @@ RankResult run_keys(const SortProblem&, const RankSlice& s, const RankBuffers& b
                                                 "hold (regular sampling should bound this); report it",
                                                 me, total, b.capacity));
 
-  // The all-to-all, into the buffer the sort left free.
+  // The all-to-all, into the buffer the sort left free; the rank's own run is copied beside it
+  // on the side stream, so the copy overlaps the transfer instead of following it.
+  if (cut[me + 1] > cut[me])
+    rank.copy_aside(in + run_begin[me], sorted + cut[me], (cut[me + 1] - cut[me]) * sizeof(K));
   SB_NCCL_CHECK(ncclGroupStart(), me);
   for (int q = 0; q < world; ++q) {
     if (q == me) continue;
@@ -188,9 +191,7 @@ RankResult run_keys(const SortProblem&, const RankSlice& s, const RankBuffers& b
     if (recv) SB_NCCL_CHECK(recv_bytes(in + run_begin[q], recv * sizeof(K), q, rank), me);
   }
   SB_NCCL_CHECK(ncclGroupEnd(), me);
-  if (cut[me + 1] > cut[me])
-    SB_CUDA_CHECK(cudaMemcpyAsync(in + run_begin[me], sorted + cut[me], (cut[me + 1] - cut[me]) * sizeof(K),
-                                  cudaMemcpyDeviceToDevice, stream));
+  if (cut[me + 1] > cut[me]) rank.join();
   marks.mark(1, stream);
 
   // Pairwise merges of the received runs, ping-ponging between the two buffers.

@@ -32,6 +32,9 @@ std::optional<std::string> common_limits(const SortProblem& p);
 // and, on return, the histogram, whose address is returned. prepare_histogram sets the
 // kernels' shared-memory limits on a device (untimed).
 const char* histogram_name(const SortProblem& p, std::uint64_t n);
+// Why that histogram cannot take the problem (range past shared memory or the hybrid's
+// buckets, 32-bit limits), or nullopt.
+std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint64_t n);
 std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n);
 void prepare_histogram(const SortProblem& p, std::uint64_t n, const DeviceContext& device);
 std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n, void* low, void* workspace,

@@ -325,9 +325,16 @@ Algorithm fast_member(std::string name, Histogram h, std::string source) {
   return a;
 }
 
-// The histogram another family reuses (dist-hp) for n of the problem's keys: the variant
-// hp-auto's rule picks for that n, the global one where it would hand over to CUB.
+// The histogram another family reuses (dist-hp) for n of the problem's keys: --param
+// histogram=shared|hybrid|global when given, else the variant hp-auto's rule picks for that
+// n, the global one where it would hand over to CUB.
 Histogram histogram_for(const SortProblem& p, u64 n) {
+  if (auto it = p.params.find("histogram"); it != p.params.end()) {
+    if (it->second == "shared") return Histogram::shared;
+    if (it->second == "hybrid") return Histogram::hybrid;
+    if (it->second == "global") return Histogram::global;
+    throw UsageError(fmt::format("--param histogram={} is not shared, hybrid or global", it->second));
+  }
   const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin};
   switch (auto_choice(n, problem_range(p), rule)) {
@@ -346,6 +353,15 @@ const char* histogram_name(const SortProblem& p, std::uint64_t n) {
     case Histogram::global: break;
   }
   return "global";
+}
+
+std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint64_t n) {
+  switch (histogram_for(p, n)) {
+    case Histogram::shared: return shared_unsupported(p);
+    case Histogram::hybrid: return hybrid_unsupported(p);
+    case Histogram::global: break;
+  }
+  return common_limits(p);
 }
 
 std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n) {

@@ -362,8 +362,9 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
-      // A rank without memory stops the whole run (exit 4), as an input too large for one GPU does.
-      if (a->run_distributed && e.code() == ExitCode::device_memory) throw;
+      // A rank without memory stops the whole run (exit 4), as an input too large for one GPU
+      // does; so does a rendezvous that other processes never joined (exit 2).
+      if (a->run_distributed && (e.code() == ExitCode::device_memory || e.code() == ExitCode::usage)) throw;
       row.status = RowStatus::error;
       row.reason = e.what();
       if (needs_gpu) {
