@@ -336,6 +336,10 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
       } else if (!a->run_distributed && needs_gpu && !device) {
         row.status = RowStatus::unsupported;
         row.reason = whole_input_unfit;
+      } else if (a->run_distributed && source->provenance().value("kind", "") != "generator") {
+        // Each rank generates its own slice (generate_device_slice); a file is not sharded yet.
+        row.status = RowStatus::unsupported;
+        row.reason = "distributed runs generate their input on the ranks; a file input is not split over them yet";
       } else if (a->run_distributed) {
         // No devices named (a sweep): one rank on the run's GPU.
         std::vector<int> ranks = plan.devices;
