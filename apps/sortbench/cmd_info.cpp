@@ -1,5 +1,6 @@
 // sortbench info: the GPU, its measured copy bandwidth and its conditions as NVML reports them
-// (clocks, application clocks, persistence mode, temperature, power limit).
+// (clocks, application clocks, persistence mode, temperature, power limit); every GPU and the
+// links between them.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "sortbench/device_info.hpp"
 #include "sortbench/nvml.hpp"
 #include "sortbench/report.hpp"
+#include "sortbench/registry.hpp"
 
 namespace sb::cli {
 
@@ -39,6 +41,17 @@ Command add_info(CLI::App& app) {
               std::cout << format_conditions(nvml->conditions());
             else
               std::cout << format_conditions(GpuConditions{false, why_absent});
+            // Every GPU and what CUDA says of each path between two of them (distributed runs).
+            const std::vector<std::string> names = device_names();
+            std::vector<int> all;
+            for (int i = 0; i < static_cast<int>(names.size()); ++i) {
+              all.push_back(i);
+              std::cout << fmt::format("gpu {}: {}\n", i, names[i]);
+            }
+            for (const PeerLink& l : query_peer_links(all))
+              std::cout << fmt::format("  link {} -> {}: {}\n", l.from, l.to, describe(l));
+            for (const auto& [family, why] : registry().unavailable())
+              std::cout << fmt::format("{}: {}\n", family, why);
             const int cc = d.cc_major * 10 + d.cc_minor;
             if (cuda_archs_cover(build_cuda_architectures(), cc) == false) {
               std::cerr << fmt::format(

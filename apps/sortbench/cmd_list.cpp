@@ -19,13 +19,15 @@ Command add_list(CLI::App& app) {
               for (auto item : items) out += (out.empty() ? "" : ",") + std::string(to_string(item));
               return out;
             };
-            std::cout << fmt::format("{:<{}}  {:<10}  {:<3}  {:<31}  {:<19}  {:<6}  {:<28}  {}\n", "name", width,
+            std::cout << fmt::format("{:<{}}  {:<11}  {:<3}  {:<31}  {:<19}  {:<6}  {:<28}  {}\n", "name", width,
                                      "family", "bk", "keys", "payloads", "stable", "constraints", "source");
             for (const auto& a : all)
-              std::cout << fmt::format("{:<{}}  {:<10}  {:<3}  {:<31}  {:<19}  {:<6}  {:<28}  {}\n", a.name, width,
+              std::cout << fmt::format("{:<{}}  {:<11}  {:<3}  {:<31}  {:<19}  {:<6}  {:<28}  {}\n", a.name, width,
                                        a.family, to_string(a.backend), joined(a.key_types), joined(a.payloads),
                                        a.stable ? "yes" : "no", a.constraints.empty() ? "-" : a.constraints,
                                        a.source);
+            for (const auto& [family, why] : registry().unavailable())
+              std::cout << fmt::format("{}: {}\n", family, why);
             return 0;
           }};
 }

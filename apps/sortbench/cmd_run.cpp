@@ -1,4 +1,5 @@
 // sortbench run: generate, sort with each algorithm, verify, time, print, write JSON/CSV.
+#include <filesystem>
 #include <iostream>
 
 #include <unistd.h>
@@ -22,6 +23,10 @@ struct RunOptions {
   std::string algo = "all";
   std::string backend = "gpu";
   int reps = 10, warmup = 1, device = 0, radix_bits = 0;
+  int gpus = 0;                  // --gpus N: ranks on devices 0..N-1
+  std::vector<int> devices;      // --devices 0,2: ranks on these devices
+  int rank = -1, world = 0;      // --rank r --world N: this process is one rank (on --device)
+  std::string rendezvous;        // --rendezvous DIR: where the processes' ranks meet
   double max_noise_pct = 1.0, budget_s = 2.0, throttle_threshold = kDefaultThrottleThreshold;
   bool no_flush_l2 = false, quiet = false, energy = false;
   std::string json, csv;
@@ -99,6 +104,21 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
         throw UsageError(fmt::format("{} runs on the GPU but --backend cpu was given; drop it or use --backend gpu",
                                      a->name));
   plan.params = parse_params(o, plan.algorithms);
+  plan.devices = o.devices;
+  for (int g = 0; g < o.gpus; ++g) plan.devices.push_back(g);
+  if (plan.devices.empty()) plan.devices.push_back(o.device);  // a distributed sort on one GPU
+  if (cmd.count("--rank") || cmd.count("--world") || cmd.count("--rendezvous")) {
+    if (!cmd.count("--rank") || !cmd.count("--world") || !cmd.count("--rendezvous"))
+      throw UsageError("--rank, --world and --rendezvous go together: give all three (one process per GPU)");
+    if (o.rank >= o.world)
+      throw UsageError(fmt::format("--rank {} is not below --world {}; ranks are 0..{}", o.rank, o.world, o.world - 1));
+    if (!std::filesystem::is_directory(o.rendezvous))
+      throw UsageError(fmt::format("--rendezvous {} is not a directory; make an empty one that every rank can read",
+                                   o.rendezvous));
+    plan.process_rank = o.rank;
+    plan.process_world = o.world;
+    plan.rendezvous = o.rendezvous;
+  }
   plan.settings.warmup = o.warmup;
   plan.settings.min_reps = o.reps;
   plan.settings.max_noise = o.max_noise_pct / 100.0;
@@ -119,6 +139,7 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   if (needs_gpu) {
     context.gpu = query_device(o.device, true);
+    use_device(o.device);  // query_device leaves the current device as it was
     plan.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
     std::string why_absent;
     std::shared_ptr<const NvmlDevice> nvml = NvmlDevice::open(o.device, &why_absent);
@@ -206,7 +227,20 @@ Command add_run(CLI::App& app) {
   cmd->add_option("--param", o->params, "algorithm parameter name=value (repeatable), e.g. radix-bits=4");
   cmd->add_option("--radix-bits", o->radix_bits, "digit width for radix sorts (same as --param radix-bits=N)")
       ->check(CLI::Range(1, 16));
-  cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_option("--device", o->device, "CUDA device ordinal (single-GPU algorithms)")->capture_default_str();
+  auto* gpus = cmd->add_option("--gpus", o->gpus, "distributed algorithms (dist-*): one rank on each of GPUs 0..N-1")
+                   ->check(CLI::Range(1, 1024));
+  auto* devices = cmd->add_option("--devices", o->devices, "distributed algorithms: one rank on each listed GPU, e.g. 0,2")
+                      ->delimiter(',')
+                      ->check(CLI::NonNegativeNumber)
+                      ->excludes(gpus);
+  cmd->add_option("--rank", o->rank, "one process per GPU: this process's rank (with --world, --rendezvous; on --device)")
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(gpus)
+      ->excludes(devices);
+  cmd->add_option("--world", o->world, "one process per GPU: the number of ranks")->check(CLI::Range(1, 65536));
+  cmd->add_option("--rendezvous", o->rendezvous,
+                  "one process per GPU: an empty directory every rank can read, where they exchange the NCCL id");
   cmd->add_option("--json", o->json, "write results as JSON (docs/schema.md)");
   cmd->add_option("--csv", o->csv, "write results as CSV");
   cmd->add_flag("--quiet", o->quiet, "print only the results table");

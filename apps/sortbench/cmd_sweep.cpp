@@ -160,6 +160,7 @@ int run_sweep_command(const SweepOptions& o) {
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   if (needs_gpu) {
     context.gpu = query_device(o.device, true);
+    use_device(o.device);  // query_device leaves the current device as it was
     run.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
     std::cerr << format_context_line(context);
   }

@@ -27,25 +27,17 @@ constexpr unsigned kGlobalWarps = 8;
 // positions; larger sizes have not been tried).
 constexpr std::uint64_t kMaxPadded = std::uint64_t{1} << 32;
 
-const DeviceLimits& device_limits() {
-  static std::map<int, DeviceLimits> cache;
-  int device = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&device));
-  auto it = cache.find(device);
-  if (it == cache.end()) {
-    cudaDeviceProp d{};
-    SB_CUDA_CHECK(cudaGetDeviceProperties(&d, device));
-    const DeviceLimits limits{static_cast<unsigned>(d.warpSize),
-                              static_cast<unsigned>(d.maxThreadsPerBlock),
-                              d.sharedMemPerBlockOptin,
-                              d.sharedMemPerMultiprocessor,
-                              d.reservedSharedMemPerBlock,
-                              static_cast<unsigned>(d.maxThreadsPerMultiProcessor),
-                              static_cast<unsigned>(d.maxBlocksPerMultiProcessor),
-                              static_cast<unsigned>(d.regsPerMultiprocessor)};
-    it = cache.emplace(device, limits).first;
-  }
-  return it->second;
+// The limits of the problem's device (design.md item 3: no per-process cache of device state).
+DeviceLimits device_limits(const SortProblem& p) {
+  const cudaDeviceProp d = p.device ? p.device->props : current_device_context(nullptr).props;
+  return DeviceLimits{static_cast<unsigned>(d.warpSize),
+                      static_cast<unsigned>(d.maxThreadsPerBlock),
+                      d.sharedMemPerBlockOptin,
+                      d.sharedMemPerMultiprocessor,
+                      d.reservedSharedMemPerBlock,
+                      static_cast<unsigned>(d.maxThreadsPerMultiProcessor),
+                      static_cast<unsigned>(d.maxBlocksPerMultiProcessor),
+                      static_cast<unsigned>(d.regsPerMultiprocessor)};
 }
 
 bool is_pow2(long v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -115,7 +107,7 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p, const DeviceL
 }
 
 LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
-  return launch_shape(sc, p, device_limits(),
+  return launch_shape(sc, p, device_limits(p),
                       kernel_limits(sc, shared_round_of(sc, p), p.spec.key, p.spec.payload));
 }
 

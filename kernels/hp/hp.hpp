@@ -25,4 +25,19 @@ std::optional<std::string> range_limit(const SortProblem& p);
 // keys are declined by their key types (hp-auto hands them to CUB).
 std::optional<std::string> common_limits(const SortProblem& p);
 
+// The fast versions' histogram, for other families (dist-hp): counts keys[0, n) of the
+// problem's key type by offset from its realized minimum into 32-bit bins, with the variant
+// hp-auto's rule picks for n keys (shared, hybrid, or global where it would use CUB). low
+// holds 2 bytes a key (the hybrid's bucketed low bits); workspace holds histogram_bytes(p, n)
+// and, on return, the histogram, whose address is returned. prepare_histogram sets the
+// kernels' shared-memory limits on a device (untimed).
+const char* histogram_name(const SortProblem& p, std::uint64_t n);
+// Why that histogram cannot take the problem (range past shared memory or the hybrid's
+// buckets, 32-bit limits), or nullopt.
+std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint64_t n);
+std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n);
+void prepare_histogram(const SortProblem& p, std::uint64_t n, const DeviceContext& device);
+std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n, void* low, void* workspace,
+                         const DeviceContext& device);
+
 }  // namespace sb::hp

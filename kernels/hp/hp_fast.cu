@@ -29,21 +29,18 @@ namespace {
 
 using namespace fast;
 
-// Device facts, queried once.
+// What the launches need to know about the run's device: from its context (design.md item 3),
+// or, for a problem with none (a CPU-side support check), the current device's properties.
 struct DeviceFacts {
   int sms = 0;
   std::size_t smem_per_block = 0;  // opt-in maximum of dynamic shared memory per block
 };
-const DeviceFacts& device_facts() {
-  static const DeviceFacts facts = [] {
-    int dev = 0;
-    SB_CUDA_CHECK(cudaGetDevice(&dev));
-    cudaDeviceProp prop{};
-    SB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    return DeviceFacts{prop.multiProcessorCount, prop.sharedMemPerBlockOptin};
-  }();
-  return facts;
+DeviceFacts facts_of(const cudaDeviceProp& prop) { return {prop.multiProcessorCount, prop.sharedMemPerBlockOptin}; }
+DeviceFacts device_facts(const DeviceContext* device) {
+  if (device) return facts_of(device->props);
+  return facts_of(current_device_context(nullptr).props);
 }
+DeviceFacts device_facts(const SortProblem& p) { return device_facts(p.device); }
 
 constexpr unsigned kHistBlock = 1024;
 constexpr unsigned kPartBlock = 512;
@@ -63,7 +60,7 @@ constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
 constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
 constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
 
-std::uint64_t shared_bins_max() { return device_facts().smem_per_block / sizeof(u32); }
+std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
 
 using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
 template <typename W>
@@ -92,9 +89,9 @@ unsigned low_bits_of(const SortProblem& p) {
   return static_cast<unsigned>(bits);
 }
 
-std::uint64_t hybrid_parts(u64 n) {
+std::uint64_t hybrid_parts(u64 n, const DeviceFacts& d) {
   const u64 by_size = ceil_div(n ? n : 1, kKeysPerPart);
-  return min_u64(by_size, std::uint64_t(device_facts().sms) * 8);
+  return min_u64(by_size, std::uint64_t(d.sms) * 8);
 }
 
 // The workspace of a fast run; a layout pass (base == nullptr) only sums the sizes. Keys
@@ -108,7 +105,8 @@ struct FastArrays {
   std::size_t temp_bytes;
   u64 parts = 0, buckets = 0;
   unsigned low_bits = 0;
-  FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs) : low_bits(hybrid_low_bits) {
+  FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs, const DeviceFacts& d)
+      : low_bits(hybrid_low_bits) {
     Carve c;
     const u64 m = min_u64(n, range);
     A = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
@@ -122,7 +120,7 @@ struct FastArrays {
       temp_bytes = runs_scan_temp_bytes<W>(range);
     }
     if (low_bits) {
-      parts = hybrid_parts(n);
+      parts = hybrid_parts(n, d);
       buckets = buckets_for(range, low_bits);
       counts = reinterpret_cast<u32*>(base + c.take(parts * buckets * sizeof(u32)));
       temp_bytes = std::max(temp_bytes, cursor_scan_temp_bytes(parts * buckets));
@@ -140,6 +138,7 @@ struct Run {
   u64 n, range;
   W min_word;
   cudaStream_t stream;
+  DeviceFacts device;
 };
 
 // Warp-owned copies of `bins` counters that fit in the block's share of shared memory.
@@ -148,20 +147,21 @@ u32 counter_copies(u64 bins) {
 }
 
 // Lets kernel use the device's opt-in shared memory per block beside its static shared memory.
+// A per-device attribute: set in prepare, on the device that runs it.
 template <typename Kernel>
-void allow_large_shared(Kernel kernel) {
+void allow_large_shared(Kernel kernel, const DeviceFacts& d) {
   cudaFuncAttributes attr{};
   SB_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   SB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(device_facts().smem_per_block - attr.sharedSizeBytes)));
+                                     static_cast<int>(d.smem_per_block - attr.sharedSizeBytes)));
 }
 
 // Blocks for `items` at one per thread, at most as many as the GPU holds at once.
 template <typename Kernel>
-unsigned resident_grid(Kernel kernel, u64 items, unsigned block, std::size_t smem) {
+unsigned resident_grid(Kernel kernel, u64 items, unsigned block, std::size_t smem, const DeviceFacts& d) {
   int per_sm = 0;
   SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block), smem));
-  return grid_for(items, block, u64(std::max(per_sm, 1)) * device_facts().sms);
+  return grid_for(items, block, u64(std::max(per_sm, 1)) * d.sms);
 }
 
 template <typename W>
@@ -169,18 +169,14 @@ void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
   const auto bins = static_cast<u32>(r.range);
   const u32 copies = counter_copies(bins);
   const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
-  static const bool attr_set = (allow_large_shared(hist_shared<W>), true);
-  (void)attr_set;
-  hist_shared<W><<<resident_grid(hist_shared<W>, ceil_div(r.n, 4), kHistBlock, smem), kHistBlock, smem, r.stream>>>(
+  hist_shared<W><<<resident_grid(hist_shared<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device), kHistBlock, smem,
+                   r.stream>>>(
       x, r.n, r.min_word, bins, copies, A);
   SB_CUDA_CHECK_LAUNCH();
 }
 
 template <typename W>
 void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
-  static const bool attr_set = (allow_large_shared(bucket_count<W>), allow_large_shared(bucket_scatter<W>),
-                                allow_large_shared(bucket_hist), true);
-  (void)attr_set;
   const auto parts = static_cast<unsigned>(a.parts);
   const auto buckets = static_cast<u32>(a.buckets);
   const u32 copies = counter_copies(buckets);
@@ -194,9 +190,24 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
                                                                                 buckets, a.counts, low);
   SB_CUDA_CHECK_LAUNCH();
   const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
-  bucket_hist<<<resident_grid(bucket_hist, r.n, kHistBlock, hist_smem), kHistBlock, hist_smem, r.stream>>>(
+  bucket_hist<<<resident_grid(bucket_hist, r.n, kHistBlock, hist_smem, r.device), kHistBlock, hist_smem, r.stream>>>(
       low, r.n, a.counts, parts, buckets, a.low_bits, a.A);
   SB_CUDA_CHECK_LAUNCH();
+}
+
+// Zeroes A and counts x[0, r.n) into it with histogram variant h.
+template <typename W>
+void launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+  SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+  switch (h) {
+    case Histogram::shared: hist_shared_launch(r, x, a.A); break;
+    case Histogram::global:
+      hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(r.device.sms) * 16), 256, 0, r.stream>>>(
+          x, r.n, r.min_word, a.A);
+      SB_CUDA_CHECK_LAUNCH();
+      break;
+    case Histogram::hybrid: hist_hybrid_launch(r, a, x, low); break;
+  }
 }
 
 // Runs one fast version; returns the buffer holding y (and the values).
@@ -204,27 +215,18 @@ template <typename K, typename V>
 int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   using W = typename KeyTraits<K>::Ordered;
   constexpr bool pairs = Buffers<K, V>::has_values;
-  const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.realized.min_ordered), b.stream};
+  const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.realized.min_ordered), b.stream, device_facts(b.device)};
   if (r.n == 0) return 0;
-  FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, pairs);
+  FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, pairs,
+                  r.device);
   const W* x = reinterpret_cast<const W*>(b.keys[0]);
-  SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-  switch (h) {
-    case Histogram::shared: hist_shared_launch(r, x, a.A); break;
-    case Histogram::global:
-      hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(device_facts().sms) * 16), 256, 0, r.stream>>>(
-          x, r.n, r.min_word, a.A);
-      SB_CUDA_CHECK_LAUNCH();
-      break;
-    case Histogram::hybrid:  // its bucketed low bits (2 bytes a key) live in keys[1] until the scan
-      hist_hybrid_launch(r, a, x, reinterpret_cast<std::uint16_t*>(b.keys[1]));
-      break;
-  }
+  // The hybrid's bucketed low bits (2 bytes a key) live in keys[1] until the scan.
+  launch_histogram(h, r, a, x, reinterpret_cast<std::uint16_t*>(b.keys[1]));
   std::size_t temp_bytes = a.temp_bytes;
   if constexpr (pairs) {
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
                                                 r.stream));
-    scatter_pairs<W, V><<<grid_for(r.n, 256, u64(device_facts().sms) * 8), 256, 0, r.stream>>>(
+    scatter_pairs<W, V><<<grid_for(r.n, 256, u64(r.device.sms) * 8), 256, 0, r.stream>>>(
         x, b.vals[0], r.n, r.min_word, a.A, reinterpret_cast<W*>(b.keys[1]), b.vals[1]);
     SB_CUDA_CHECK_LAUNCH();
     return 1;
@@ -259,15 +261,15 @@ std::size_t fast_bytes(Histogram h, const SortProblem& p) {
   const unsigned low_bits = h == Histogram::hybrid ? low_bits_of(p) : 0;
   return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
-    return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload()).bytes;
+    return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p)).bytes;
   });
 }
 
 std::optional<std::string> shared_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
-  if (problem_range(p) > shared_bins_max())
-    return fmt::format("range {} above {} bins: the histogram must fit in shared memory", problem_range(p),
-                       shared_bins_max());
+  const std::uint64_t bins_max = shared_bins_max(device_facts(p));
+  if (problem_range(p) > bins_max)
+    return fmt::format("range {} above {} bins: the histogram must fit in shared memory", problem_range(p), bins_max);
   return std::nullopt;
 }
 
@@ -293,10 +295,24 @@ const char* choice_name(Choice c) {
 }
 
 Choice choose(const SortProblem& p) {
-  const AutoRule rule{shared_bins_max(), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
+  const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
   return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload()}, rule);
+}
+
+// Raises the shared-memory limit of the histogram kernels variant h launches, on `device`.
+void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device) {
+  const DeviceFacts d = device_facts(&device);
+  dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+    using W = typename KeyTraits<decltype(k)>::Ordered;
+    if (h == Histogram::shared) allow_large_shared(hist_shared<W>, d);
+    if (h == Histogram::hybrid) {
+      allow_large_shared(bucket_count<W>, d);
+      allow_large_shared(bucket_scatter<W>, d);
+      allow_large_shared(bucket_hist, d);
+    }
+  });
 }
 
 Algorithm fast_member(std::string name, Histogram h, std::string source) {
@@ -304,11 +320,79 @@ Algorithm fast_member(std::string name, Histogram h, std::string source) {
   declare_types<FastKeys, FastValues>(a);
   a.unsupported = common_limits;
   a.workspace_bytes = [h](const SortProblem& p) { return fast_bytes(h, p); };
+  a.prepare = [h](const SortProblem& p, const DeviceContext& device) { prepare_fast(h, p, device); };
   a.run_device = [h](const SortProblem& p, const DeviceBuffers& b) { return run_fast_any(h, p, b); };
   return a;
 }
 
+// The histogram another family reuses (dist-hp) for n of the problem's keys: --param
+// histogram=shared|hybrid|global when given, else the variant hp-auto's rule picks for that
+// n, the global one where it would hand over to CUB.
+Histogram histogram_for(const SortProblem& p, u64 n) {
+  if (auto it = p.params.find("histogram"); it != p.params.end()) {
+    if (it->second == "shared") return Histogram::shared;
+    if (it->second == "hybrid") return Histogram::hybrid;
+    if (it->second == "global") return Histogram::global;
+    throw UsageError(fmt::format("--param histogram={} is not shared, hybrid or global", it->second));
+  }
+  const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
+                      kAutoSparseKeysPerBin};
+  switch (auto_choice(n, problem_range(p), rule)) {
+    case Choice::smem: return Histogram::shared;
+    case Choice::hybrid: return Histogram::hybrid;
+    default: return Histogram::global;
+  }
+}
+
 }  // namespace
+
+const char* histogram_name(const SortProblem& p, std::uint64_t n) {
+  switch (histogram_for(p, n)) {
+    case Histogram::shared: return "shared";
+    case Histogram::hybrid: return "hybrid";
+    case Histogram::global: break;
+  }
+  return "global";
+}
+
+std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint64_t n) {
+  switch (histogram_for(p, n)) {
+    case Histogram::shared: return shared_unsupported(p);
+    case Histogram::hybrid: return hybrid_unsupported(p);
+    case Histogram::global: break;
+  }
+  return common_limits(p);
+}
+
+std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n) {
+  const Histogram h = histogram_for(p, n);
+  return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+    using W = typename KeyTraits<decltype(k)>::Ordered;
+    return FastArrays<W>(nullptr, n, problem_range(p), h == Histogram::hybrid ? low_bits_of(p) : 0, true,
+                         device_facts(p))
+        .bytes;
+  });
+}
+
+void prepare_histogram(const SortProblem& p, std::uint64_t n, const DeviceContext& device) {
+  prepare_fast(histogram_for(p, n), p, device);
+}
+
+std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n, void* low, void* workspace,
+                         const DeviceContext& device) {
+  const Histogram h = histogram_for(p, n);
+  return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+    using K = decltype(k);
+    using W = typename KeyTraits<K>::Ordered;
+    const Run<W> r{n, problem_range(p), min_word_of<K>(p.realized.min_ordered), device.stream, device_facts(&device)};
+    // The key-value layout: A and the hybrid's counters, without the runs.
+    FastArrays<W> a(static_cast<char*>(workspace), n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, true,
+                    r.device);
+    if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low));
+    else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+    return a.A;
+  });
+}
 
 void add_fast(Registry& r) {
   Algorithm smem = fast_member("hp-smem", Histogram::shared,
@@ -341,6 +425,14 @@ void add_fast(Registry& r) {
       case Choice::cub: break;
     }
     return range_radix_sort_bytes(p);
+  };
+  aut.prepare = [](const SortProblem& p, const DeviceContext& device) {
+    switch (choose(p)) {
+      case Choice::smem: return prepare_fast(Histogram::shared, p, device);
+      case Choice::hybrid: return prepare_fast(Histogram::hybrid, p, device);
+      case Choice::global:
+      case Choice::cub: break;
+    }
   };
   aut.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
     switch (choose(p)) {

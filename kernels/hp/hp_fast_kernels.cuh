@@ -226,7 +226,9 @@ __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u
 
 // Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
 // the bucketed array; a slice crossing bucket edges handles each bucket in turn.
-__global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* offsets, u32 parts, u32 buckets,
+// static (as locate_tiles): non-template kernels defined in a header that two families'
+// translation units include (hp-fast and dist-hp) need internal linkage.
+static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* offsets, u32 parts, u32 buckets,
                             unsigned low_bits, u32* A) {
   extern __shared__ u32 s_hist[];
   const u32 bins = 1u << low_bits;
@@ -281,7 +283,7 @@ struct EmitRun {
 // in shared memory and every thread writes 4 consecutive keys per 16-byte store.
 constexpr unsigned kExpandBlock = 256;
 constexpr unsigned kExpandTile = kExpandBlock * 16;
-__global__ void locate_tiles(const u32* run_end, const u32* len_at, u64 n, uint2* window) {
+static __global__ void locate_tiles(const u32* run_end, const u32* len_at, u64 n, uint2* window) {
   const u64 tiles = ceil_div(n, kExpandTile);
   for (u64 t = global_thread(); t < tiles; t += global_threads()) {
     const u64 t0 = t * kExpandTile;

@@ -14,28 +14,16 @@
 namespace sb::radix {
 namespace {
 
-unsigned sm_count() {
-  static const unsigned count = [] {
-    int device = 0;
-    SB_CUDA_CHECK(cudaGetDevice(&device));
-    cudaDeviceProp prop{};
-    SB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    return static_cast<unsigned>(prop.multiProcessorCount);
-  }();
-  return count;
-}
-
-// Scatter blocks resident at once per SM for element type (K, V) (its lsd::TileShape): the
-// grid is one wave of them, each block with a long contiguous run of tiles (the histogram
-// uses the same split).
+// Scatter blocks resident at once on the run's device for element type (K, V) (its
+// lsd::TileShape): the grid is one wave of them, each block with a long contiguous run of
+// tiles (the histogram uses the same split). Asked per run, not cached: a process may run on
+// several GPUs (design.md item 3); the occupancy query is a host call of microseconds.
 template <typename K, typename V>
-unsigned resident_scatter_blocks() {
-  static const unsigned blocks = [] {
-    int b = 0;
-    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, lsd::scatter_kernel<K, V>, lsd::kThreads, 0));
-    return static_cast<unsigned>(b > 0 ? b : 1);
-  }();
-  return blocks;
+unsigned resident_scatter_blocks(const DeviceContext* device) {
+  int per_sm = 0;
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lsd::scatter_kernel<K, V>, lsd::kThreads, 0));
+  const int sms = device ? device->props.multiProcessorCount : current_device_context(nullptr).props.multiProcessorCount;
+  return static_cast<unsigned>(std::max(per_sm, 1)) * static_cast<unsigned>(sms);
 }
 
 struct Layout {
@@ -50,7 +38,7 @@ template <typename K, typename V>
 Layout layout_of(const SortProblem& p) {
   Layout l;
   l.plan = pass_plan(p);
-  l.split = make_tile_split(p.n(), lsd::TileShape<K, V>::keys, sm_count() * resident_scatter_blocks<K, V>());
+  l.split = make_tile_split(p.n(), lsd::TileShape<K, V>::keys, resident_scatter_blocks<K, V>(p.device));
   l.counts_bytes = align256(std::size_t{l.plan.bins()} * l.split.blocks * sizeof(std::uint64_t));
   return l;
 }

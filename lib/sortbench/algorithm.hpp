@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "sortbench/device_context.hpp"
 #include "sortbench/element.hpp"
 #include "sortbench/generator.hpp"
 #include "sortbench/input_spec.hpp"
@@ -25,12 +26,18 @@ using Params = std::map<std::string, std::string>;
 // Facts about one run to record with its result, e.g. the variant hp-auto chose.
 using Details = std::vector<std::pair<std::string, std::string>>;
 
+struct DistributedRequest;
+struct DistributedOutcome;
+
 // What an algorithm knows about its input before it runs.
 struct SortProblem {
   InputSpec spec;       // n, [min_val, max_val), range, len, distribution, key type, payload
   InputStats realized;  // measured on the generated keys: min, max, distinct count
   Params params;        // only those the algorithm declares
   RangeMode range = RangeMode::given;  // measured: the harness discovers min/max in the timed region
+  // The device it will run on, when known: launch shapes, workspace sizes and support checks
+  // that depend on the GPU read it here (null: an algorithm queries the current device).
+  const DeviceContext* device = nullptr;
 
   std::uint64_t n() const { return spec.n; }
   bool has_payload() const { return spec.payload != Payload::none; }
@@ -41,12 +48,14 @@ struct SortProblem {
 
 // Device buffers of one run. keys[0] (and vals[0]) hold the input; keys[1] (vals[1]) are
 // scratch of the same size; both may be overwritten. vals[] are null without a payload.
+// device is the run's device (never null when run_device is called); stream is its stream.
 struct DeviceBuffers {
   void* keys[2] = {nullptr, nullptr};
   void* vals[2] = {nullptr, nullptr};
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   cudaStream_t stream = nullptr;
+  const DeviceContext* device = nullptr;
 };
 
 // The same buffers typed for one element type; vals are null when V is NoValue.
@@ -60,6 +69,7 @@ struct Buffers {
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   cudaStream_t stream = nullptr;
+  const DeviceContext* device = nullptr;
 };
 
 template <typename K, typename V>
@@ -72,6 +82,7 @@ Buffers<K, V> typed_buffers(const DeviceBuffers& b) {
   t.workspace = b.workspace;
   t.workspace_bytes = b.workspace_bytes;
   t.stream = b.stream;
+  t.device = b.device;
   return t;
 }
 
@@ -99,12 +110,22 @@ struct Algorithm {
   // support are checked by the harness first; this covers the rest (e.g. duplicates).
   std::function<std::optional<std::string>(const SortProblem&)> unsupported;
   std::function<std::size_t(const SortProblem&)> workspace_bytes;
+  // GPU, optional: untimed set-up on the run's device before the first run_device there
+  // (e.g. raising a kernel's shared-memory limit, a per-device attribute).
+  std::function<void(const SortProblem&, const DeviceContext&)> prepare;
   // GPU: sorts, returns which of keys[]/vals[] (0 or 1) holds the result.
   std::function<int(const SortProblem&, const DeviceBuffers&)> run_device;
+  // Distributed (several GPUs, distributed.hpp): generates, times and verifies its ranks'
+  // slices itself; set instead of run_device.
+  std::function<DistributedOutcome(const SortProblem&, const DistributedRequest&)> run_distributed;
   // CPU: sorts HostBuffers in place.
   std::function<void(const SortProblem&, const HostBuffers&)> run_host;
   std::function<Details(const SortProblem&)> details;
 
+  // Calls prepare when there is one.
+  void prepare_on(const SortProblem& p, const DeviceContext& device) const {
+    if (prepare) prepare(p, device);
+  }
   bool supports_key(KeyType k) const;
   bool supports_payload(Payload p) const;
   // The harness's own checks (key type, payload) followed by unsupported().

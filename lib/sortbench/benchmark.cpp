@@ -11,6 +11,7 @@
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/device_info.hpp"
+#include "sortbench/distributed.hpp"
 #include "sortbench/errors.hpp"
 #include "sortbench/generator.hpp"
 #include "sortbench/input_source.hpp"
@@ -132,6 +133,17 @@ void require_usable_context() {
                                             cudaGetErrorName(err), cudaGetErrorString(err)));
 }
 
+// A distributed row's speed-up over each single-GPU row of the same run (the references
+// that ran on one GPU with the whole input): reference median / distributed median.
+void add_distributed_speedups(std::vector<ResultRow>& rows) {
+  for (ResultRow& d : rows) {
+    if (d.family != "distributed" || !d.timed()) continue;
+    for (const ResultRow& ref : rows)
+      if (ref.family != "distributed" && ref.backend == Backend::gpu && ref.status == RowStatus::ok && ref.timed())
+        d.details.emplace_back("speedup_vs_" + ref.algorithm, fmt::format("{:.3f}", ref.median_ms() / d.median_ms()));
+  }
+}
+
 struct HostInput {
   std::vector<unsigned char> keys;
   std::vector<unsigned char> vals;
@@ -187,6 +199,7 @@ class DeviceSession {
   }
 
   const InputStats& stats() const { return stats_; }
+  const DeviceContext& context() const { return context_; }
 
   // What moving this input to the host and the sorted result back costs (pageable memory,
   // as a CPU sort called from GPU code would do it): median of three round trips.
@@ -233,6 +246,7 @@ class DeviceSession {
       return;
     }
     DeviceBuffer workspace(ws_bytes);
+    a.prepare_on(problem, context_);
     DeviceBuffers work;
     for (int i = 0; i < 2; ++i) {
       work.keys[i] = keys_[i].get();
@@ -241,6 +255,7 @@ class DeviceSession {
     work.workspace = workspace.get();
     work.workspace_bytes = ws_bytes;
     work.stream = stream_;
+    work.device = &context_;
     const DeviceInput input{pristine_keys_.get(), pristine_vals_.get()};
     MemoryAccount memory;
     memory.workspace_bytes = ws_bytes;
@@ -307,6 +322,7 @@ class DeviceSession {
   };
   Stream owned_stream_;
   cudaStream_t stream_ = owned_stream_.handle;
+  DeviceContext context_ = current_device_context(stream_);
   DeviceBuffer pristine_keys_, pristine_vals_;
   DeviceBuffer keys_[2], vals_[2];
   InputStats stats_;
@@ -342,6 +358,9 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   const RangeMode range = plan.range.value_or(source->default_range());
   const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
+  const bool any_distributed = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
+                                          [](const Algorithm* a) { return bool(a->run_distributed); });
+  std::string whole_input_unfit;  // why the whole input does not fit on one GPU
   std::unique_ptr<DeviceSession> device;
   std::shared_ptr<const NvmlDevice> nvml = plan.nvml;
   HostInput host;
@@ -357,8 +376,19 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
     }
     if (plan.settings.energy && !(nvml && nvml->energy_j()))
       throw UsageError(energy_unavailable_message(nvml ? "the GPU has no energy counter" : "NVML is absent"));
-    device = std::make_unique<DeviceSession>(*source, nvml);
-    stats = device->stats();
+    try {
+      device = std::make_unique<DeviceSession>(*source, nvml);
+      stats = device->stats();
+    } catch (const Error& e) {
+      // Beyond one GPU's memory: the distributed algorithms still run (each rank holds a
+      // slice); the single-GPU rows say why they cannot, and the statistics are the spec's.
+      if (e.code() != ExitCode::device_memory || !any_distributed) throw;
+      whole_input_unfit = e.what();
+      stats.n = spec.n;
+      stats.min = spec.min_val;
+      stats.max = spec.max_val - 1;
+      stats.len = spec.len;
+    }
   } else {
     host.keys.resize(spec.n * key_bytes(spec.key));
     host.vals.resize(spec.n * payload_bytes(spec.payload));
@@ -380,11 +410,27 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   for (const Algorithm* a : plan.algorithms) {
     if (observer) observer->row_started(*a);
     ResultRow row = start_row(*a, plan, spec, stats, *source, range);
-    SortProblem problem{spec, stats, row.params, range};
+    SortProblem problem{spec, stats, row.params, range, device ? &device->context() : nullptr};
     try {
       if (auto why = a->why_unsupported(problem)) {
         row.status = RowStatus::unsupported;
         row.reason = *why;
+      } else if (!a->run_distributed && needs_gpu && !device) {
+        row.status = RowStatus::unsupported;
+        row.reason = whole_input_unfit;
+      } else if (a->run_distributed && source->provenance().value("kind", "") != "generator") {
+        // Each rank generates its own slice (generate_device_slice); a file is not sharded yet.
+        row.status = RowStatus::unsupported;
+        row.reason = "distributed runs generate their input on the ranks; a file input is not split over them yet";
+      } else if (a->run_distributed) {
+        // No devices named (a sweep): one rank on the run's GPU.
+        std::vector<int> ranks = plan.devices;
+        if (ranks.empty()) ranks.push_back(device ? device->context().ordinal : 0);
+        const DistributedOutcome out = a->run_distributed(
+            problem, DistributedRequest{ranks, plan.settings, plan.process_rank, plan.process_world, plan.rendezvous});
+        finish_timing(row, out.samples_ms, 0);
+        row.details = out.details;
+        apply_verification(row, out.verification);
       } else if (a->backend == Backend::gpu) {
         device->run(*a, problem, plan.settings, row, plan.copy_bandwidth_gbs);
         add_algorithm_details(*a, problem, row);
@@ -402,6 +448,9 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
+      // A rank without memory stops the whole run (exit 4), as an input too large for one GPU
+      // does; so does a rendezvous that other processes never joined (exit 2).
+      if (a->run_distributed && (e.code() == ExitCode::device_memory || e.code() == ExitCode::usage)) throw;
       row.status = RowStatus::error;
       row.reason = e.what();
       if (needs_gpu) {
@@ -421,6 +470,7 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
     rows.push_back(row);
     if (observer) observer->row_done(rows.back());
   }
+  add_distributed_speedups(rows);
   return rows;
 }
 

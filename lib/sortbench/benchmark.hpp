@@ -60,6 +60,10 @@ struct RunPlan {
   // The GPU's NVML device (clocks, throttling, energy); null: run_benchmark opens its own, and
   // runs without those where NVML is absent.
   std::shared_ptr<const NvmlDevice> nvml;
+  std::vector<int> devices;       // distributed algorithms: one rank per listed GPU
+  int process_rank = -1;          // one process per GPU: this process's rank (devices[0]) ...
+  int process_world = 0;          // ... of this many
+  std::string rendezvous;         // ... meeting in this directory
 };
 
 class RunObserver {

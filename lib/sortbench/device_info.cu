@@ -60,17 +60,17 @@ DeviceInfo query_device(int ordinal, bool measure_bandwidth) {
     throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
   int count = 0;
   SB_CUDA_CHECK(cudaGetDeviceCount(&count));
-  if (ordinal < 0 || ordinal >= count) {
-    std::vector<std::string> names;
-    for (int i = 0; i < count; ++i) {
-      cudaDeviceProp p{};
-      SB_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
-      names.emplace_back(p.name);
-    }
-    throw UsageError(invalid_device_message(ordinal, names));
-  }
+  if (ordinal < 0 || ordinal >= count) throw UsageError(invalid_device_message(ordinal, device_names()));
   DeviceInfo d;
   d.ordinal = ordinal;
+  // Asked about `ordinal` without making it current (design.md item 3); the memory query and
+  // the copy need it current, so they run with it and the caller's device is restored.
+  int caller_device = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&caller_device));
+  struct RestoreDevice {
+    int ordinal;
+    ~RestoreDevice() { cudaSetDevice(ordinal); }
+  } restore{caller_device};
   SB_CUDA_CHECK(cudaSetDevice(ordinal));
   cudaDeviceProp p{};
   SB_CUDA_CHECK(cudaGetDeviceProperties(&p, ordinal));
@@ -98,6 +98,49 @@ DeviceInfo query_device(int ordinal, bool measure_bandwidth) {
     d.copy_bandwidth_gbs = measure_copy_bandwidth_gbs(bytes);
   }
   return d;
+}
+
+void use_device(int ordinal) { SB_CUDA_CHECK(cudaSetDevice(ordinal)); }
+
+std::vector<PeerLink> query_peer_links(const std::vector<int>& devices) {
+  std::vector<PeerLink> links;
+  for (int a : devices)
+    for (int b : devices) {
+      if (a == b) continue;
+      PeerLink l;
+      l.from = a;
+      l.to = b;
+      int v = 0;
+      SB_CUDA_CHECK(cudaDeviceCanAccessPeer(&v, a, b));
+      l.access = v != 0;
+      if (l.access) {
+        SB_CUDA_CHECK(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrNativeAtomicSupported, a, b));
+        l.native_atomics = v != 0;
+        SB_CUDA_CHECK(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrPerformanceRank, a, b));
+        l.performance_rank = v;
+      }
+      links.push_back(l);
+    }
+  return links;
+}
+
+std::string describe(const PeerLink& l) {
+  if (!l.access) return "no peer access (through host memory)";
+  return fmt::format("peer access, {}, performance rank {}",
+                     l.native_atomics ? "native atomics (NVLink-class link)" : "no native atomics (PCIe-class link)",
+                     l.performance_rank);
+}
+
+std::vector<std::string> device_names() {
+  int count = 0;
+  SB_CUDA_CHECK(cudaGetDeviceCount(&count));
+  std::vector<std::string> names;
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp p{};
+    SB_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+    names.emplace_back(p.name);
+  }
+  return names;
 }
 
 }  // namespace sb

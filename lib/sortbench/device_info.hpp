@@ -31,9 +31,12 @@ struct DeviceInfo {
 std::optional<std::string> cuda_unavailable_reason();
 
 // Throws Error(no_device) when no device answers, UsageError when ordinal names no device
-// of this machine (the message lists them). With measure_bandwidth, times a
-// device-to-device copy (about 0.2 s).
+// of this machine (the message lists them). Leaves the current device as it was. With
+// measure_bandwidth, times a device-to-device copy (about 0.2 s).
 DeviceInfo query_device(int ordinal, bool measure_bandwidth);
+
+// Makes `ordinal` the calling thread's current device (the GPU a run's single-GPU rows use).
+void use_device(int ordinal);
 
 // "--device 7: this machine has 1 GPU (0: NVIDIA H200); give --device 0": a wrong device
 // number is a usage error, named with the GPUs there are.
@@ -44,5 +47,20 @@ std::string invalid_device_message(int ordinal, const std::vector<std::string>& 
 double measure_copy_bandwidth_gbs(std::uint64_t bytes);
 
 std::string format_cuda_version(int v);
+
+// What CUDA says about the path from GPU `from` to GPU `to` (nvidia-smi topo -m tells NVLink
+// from PCIe; CUDA tells peer access, native atomics across the link, which NVLink has and
+// PCIe lacks, and a relative performance rank, 0 the best).
+struct PeerLink {
+  int from = 0, to = 0;
+  bool access = false;
+  bool native_atomics = false;
+  int performance_rank = 0;
+};
+// Every ordered pair of distinct devices in `devices`.
+std::vector<PeerLink> query_peer_links(const std::vector<int>& devices);
+std::string describe(const PeerLink& link);
+// Every CUDA device, by ordinal: its name.
+std::vector<std::string> device_names();
 
 }  // namespace sb

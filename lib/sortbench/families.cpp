@@ -13,6 +13,7 @@ const Registry& registry() {
     register_bitonic(reg);
     register_radix(reg);
     register_quicksort(reg);
+    register_distributed(reg);
     return reg;
   }();
   return r;

@@ -194,5 +194,10 @@ void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStre
 // The payload column alone (encode_value of each position), queued on the stream.
 void generate_values_device(Payload payload, std::uint64_t n, void* d_vals, cudaStream_t stream);
 InputStats input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream);
+// Elements [begin, begin + count) of the same input (keys and, with a payload, the values of
+// those global positions), generated where they are needed: a rank of a distributed sort
+// makes its own slice. Only for distributions that need no global sort (needs_sorting false).
+void generate_device_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* d_keys,
+                           void* d_vals, cudaStream_t stream);
 
 }  // namespace sb

@@ -28,6 +28,20 @@ __global__ void fill_base_kernel(GeneratorPlan g, K* keys) {
 }
 
 template <typename K>
+__global__ void fill_slice_kernel(GeneratorPlan g, std::uint64_t begin, std::uint64_t count, K* keys) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    keys[i] = base_key<K>(g, begin + i);
+}
+
+template <typename V>
+__global__ void slice_values_kernel(V* vals, std::uint64_t begin, std::uint64_t count, Payload payload) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    vals[i] = encode_value<V>(payload, begin + i);
+}
+
+template <typename K>
 __global__ void arrange_kernel(GeneratorPlan g, const K* sorted, K* keys) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < g.n;
        i += std::uint64_t{gridDim.x} * blockDim.x)
@@ -155,6 +169,28 @@ InputStats input_stats_device(const InputSpec& spec, const void* d_keys, cudaStr
     });
   s.n = spec.n;
   return s;
+}
+
+void generate_device_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* d_keys,
+                           void* d_vals, cudaStream_t stream) {
+  if (needs_sorting(spec.dist))
+    throw std::logic_error("generate_device_slice: a sorted distribution needs the whole input");
+  if (count == 0) return;
+  const GeneratorPlan g = make_generator_plan(spec);
+  dispatch_key(spec.key, [&](auto k) {
+    using K = decltype(k);
+    fill_slice_kernel<<<grid_for(count), kBlock, 0, stream>>>(g, begin, count, static_cast<K*>(d_keys));
+  });
+  SB_CUDA_CHECK_LAUNCH();
+  if (d_vals && spec.payload != Payload::none) {
+    dispatch_value(spec.payload, [&](auto v) {
+      using V = decltype(v);
+      if constexpr (!std::is_same_v<V, NoValue>)
+        slice_values_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<V*>(d_vals), begin, count,
+                                                                    spec.payload);
+    });
+    SB_CUDA_CHECK_LAUNCH();
+  }
 }
 
 }  // namespace sb

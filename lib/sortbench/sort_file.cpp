@@ -412,7 +412,8 @@ SortFileReport sort_file(const SortFileRequest& q) {
     }
     rep.phases_ms.emplace_back("analyze", ms_since(t0));
     const Algorithm* algo = pick(stats);
-    const SortProblem problem{spec, stats, {}, RangeMode::given};
+    const DeviceContext device = current_device_context(stream.handle);
+    const SortProblem problem{spec, stats, {}, RangeMode::given, &device};
     const std::size_t ws_bytes = algo->workspace_bytes(problem);
     SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     if (ws_bytes > free_bytes)
@@ -429,6 +430,8 @@ SortFileReport sort_file(const SortFileRequest& q) {
     b.workspace = workspace.get();
     b.workspace_bytes = ws_bytes;
     b.stream = stream.handle;
+    b.device = &device;
+    algo->prepare_on(problem, device);
     t0 = clock_type::now();
     const int result = algo->run_device(problem, b);
     SB_CUDA_CHECK_LAUNCH();

@@ -293,8 +293,8 @@ void select_algorithms(const json& list, const Registry& registry, SweepSpec& sp
     if (!list[i].is_string() || list[i].get<std::string>().empty()) fail(path, field, "must be a non-empty name");
     const std::string item = list[i].get<std::string>();
     if (item == "all") {
-      for (const auto& a : registry.all())
-        if (a.backend == spec.backend) add(&a);
+      for (const auto& a : registry.all())  // single-device algorithms, as `run --algo all`
+        if (a.backend == spec.backend && !a.run_distributed) add(&a);
     } else if (item.back() == '*') {
       const std::string prefix = item.substr(0, item.size() - 1);
       bool any = false;

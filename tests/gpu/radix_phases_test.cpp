@@ -46,8 +46,9 @@ void time_phases(const InputSpec& spec, const std::vector<unsigned>& widths) {
                            stats.min_ordered, stats.max_ordered, kSamples);
   std::cout << fmt::format("{:>4} {:>6} {:>10} {:>10} {:>10} {:>10}\n", "bits", "passes", "histogram", "scan",
                            "scatter", "total");
+  const DeviceContext device = current_device_context(nullptr);
   for (unsigned bits : widths) {
-    const SortProblem problem{spec, stats, {{"radix-bits", std::to_string(bits)}}};
+    const SortProblem problem{spec, stats, {{"radix-bits", std::to_string(bits)}}, RangeMode::given, &device};
     const unsigned passes = radix::pass_plan(problem).passes();
     DeviceBuffer workspace(radix::lsd_workspace_bytes(problem));
     DeviceBuffers b;
@@ -57,6 +58,7 @@ void time_phases(const InputSpec& spec, const std::vector<unsigned>& widths) {
     b.vals[1] = vals1.get();
     b.workspace = workspace.get();
     b.workspace_bytes = workspace.bytes();
+    b.device = &device;
     std::vector<cudaEvent_t> events(3 * passes + 1);
     for (auto& e : events) SB_CUDA_CHECK(cudaEventCreate(&e));
     std::array<std::vector<double>, 3> phase_ms;

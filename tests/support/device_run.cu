@@ -10,19 +10,25 @@ namespace sb::test {
 namespace {
 
 // One sample of the harness's own session loop (time_device: input restored into keys0/vals0,
-// scratch poisoned, the sort run once) on the pristine input; b gets the buffers it ran on.
-// Returns which of them holds the result.
+// scratch poisoned, the sort run once) on the pristine input, on the current device (prepared
+// first, as the harness does); b gets the buffers it ran on. Returns which of them holds the
+// result.
 int run_with_scratch(const Algorithm& algo, const SortProblem& problem, const DeviceInput& pristine,
                      DeviceBuffer& keys0, DeviceBuffer& keys1, DeviceBuffer& vals0, DeviceBuffer& vals1,
                      DeviceBuffers& b) {
-  DeviceBuffer workspace(algo.workspace_bytes(problem));
+  const DeviceContext device = current_device_context(nullptr);
+  SortProblem on_device = problem;
+  on_device.device = &device;
+  DeviceBuffer workspace(algo.workspace_bytes(on_device));
+  algo.prepare_on(on_device, device);
   b.keys[0] = keys0.get();
   b.keys[1] = keys1.get();
   b.vals[0] = vals0.get();
   b.vals[1] = vals1.get();
   b.workspace = workspace.get();
   b.workspace_bytes = workspace.bytes();
-  const SortTiming timing = time_device(algo, problem, pristine, b, single_sample_settings());
+  b.device = &device;
+  const SortTiming timing = time_device(algo, on_device, pristine, b, single_sample_settings());
   SB_CUDA_CHECK(cudaGetLastError());
   SB_CUDA_CHECK(cudaDeviceSynchronize());
   return timing.result;

@@ -1,0 +1,162 @@
+// The rank model of the distributed family (issue 15; design.md "NCCL ranks"): one rank per
+// GPU, each with its own stream and NCCL communicator in its DeviceContext. A rank algorithm
+// sorts the rank's input slice into the rank's part of the global order; the rank harness
+// (dist_run.cu) generates the slices, times the ranks from a common start and verifies.
+// A rank that fails marks the run failed; the others see it while they wait and abort their
+// communicators, so no rank hangs in a collective whose partner has gone.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nccl.h>
+
+#include "sortbench/algorithm.hpp"
+#include "sortbench/distributed.hpp"
+#include "sortbench/errors.hpp"
+
+namespace sb::dist {
+
+// How the ranks of one run learn that one of them failed: threads of this process through
+// the flag; ranks in other processes (process mode) through a file failed-<rank> in the
+// rendezvous directory, which every waiting rank looks for.
+class RunFailure {
+ public:
+  explicit RunFailure(std::string rendezvous_dir = {}) : dir_(std::move(rendezvous_dir)) {}
+  // Records the first failure (and, in process mode, publishes it); later ones only count.
+  void set(ExitCode c, const std::string& message, int rank);
+  // Whether any rank, here or in another process, has failed (files looked at every ~20 ms).
+  bool any();
+  // The first failure's code and message (after any() returned true).
+  ExitCode code();
+  std::string message();
+
+ private:
+  std::atomic<bool> failed_{false};
+  std::mutex mutex_;
+  std::string message_;
+  ExitCode code_ = ExitCode::cuda;
+  std::string dir_;
+  double next_look_s_ = 0;
+};
+
+// Thrown on a rank that stops because another rank failed (its message is the other's).
+struct PeerFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Rank {
+ public:
+  // side: a second stream of the rank's device, with two events, for copies that overlap the
+  // main stream's work (created untimed by the harness).
+  struct Side {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t forked = nullptr, done = nullptr;
+  };
+  Rank(DeviceContext ctx, RunFailure& failure, Side side) : ctx_(ctx), failure_(&failure), side_(side) {}
+  const DeviceContext& ctx() const { return ctx_; }
+  DeviceContext& ctx() { return ctx_; }
+  int rank() const { return ctx_.rank; }
+  int world() const { return ctx_.world; }
+  cudaStream_t stream() const { return ctx_.stream; }
+  ncclComm_t comm() const { return static_cast<ncclComm_t>(ctx_.comm); }
+  // Waits for the rank's stream; while waiting, stops (throws PeerFailed, or the NCCL error)
+  // when another rank failed or the communicator reports an asynchronous error.
+  void wait() const;
+  // All ranks past this point on their streams: an all-reduce of one word.
+  void barrier(void* one_word) const;
+  // A device-to-device copy on the side stream, ordered after the main stream's work so far;
+  // join() makes the main stream wait for it.
+  void copy_aside(void* dst, const void* src, std::size_t bytes) const;
+  void join() const;
+
+ private:
+  DeviceContext ctx_;
+  RunFailure* failure_;
+  Side side_;
+};
+
+// Throws Error(cuda) naming the rank and the NCCL call.
+void nccl_check(ncclResult_t result, const char* call, int rank);
+#define SB_NCCL_CHECK(call, rank) ::sb::dist::nccl_check((call), #call, (rank))
+
+// Raw bytes as NCCL elements (keys of any width travel as bytes).
+inline ncclResult_t send_bytes(const void* p, std::size_t bytes, int peer, const Rank& r) {
+  return ncclSend(p, bytes, ncclUint8, peer, r.comm(), r.stream());
+}
+inline ncclResult_t recv_bytes(void* p, std::size_t bytes, int peer, const Rank& r) {
+  return ncclRecv(p, bytes, ncclUint8, peer, r.comm(), r.stream());
+}
+
+struct RankSlice {
+  std::uint64_t n = 0;      // global element count
+  std::uint64_t begin = 0;  // this rank's input slice [begin, begin + count)
+  std::uint64_t count = 0;
+};
+
+// keys[0] holds the rank's input slice and may be overwritten; keys[1] is scratch. Both hold
+// `capacity` elements (a sample sort may receive more than its slice).
+struct RankBuffers {
+  void* keys[2] = {nullptr, nullptr};
+  std::uint64_t capacity = 0;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+// Which buffer holds the rank's sorted part of the global order, and how many elements.
+struct RankResult {
+  int buffer = 0;
+  std::uint64_t count = 0;
+};
+
+// Events recorded at the end of each phase on the rank's stream (names in RankAlgorithm).
+class PhaseMarks {
+ public:
+  explicit PhaseMarks(std::size_t phases);
+  ~PhaseMarks();
+  PhaseMarks(const PhaseMarks&) = delete;
+  PhaseMarks& operator=(const PhaseMarks&) = delete;
+  void mark(std::size_t phase, cudaStream_t stream) const;
+  // Milliseconds of each phase after `start` (the phase's end minus the previous end).
+  std::vector<double> phase_ms(cudaEvent_t start) const;
+
+ private:
+  std::vector<cudaEvent_t> ends_;
+};
+
+struct RankAlgorithm {
+  std::vector<std::string> phases;  // what mark(i) ends, e.g. {"local", "exchange", "merge"}
+  // Elements each work buffer must hold on every rank for n elements over `world` ranks.
+  std::function<std::uint64_t(const SortProblem&, std::uint64_t n, int world)> capacity;
+  std::function<std::size_t(const SortProblem&, const RankSlice&, std::uint64_t capacity, const DeviceContext&)>
+      workspace_bytes;
+  // Untimed, once per rank before the samples (e.g. kernel attributes on the rank's device).
+  std::function<void(const SortProblem&, const DeviceContext&)> prepare;
+  std::function<RankResult(const SortProblem&, const RankSlice&, const RankBuffers&, const Rank&,
+                           const PhaseMarks&)>
+      run;
+  // Facts recorded with the row (e.g. the H-P variant of the local histogram).
+  std::function<Details(const SortProblem&, int world)> details;
+};
+
+// Runs `algo` on one rank per device of the request: generates the slices, measures (barrier,
+// events per rank, the slowest rank per sample), verifies the slices (local order, order across
+// rank boundaries, fingerprint sums all-reduced), and describes the ranks in the details.
+DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request);
+
+// Why a distributed run cannot make this input (each rank generates its own slice, so no
+// distribution that sorts the whole input), or nullopt.
+std::optional<std::string> distribution_unsupported(const SortProblem& p);
+
+// A member of the family: its registry entry runs `ranks` through run_ranks (its workspace is
+// sized per rank there) and declines what distribution_unsupported declines; the caller adds
+// key types, constraints and further support checks.
+Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks);
+
+}  // namespace sb::dist

@@ -1,0 +1,605 @@
+// The rank harness of the distributed family (dist_rank.hpp; issue 15, design.md "NCCL
+// ranks"). One thread per rank in this process, each with its device, stream and NCCL
+// communicator (ncclCommInitRank over one unique id). Per sample: the pristine slice is copied
+// into the work buffer and L2 flushed (untimed, as on one GPU), an all-reduce of one word
+// lines the ranks up, then CUDA events on each rank bracket its sort. The sample is the
+// slowest rank's time; every rank learns it (and the elapsed wall time) by an all-reduce with
+// ncclMax, so all ranks apply the same stopping rule and stop together.
+// Verification on the GPUs: each slice non-decreasing, the last key of every non-empty slice
+// not above the first of the next, and the fingerprint sums of the input slices and of the
+// output slices, all-reduced (sums modulo 2^64 reduce exactly), equal.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "dist_index.hpp"
+#include "dist_rank.hpp"
+#include "sortbench/cuda_check.hpp"
+#include "sortbench/device_buffer.hpp"
+#include "sortbench/device_info.hpp"
+#include "sortbench/generator.hpp"
+#include "sortbench/key_facts.hpp"
+#include "sortbench/launch.hpp"
+#include "sortbench/verify.hpp"
+
+namespace sb::dist {
+
+namespace {
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+std::string failed_file(const std::string& dir, int rank) { return dir + "/failed-" + std::to_string(rank); }
+}  // namespace
+
+void RunFailure::set(ExitCode c, const std::string& message, int rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failed_.exchange(true)) return;
+  code_ = c;
+  message_ = message;
+  if (!dir_.empty()) {
+    std::ofstream f(failed_file(dir_, rank));
+    f << static_cast<int>(c) << "\n" << message << "\n";
+  }
+}
+
+bool RunFailure::any() {
+  if (failed_.load()) return true;
+  if (dir_.empty()) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (now_s() < next_look_s_) return false;
+  next_look_s_ = now_s() + 0.02;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    if (entry.path().filename().string().rfind("failed-", 0) != 0) continue;
+    std::ifstream f(entry.path());
+    int c = static_cast<int>(ExitCode::cuda);
+    std::string message;
+    f >> c;
+    f.ignore();
+    std::getline(f, message);
+    code_ = static_cast<ExitCode>(c);
+    message_ = message.empty() ? "another rank failed" : message;
+    failed_.store(true);
+    return true;
+  }
+  return false;
+}
+
+ExitCode RunFailure::code() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return code_;
+}
+
+std::string RunFailure::message() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return message_;
+}
+
+void nccl_check(ncclResult_t result, const char* call, int rank) {
+  if (result != ncclSuccess && result != ncclInProgress)
+    throw Error(ExitCode::cuda, fmt::format("rank {}: {} failed: {} ({})", rank, call, ncclGetErrorString(result),
+                                            ncclGetLastError(nullptr)));
+}
+
+void Rank::wait() const {
+  for (;;) {
+    const cudaError_t q = cudaStreamQuery(ctx_.stream);
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) SB_CUDA_CHECK(q);
+    ncclResult_t async = ncclSuccess;
+    SB_NCCL_CHECK(ncclCommGetAsyncError(comm(), &async), rank());
+    SB_NCCL_CHECK(async, rank());
+    if (failure_->any()) throw PeerFailed("another rank failed");
+    std::this_thread::yield();
+  }
+}
+
+void Rank::barrier(void* one_word) const {
+  SB_NCCL_CHECK(ncclAllReduce(one_word, one_word, 1, ncclUint32, ncclSum, comm(), stream()), rank());
+}
+
+void Rank::copy_aside(void* dst, const void* src, std::size_t bytes) const {
+  SB_CUDA_CHECK(cudaEventRecord(side_.forked, ctx_.stream));
+  SB_CUDA_CHECK(cudaStreamWaitEvent(side_.stream, side_.forked, 0));
+  SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, side_.stream));
+  SB_CUDA_CHECK(cudaEventRecord(side_.done, side_.stream));
+}
+
+void Rank::join() const { SB_CUDA_CHECK(cudaStreamWaitEvent(ctx_.stream, side_.done, 0)); }
+
+PhaseMarks::PhaseMarks(std::size_t phases) : ends_(phases) {
+  for (auto& e : ends_) SB_CUDA_CHECK(cudaEventCreate(&e));
+}
+PhaseMarks::~PhaseMarks() {
+  for (auto& e : ends_) cudaEventDestroy(e);
+}
+void PhaseMarks::mark(std::size_t phase, cudaStream_t stream) const {
+  SB_CUDA_CHECK(cudaEventRecord(ends_.at(phase), stream));
+}
+std::vector<double> PhaseMarks::phase_ms(cudaEvent_t start) const {
+  std::vector<double> ms;
+  cudaEvent_t previous = start;
+  for (cudaEvent_t e : ends_) {
+    float t = 0;
+    SB_CUDA_CHECK(cudaEventElapsedTime(&t, previous, e));
+    ms.push_back(t);
+    previous = e;
+  }
+  return ms;
+}
+
+namespace {
+
+using u64 = std::uint64_t;
+
+std::string gib(u64 bytes) { return fmt::format("{:.2f} GiB", bytes / double(u64{1} << 30)); }
+
+// How long a rank waits for the other processes at the rendezvous (SORTBENCH_RENDEZVOUS_TIMEOUT
+// seconds, default 300): a rank that never starts must not leave the others waiting forever.
+double rendezvous_timeout_s() {
+  const char* v = std::getenv("SORTBENCH_RENDEZVOUS_TIMEOUT");
+  return v && *v ? std::atof(v) : 300.0;
+}
+
+Error rendezvous_timeout(int rank, int world, const std::string& dir, const std::string& what) {
+  return Error(ExitCode::usage,
+               fmt::format("rank {}: {} in {} after {:.0f} s; start every rank 0..{} with --world {} and the same "
+                           "--rendezvous (an empty directory on a file system they share)",
+                           rank, what, dir, rendezvous_timeout_s(), world - 1, world));
+}
+
+// The ranks meet here before NCCL starts, so that a rank failing while it sets up (no device,
+// no memory) stops the others before any of them waits in ncclCommInitRank. Threads of this
+// process meet first; in process mode the process's rank then writes ready-<rank> into the
+// rendezvous directory and waits for every other rank's file.
+class StartGate {
+ public:
+  StartGate(int local_ranks, std::string dir, int world) : ranks_(local_ranks), dir_(std::move(dir)), world_(world) {}
+  // false: a rank failed.
+  bool arrive_and_wait(RunFailure& failure, int rank) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++arrived_;
+      cv_.notify_all();
+      while (arrived_ < ranks_ && !failure.any()) cv_.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    if (failure.any()) return false;
+    if (dir_.empty()) return true;
+    std::ofstream(dir_ + "/ready-" + std::to_string(rank)) << "ready\n";
+    const double deadline = now_s() + rendezvous_timeout_s();
+    for (int q = 0; q < world_; ++q)
+      while (!std::filesystem::exists(dir_ + "/ready-" + std::to_string(q))) {
+        if (failure.any()) return false;
+        if (now_s() > deadline) throw rendezvous_timeout(rank, world_, dir_, fmt::format("rank {} is not ready", q));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    return true;
+  }
+  void wake() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int ranks_, arrived_ = 0;
+  std::string dir_;
+  int world_;
+};
+
+// The NCCL unique id every rank's ncclCommInitRank needs: made here for threads of one
+// process; in process mode rank 0 writes it to <rendezvous>/nccl-id (written aside, then
+// renamed, so no rank reads half of it) and the other ranks wait for the file.
+ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& failure) {
+  ncclUniqueId id{};
+  const int rank = std::max(request.process_rank, 0);
+  if (request.process_rank <= 0) SB_NCCL_CHECK(ncclGetUniqueId(&id), rank);
+  if (request.process_rank < 0) return id;
+  const std::string path = request.rendezvous + "/nccl-id";
+  if (request.process_rank == 0) {
+    const std::string aside = path + ".partial";
+    std::ofstream(aside, std::ios::binary).write(id.internal, sizeof id.internal);
+    std::filesystem::rename(aside, path);
+    return id;
+  }
+  const double deadline = now_s() + rendezvous_timeout_s();
+  while (!std::filesystem::exists(path)) {
+    if (failure.any()) throw Error(failure.code(), failure.message());
+    if (now_s() > deadline) throw rendezvous_timeout(rank, request.process_world, request.rendezvous, "no nccl-id");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::ifstream(path, std::ios::binary).read(id.internal, sizeof id.internal);
+  return id;
+}
+
+// Verification counts of one rank (summed over ranks by an all-reduce of u64 words).
+struct SliceCounts {
+  unsigned long long unsorted, fp_in_a, fp_in_b, fp_out_a, fp_out_b;
+};
+constexpr int kCountWords = 5;
+
+template <typename K>
+__global__ void slice_check_kernel(const K* in, u64 n_in, const K* out, u64 n_out, SliceCounts* c) {
+  unsigned long long unsorted = 0, ia = 0, ib = 0, oa = 0, ob = 0;
+  const u64 stride = u64{gridDim.x} * blockDim.x;
+  for (u64 i = blockIdx.x * u64{blockDim.x} + threadIdx.x; i < (n_in > n_out ? n_in : n_out); i += stride) {
+    if (i < n_in) {
+      const Fingerprint f = fingerprint_of(in[i]);
+      ia += f.a, ib += f.b;
+    }
+    if (i < n_out) {
+      const Fingerprint f = fingerprint_of(out[i]);
+      oa += f.a, ob += f.b;
+      if (i + 1 < n_out && out_of_order(out, i)) ++unsorted;
+    }
+  }
+  atomicAdd(&c->unsorted, unsorted);
+  atomicAdd(&c->fp_in_a, ia);
+  atomicAdd(&c->fp_in_b, ib);
+  atomicAdd(&c->fp_out_a, oa);
+  atomicAdd(&c->fp_out_b, ob);
+}
+
+// The rank's verification: local counts all-reduced, and every rank's (count, first, last)
+// gathered so the boundaries are checked on the host, identically on every rank.
+template <typename K>
+VerifyReport verify_slices(const Rank& rank, const K* in, u64 n_in, const K* out, u64 n_out, u64 n) {
+  const int world = rank.world();
+  DeviceBuffer counts(sizeof(SliceCounts));
+  SB_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, sizeof(SliceCounts), rank.stream()));
+  const u64 items = std::max<u64>(std::max(n_in, n_out), 1);
+  slice_check_kernel<K><<<grid_for(items, 256, 4096), 256, 0, rank.stream()>>>(in, n_in, out, n_out,
+                                                                                counts.as<SliceCounts>());
+  SB_CUDA_CHECK_LAUNCH();
+  SB_NCCL_CHECK(ncclAllReduce(counts.get(), counts.get(), kCountWords, ncclUint64, ncclSum, rank.comm(), rank.stream()),
+                rank.rank());
+  // Each rank's [count, first key bits, last key bits] as three u64 words.
+  DeviceBuffer ends(3 * sizeof(u64) * world);
+  u64 mine[3] = {n_out, 0, 0};
+  if (n_out) {
+    K first{}, last{};
+    SB_CUDA_CHECK(cudaMemcpyAsync(&first, out, sizeof(K), cudaMemcpyDeviceToHost, rank.stream()));
+    SB_CUDA_CHECK(cudaMemcpyAsync(&last, out + n_out - 1, sizeof(K), cudaMemcpyDeviceToHost, rank.stream()));
+    rank.wait();
+    mine[1] = KeyTraits<K>::ordered(first);
+    mine[2] = KeyTraits<K>::ordered(last);
+  }
+  SB_CUDA_CHECK(cudaMemcpyAsync(ends.as<u64>() + 3 * rank.rank(), mine, sizeof mine, cudaMemcpyHostToDevice,
+                                rank.stream()));
+  SB_NCCL_CHECK(ncclAllGather(ends.as<u64>() + 3 * rank.rank(), ends.get(), 3, ncclUint64, rank.comm(), rank.stream()),
+                rank.rank());
+  SliceCounts c{};
+  std::vector<u64> all(3 * world);
+  SB_CUDA_CHECK(cudaMemcpyAsync(&c, counts.get(), sizeof c, cudaMemcpyDeviceToHost, rank.stream()));
+  SB_CUDA_CHECK(cudaMemcpyAsync(all.data(), ends.get(), all.size() * sizeof(u64), cudaMemcpyDeviceToHost, rank.stream()));
+  rank.wait();
+  u64 total = 0;
+  std::vector<SliceEnds> slices(world);
+  for (int r = 0; r < world; ++r) {
+    slices[r] = {all[3 * r], all[3 * r + 1], all[3 * r + 2]};
+    total += all[3 * r];
+  }
+  int previous = 0;
+  if (const int r = first_boundary_violation(slices.data(), world, &previous); r >= 0)
+    return {false, fmt::format("not sorted across ranks: the first key of rank {} is below the last key of rank {}", r,
+                               previous)};
+  if (total != n)
+    return {false, fmt::format("the ranks hold {} elements in all, not the input's {}", total, n)};
+  VerifyCounts v;
+  v.unsorted = c.unsorted;
+  v.first_unsorted = n;  // a rank-local position would mislead; the count says how many
+  v.fp_in_a = c.fp_in_a, v.fp_in_b = c.fp_in_b, v.fp_out_a = c.fp_out_a, v.fp_out_b = c.fp_out_b;
+  VerifyReport report = summarize(v, n);
+  if (!report.ok && c.unsorted && c.fp_in_a == c.fp_out_a && c.fp_in_b == c.fp_out_b)
+    report.message = fmt::format("not sorted: {} adjacent pairs out of order inside the ranks' slices", c.unsorted);
+  return report;
+}
+
+// Min and max of the keys over all ranks, in ordered form (the facts range-aware sorts read).
+KeyFacts global_key_facts(const Rank& rank, KeyType key, const void* keys, u64 count) {
+  DeviceBuffer d_facts(2 * sizeof(u64));
+  u64 h_facts[2];
+  // The rank's own extremes (an empty slice gives the identities ~0 and 0).
+  discover_key_facts_device(key, keys, count, d_facts.as<u64>(), h_facts, rank.stream());
+  SB_NCCL_CHECK(ncclAllReduce(d_facts.as<u64>(), d_facts.as<u64>(), 1, ncclUint64, ncclMin, rank.comm(), rank.stream()),
+                rank.rank());
+  SB_NCCL_CHECK(
+      ncclAllReduce(d_facts.as<u64>() + 1, d_facts.as<u64>() + 1, 1, ncclUint64, ncclMax, rank.comm(), rank.stream()),
+      rank.rank());
+  SB_CUDA_CHECK(cudaMemcpyAsync(h_facts, d_facts.get(), sizeof h_facts, cudaMemcpyDeviceToHost, rank.stream()));
+  rank.wait();
+  return {h_facts[0], h_facts[1]};
+}
+
+struct RankReport {
+  std::vector<double> samples_ms;                 // the same on every rank
+  std::vector<std::vector<double>> phase_samples;  // this rank's phases, per sample
+  u64 out_count = 0;
+  VerifyReport verification;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Shared {
+  const RankAlgorithm& algo;
+  const SortProblem& problem;
+  const DistributedRequest& request;
+  int world;
+  int first_local;  // the lowest rank this process runs: it fills the outcome
+  RunFailure failure;
+  StartGate gate;
+  ncclUniqueId id{};
+  std::vector<RankReport> reports;
+  // Every rank's median phase times and output count: [rank][phase..., count].
+  std::vector<std::vector<double>> rank_rows;
+
+  Shared(const RankAlgorithm& a, const SortProblem& p, const DistributedRequest& r)
+      : algo(a),
+        problem(p),
+        request(r),
+        world(r.process_rank >= 0 ? r.process_world : static_cast<int>(r.devices.size())),
+        first_local(std::max(r.process_rank, 0)),
+        failure(r.process_rank >= 0 ? r.rendezvous : std::string()),
+        gate(r.process_rank >= 0 ? 1 : world, r.process_rank >= 0 ? r.rendezvous : std::string(), world),
+        reports(world),
+        rank_rows(world) {}
+  // The ranks this process runs and the device of each.
+  std::vector<int> local_ranks() const {
+    if (request.process_rank >= 0) return {request.process_rank};
+    std::vector<int> ranks(world);
+    for (int r = 0; r < world; ++r) ranks[r] = r;
+    return ranks;
+  }
+  int device_of(int rank) const { return request.process_rank >= 0 ? request.devices.at(0) : request.devices.at(rank); }
+};
+
+// An error message that names its rank.
+std::string with_rank(int r, int device, const std::string& message) {
+  return message.rfind("rank ", 0) == 0 ? message : fmt::format("rank {} (GPU {}): {}", r, device, message);
+}
+
+void rank_body(Shared& s, int r) {
+  const int world = s.world;
+  const int device = s.device_of(r);
+  const SortProblem& p = s.problem;
+  SB_CUDA_CHECK(cudaSetDevice(device));
+  struct Stream {
+    cudaStream_t handle{};
+    Stream() { SB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(handle); }
+  } stream;
+  DeviceContext ctx = make_device_context(device, stream.handle);
+  ctx.rank = r;
+  ctx.world = world;
+  SortProblem problem = p;
+  problem.device = &ctx;
+
+  const u64 n = p.n();
+  const RankSlice slice{n, slice_begin(r, n, world), slice_size(r, n, world)};
+  const std::size_t kb = key_bytes(p.spec.key);
+  const u64 capacity = std::max<u64>(s.algo.capacity(problem, n, world), 1);
+  const std::size_t ws = s.algo.workspace_bytes(problem, slice, capacity, ctx);
+  const u64 needed = slice.count * kb + 2 * capacity * kb + ws;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed > free_bytes)
+    throw Error(ExitCode::device_memory,
+                fmt::format("rank {} (GPU {}) needs {} (its input slice of {} keys, two work buffers of {} keys and "
+                            "{} of workspace) but {} are free; lower -n or add GPUs (--gpus)",
+                            r, device, gib(needed), slice.count, capacity, gib(ws), gib(free_bytes)));
+  DeviceBuffer pristine(slice.count * kb), work0(capacity * kb), work1(capacity * kb), workspace(ws);
+  generate_device_slice(p.spec, slice.begin, slice.count, pristine.get(), nullptr, stream.handle);
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
+  const int l2_bytes = ctx.props.l2CacheSize;
+  DeviceBuffer l2(s.request.settings.flush_l2 && l2_bytes > 0 ? static_cast<std::size_t>(l2_bytes) : 0);
+  DeviceBuffer word(sizeof(std::uint32_t));
+  SB_CUDA_CHECK(cudaMemset(word.get(), 0, sizeof(std::uint32_t)));
+  DeviceBuffer decision(2 * sizeof(double));
+
+  if (!s.gate.arrive_and_wait(s.failure, r)) throw PeerFailed("another rank failed");
+  ncclComm_t comm = nullptr;
+  SB_NCCL_CHECK(ncclCommInitRank(&comm, world, s.id, r), r);
+  // Every rank has joined, so every rank has read the id: the next launch needs a new one.
+  if (s.request.process_rank == 0) std::filesystem::remove(s.request.rendezvous + "/nccl-id");
+  ctx.comm = comm;
+  struct SideStream {
+    Rank::Side side;
+    SideStream() {
+      SB_CUDA_CHECK(cudaStreamCreateWithFlags(&side.stream, cudaStreamNonBlocking));
+      SB_CUDA_CHECK(cudaEventCreateWithFlags(&side.forked, cudaEventDisableTiming));
+      SB_CUDA_CHECK(cudaEventCreateWithFlags(&side.done, cudaEventDisableTiming));
+    }
+    ~SideStream() {
+      cudaEventDestroy(side.forked);
+      cudaEventDestroy(side.done);
+      cudaStreamDestroy(side.stream);
+    }
+  } side;
+  Rank rank(ctx, s.failure, side.side);
+  struct CommGuard {
+    ncclComm_t comm;
+    RunFailure& failure;
+    ~CommGuard() {
+      // A failed run aborts (pending collectives are cancelled); a good one destroys.
+      if (failure.any()) ncclCommAbort(comm);
+      else ncclCommDestroy(comm);
+    }
+  } guard{comm, s.failure};
+  try {
+    const KeyFacts facts = global_key_facts(rank, p.spec.key, pristine.get(), slice.count);
+    apply_key_facts(problem.realized, p.spec.key, facts);
+    if (s.algo.prepare) s.algo.prepare(problem, ctx);
+
+    RankBuffers buffers;
+    buffers.keys[0] = work0.get();
+    buffers.keys[1] = work1.get();
+    buffers.capacity = capacity;
+    buffers.workspace = workspace.get();
+    buffers.workspace_bytes = ws;
+    PhaseMarks marks(s.algo.phases.size());
+    cudaEvent_t start{}, stop{};
+    SB_CUDA_CHECK(cudaEventCreate(&start));
+    SB_CUDA_CHECK(cudaEventCreate(&stop));
+    struct Events {
+      cudaEvent_t a, b;
+      ~Events() { cudaEventDestroy(a), cudaEventDestroy(b); }
+    } events{start, stop};
+    RankReport& report = s.reports[r];
+    RankResult result;
+    auto sample = [&](bool timed) {
+      if (slice.count)
+        SB_CUDA_CHECK(cudaMemcpyAsync(work0.get(), pristine.get(), slice.count * kb, cudaMemcpyDeviceToDevice,
+                                      stream.handle));
+      if (timed && l2.bytes()) SB_CUDA_CHECK(cudaMemsetAsync(l2.get(), 0, l2.bytes(), stream.handle));
+      rank.barrier(word.get());
+      SB_CUDA_CHECK(cudaEventRecord(start, stream.handle));
+      result = s.algo.run(problem, slice, buffers, rank, marks);
+      SB_CUDA_CHECK(cudaEventRecord(stop, stream.handle));
+      SB_CUDA_CHECK_LAUNCH();
+      rank.wait();
+    };
+    for (int i = 0; i < s.request.settings.warmup; ++i) sample(false);
+    const auto begin = std::chrono::steady_clock::now();
+    for (;;) {
+      sample(true);
+      float ms = 0;
+      SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      report.phase_samples.push_back(marks.phase_ms(start));
+      // The slowest rank's time and the longest wall time: the same numbers on every rank.
+      const double mine[2] = {ms, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count()};
+      double agreed[2];
+      SB_CUDA_CHECK(cudaMemcpyAsync(decision.get(), mine, sizeof mine, cudaMemcpyHostToDevice, stream.handle));
+      SB_NCCL_CHECK(ncclAllReduce(decision.get(), decision.get(), 2, ncclFloat64, ncclMax, comm, stream.handle), r);
+      SB_CUDA_CHECK(cudaMemcpyAsync(agreed, decision.get(), sizeof agreed, cudaMemcpyDeviceToHost, stream.handle));
+      rank.wait();
+      report.samples_ms.push_back(agreed[0]);
+      if (enough_samples(report.samples_ms, agreed[1], s.request.settings)) break;
+    }
+    report.out_count = result.count;
+    report.verification = dispatch_key<ScalarKeys>(p.spec.key, [&](auto k) {
+      using K = decltype(k);
+      return verify_slices<K>(rank, pristine.as<K>(), slice.count, static_cast<const K*>(buffers.keys[result.buffer]),
+                              result.count, n);
+    });
+    // Per-rank medians of the phases and the output count, summed into every rank's table.
+    const std::size_t cols = s.algo.phases.size() + 1;
+    std::vector<double> table(cols * world, 0.0);
+    for (std::size_t ph = 0; ph < s.algo.phases.size(); ++ph) {
+      std::vector<double> v;
+      for (const auto& smp : report.phase_samples) v.push_back(smp[ph]);
+      table[r * cols + ph] = median(v);
+    }
+    table[r * cols + cols - 1] = static_cast<double>(result.count);
+    DeviceBuffer d_table(table.size() * sizeof(double));
+    SB_CUDA_CHECK(cudaMemcpyAsync(d_table.get(), table.data(), d_table.bytes(), cudaMemcpyHostToDevice, stream.handle));
+    SB_NCCL_CHECK(ncclAllReduce(d_table.get(), d_table.get(), table.size(), ncclFloat64, ncclSum, comm, stream.handle),
+                  r);
+    SB_CUDA_CHECK(cudaMemcpyAsync(table.data(), d_table.get(), d_table.bytes(), cudaMemcpyDeviceToHost, stream.handle));
+    rank.wait();
+    if (r == s.first_local)
+      for (int q = 0; q < world; ++q)
+        s.rank_rows[q].assign(table.begin() + q * cols, table.begin() + (q + 1) * cols);
+  } catch (const PeerFailed&) {
+    throw;
+  } catch (const Error& e) {
+    // Recorded before the guard aborts, so the others stop waiting on this rank.
+    s.failure.set(e.code(), with_rank(r, device, e.what()), r);
+    throw;
+  } catch (const std::exception& e) {
+    s.failure.set(ExitCode::internal, with_rank(r, device, e.what()), r);
+    throw;
+  }
+}
+
+std::string topology_text(const std::vector<int>& devices) {
+  std::string out;
+  for (const PeerLink& l : query_peer_links(devices))
+    out += fmt::format("{}{}->{}: {}", out.empty() ? "" : "; ", l.from, l.to, describe(l));
+  return out.empty() ? "one GPU" : out;
+}
+
+}  // namespace
+
+DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request) {
+  Shared s(algo, problem, request);
+  const int world = s.world;
+  s.id = shared_unique_id(request, s.failure);
+  std::vector<std::thread> threads;
+  for (int r : s.local_ranks())
+    threads.emplace_back([&s, r] {
+      try {
+        rank_body(s, r);
+      } catch (const PeerFailed&) {
+        // The rank that failed has recorded why.
+      } catch (const Error& e) {
+        s.failure.set(e.code(), with_rank(r, s.device_of(r), e.what()), r);
+      } catch (const std::exception& e) {
+        s.failure.set(ExitCode::internal, with_rank(r, s.device_of(r), e.what()), r);
+      }
+      s.gate.wake();
+    });
+  for (auto& t : threads) t.join();
+  if (s.failure.any()) throw Error(s.failure.code(), s.failure.message());
+  if (request.process_rank >= 0)  // a finished run leaves the directory as it found it
+    std::filesystem::remove(request.rendezvous + "/ready-" + std::to_string(request.process_rank));
+
+  DistributedOutcome out;
+  out.samples_ms = s.reports[s.first_local].samples_ms;
+  out.verification = s.reports[s.first_local].verification;
+  Details& d = out.details;
+  if (algo.details) d = algo.details(problem, world);
+  d.emplace_back("world", std::to_string(world));
+  std::string devices;
+  for (int dev : request.devices) devices += (devices.empty() ? "" : ",") + std::to_string(dev);
+  d.emplace_back("devices", devices);
+  if (request.process_rank >= 0) d.emplace_back("process_rank", std::to_string(request.process_rank));
+  d.emplace_back("timing", "CUDA events on each rank after an NCCL all-reduce barrier; a sample is the slowest rank");
+  double max_count = 0, sum_count = 0;
+  for (int r = 0; r < world; ++r) {
+    const auto& row = s.rank_rows[r];
+    for (std::size_t ph = 0; ph < algo.phases.size(); ++ph)
+      d.emplace_back(fmt::format("rank{}_{}_ms", r, algo.phases[ph]), fmt::format("{:.4f}", row[ph]));
+    d.emplace_back(fmt::format("rank{}_count", r), fmt::format("{:.0f}", row.back()));
+    max_count = std::max(max_count, row.back());
+    sum_count += row.back();
+  }
+  if (sum_count > 0) d.emplace_back("imbalance", fmt::format("{:.4f}", max_count / (sum_count / world)));
+  d.emplace_back("topology", topology_text(request.devices));
+  return out;
+}
+
+std::optional<std::string> distribution_unsupported(const SortProblem& p) {
+  if (needs_sorting(p.spec.dist))
+    return fmt::format("the {} distribution is made by sorting the whole input, which no rank holds; use uniform, "
+                       "zipf or entropy",
+                       to_string(p.spec.dist));
+  return std::nullopt;
+}
+
+Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks) {
+  Algorithm a;
+  a.name = std::move(name);
+  a.family = "distributed";
+  a.backend = Backend::gpu;
+  a.source = std::move(source);
+  a.workspace_bytes = [](const SortProblem&) -> std::size_t { return 0; };
+  a.unsupported = distribution_unsupported;
+  a.run_distributed = [ranks = std::move(ranks)](const SortProblem& p, const DistributedRequest& r) {
+    return run_ranks(ranks, p, r);
+  };
+  return a;
+}
+
+}  // namespace sb::dist

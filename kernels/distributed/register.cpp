@@ -1,0 +1,23 @@
+// Registration of the distributed family. Built with NCCL (SORTBENCH_HAVE_NCCL) it adds
+// dist-hp and dist-sample-sort; without NCCL only this file is built, and the registry
+// notes why the family is missing and how to get NCCL, which `list` and `info` print.
+#include "sortbench/registry.hpp"
+
+#if SORTBENCH_HAVE_NCCL
+#include "distributed.hpp"
+#endif
+
+namespace sb {
+
+void register_distributed(Registry& r) {
+#if SORTBENCH_HAVE_NCCL
+  r.add(dist::make_dist_hp());
+  r.add(dist::make_dist_sample_sort());
+#else
+  r.note_unavailable("distributed",
+                     "not built: NCCL was not found; get it with `python3 -m pip install nvidia-nccl-cu13` (or "
+                     "bash scripts/setup.sh), then reconfigure (-DSORTBENCH_NCCL_ROOT=DIR for another NCCL)");
+#endif
+}
+
+}  // namespace sb

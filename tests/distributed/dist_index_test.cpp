@@ -1,0 +1,221 @@
+// CPU tests of the distributed family's arithmetic (kernels/distributed/dist_index.hpp):
+// slice ownership, regular sampling with tie-breaking splitters (simulated on the host against
+// std::sort), the receive bound, the boundary bins of the payload path, the slice boundary
+// check and the cost model.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "distributed/dist_index.hpp"
+
+namespace sb::dist {
+namespace {
+
+using u64 = std::uint64_t;
+
+TEST(DistSlices, PartitionEveryPositionOnce) {
+  for (u64 world : {1, 2, 3, 7, 8}) {
+    for (u64 n : {u64{0}, u64{1}, u64{5}, u64{7}, u64{1000}, u64{1} << 34, (u64{1} << 63) + 12345}) {
+      EXPECT_EQ(slice_begin(0, n, world), 0u);
+      EXPECT_EQ(slice_begin(world, n, world), n) << n << " over " << world;
+      u64 total = 0;
+      for (u64 r = 0; r < world; ++r) {
+        const u64 size = slice_size(r, n, world);
+        EXPECT_LE(size, n / world + 1);  // balanced: sizes differ by at most one
+        EXPECT_GE(size, n / world);
+        total += size;
+      }
+      EXPECT_EQ(total, n);
+    }
+  }
+}
+
+TEST(DistSlices, OwnerHoldsThePosition) {
+  for (u64 world : {1, 2, 3, 8}) {
+    for (u64 n : {u64{1}, u64{2}, u64{3}, u64{10}, u64{1001}}) {
+      for (u64 pos = 0; pos < n; ++pos) {
+        const u64 r = slice_owner(pos, n, world);
+        EXPECT_LE(slice_begin(r, n, world), pos);
+        EXPECT_LT(pos, slice_begin(r + 1, n, world));
+      }
+    }
+  }
+}
+
+TEST(DistSlices, FewerElementsThanRanksLeavesSomeEmpty) {
+  // n < G: ranks hold 0 or 1 element, in order.
+  EXPECT_EQ(slice_size(0, 3, 8) + slice_size(1, 3, 8) + slice_size(2, 3, 8), 1u);
+  u64 ones = 0;
+  for (u64 r = 0; r < 8; ++r) ones += slice_size(r, 3, 8);
+  EXPECT_EQ(ones, 3u);
+}
+
+// The sample sort's partition simulated on the host: each rank's run sorted, samples at
+// regular positions, splitters from the sorted (key, rank, index) samples, cut points by
+// split_point. The concatenated buckets must be the globally sorted keys, and no bucket may
+// pass receive_capacity.
+std::vector<std::vector<std::uint32_t>> partition(const std::vector<std::vector<std::uint32_t>>& runs, u64 per) {
+  const int world = static_cast<int>(runs.size());
+  struct S {
+    u64 key, rank, index;
+  };
+  std::vector<S> samples;
+  for (int r = 0; r < world; ++r)
+    for (u64 j = 0; j < per; ++j)
+      samples.push_back(runs[r].empty() ? S{~u64{0}, ~u64{0}, ~u64{0}}
+                                        : S{runs[r][sample_position(j, per, runs[r].size())], u64(r),
+                                            sample_position(j, per, runs[r].size())});
+  std::sort(samples.begin(), samples.end(),
+            [](const S& a, const S& b) { return std::tie(a.key, a.rank, a.index) < std::tie(b.key, b.rank, b.index); });
+  std::vector<std::vector<std::uint32_t>> buckets(world);
+  for (int r = 0; r < world; ++r) {
+    const auto& run = runs[r];
+    std::vector<u64> cut(world + 1, 0);
+    cut[world] = run.size();
+    for (int d = 1; d < world; ++d) {
+      const S& sp = samples[splitter_sample(d, per)];
+      const u64 lower = std::lower_bound(run.begin(), run.end(), sp.key) - run.begin();
+      const u64 upper = std::upper_bound(run.begin(), run.end(), sp.key) - run.begin();
+      const SampleTag tag{static_cast<std::uint32_t>(sp.rank == ~u64{0} ? world : sp.rank), sp.index};
+      cut[d] = std::max(cut[d - 1], split_point(lower, upper, std::uint32_t(r), tag));
+    }
+    for (int d = 0; d < world; ++d) buckets[d].insert(buckets[d].end(), run.begin() + cut[d], run.begin() + cut[d + 1]);
+  }
+  return buckets;
+}
+
+void check_partition(std::vector<std::uint32_t> keys, int world, u64 per) {
+  const u64 n = keys.size();
+  std::vector<std::vector<std::uint32_t>> runs(world);
+  for (int r = 0; r < world; ++r) {
+    runs[r].assign(keys.begin() + slice_begin(r, n, world), keys.begin() + slice_begin(r + 1, n, world));
+    std::sort(runs[r].begin(), runs[r].end());
+  }
+  auto buckets = partition(runs, per);
+  std::vector<std::uint32_t> out;
+  for (auto& b : buckets) {
+    EXPECT_LE(b.size(), receive_capacity(n, world, per)) << "n " << n << " world " << world;
+    std::sort(b.begin(), b.end());  // the merge of the received runs
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(out, keys) << "n " << n << " world " << world;
+}
+
+TEST(DistSampleSort, BucketsConcatenateToTheSortedInput) {
+  std::mt19937 rng(7);
+  for (int world : {1, 2, 3, 4, 8}) {
+    for (u64 n : {u64{0}, u64{1}, u64{3}, u64{9}, u64{1000}, u64{100003}}) {
+      std::vector<std::uint32_t> keys(n);
+      for (auto& k : keys) k = rng();
+      check_partition(keys, world, 16);
+      for (auto& k : keys) k %= 5;  // heavy duplicates
+      check_partition(keys, world, 16);
+    }
+  }
+}
+
+TEST(DistSampleSort, AllKeysEqualStillSplitEvenly) {
+  const u64 n = 100000;
+  for (int world : {2, 3, 8}) {
+    std::vector<std::vector<std::uint32_t>> runs(world);
+    for (int r = 0; r < world; ++r) runs[r].assign(slice_size(r, n, world), 42u);
+    const auto buckets = partition(runs, 64);
+    for (const auto& b : buckets) {
+      // Without the (rank, index) tie-break one rank would receive all n keys.
+      EXPECT_LE(b.size(), receive_capacity(n, world, 64));
+      EXPECT_GT(b.size(), n / world / 2);
+    }
+  }
+}
+
+TEST(DistSampleSort, SplitPointBreaksTiesByRankThenIndex) {
+  const SampleTag tag{1, 7};
+  EXPECT_EQ(split_point(5, 10, 0, tag), 10u);  // rank before the splitter's: all its equal keys go below
+  EXPECT_EQ(split_point(5, 10, 2, tag), 5u);   // rank after: none
+  EXPECT_EQ(split_point(5, 10, 1, tag), 7u);   // the splitter's own rank: up to its index
+  EXPECT_EQ(split_point(5, 10, 1, SampleTag{1, 2}), 5u);
+  EXPECT_EQ(split_point(5, 10, 1, SampleTag{1, 12}), 10u);
+}
+
+TEST(DistSampleSort, SamplesLieInsideTheRun) {
+  for (u64 m : {u64{1}, u64{2}, u64{100}, u64{1} << 33}) {
+    u64 previous = 0;
+    for (u64 j = 0; j < 64; ++j) {
+      const u64 at = sample_position(j, 64, m);
+      EXPECT_LT(at, m);
+      EXPECT_GE(at, previous);
+      previous = at;
+    }
+  }
+}
+
+// Payload path: the G-1 boundary bins. Every rank's elements of bin b take global positions
+// S + P + [0, c); below_in_bin counts those under a boundary. Summed over ranks and bins it
+// must equal the boundary itself, and per rank it must be a prefix of the rank's bin.
+TEST(DistHpPayload, BoundaryBinSplitsByRankPrefix) {
+  const std::vector<std::vector<u64>> local = {{3, 0, 5, 2}, {1, 4, 0, 6}, {0, 2, 2, 2}};  // [rank][bin]
+  const int world = 3, bins = 4;
+  u64 n = 0;
+  for (const auto& row : local) n = std::accumulate(row.begin(), row.end(), n);
+  for (u64 boundary = 0; boundary <= n; ++boundary) {
+    u64 below = 0, bin_start = 0;
+    for (int b = 0; b < bins; ++b) {
+      u64 prefix = 0;
+      for (int r = 0; r < world; ++r) {
+        const u64 k = below_in_bin(boundary, bin_start, prefix, local[r][b]);
+        EXPECT_LE(k, local[r][b]);
+        below += k;
+        prefix += local[r][b];
+      }
+      bin_start += prefix;
+    }
+    EXPECT_EQ(below, boundary);
+  }
+}
+
+TEST(DistVerify, BoundaryCheckSkipsEmptyRanks) {
+  int previous = -1;
+  const SliceEnds ordered[] = {{2, 1, 5}, {0, 0, 0}, {3, 5, 9}, {1, 9, 9}};
+  EXPECT_EQ(first_boundary_violation(ordered, 4, &previous), -1);
+  const SliceEnds broken[] = {{2, 1, 5}, {0, 0, 0}, {3, 4, 9}};
+  EXPECT_EQ(first_boundary_violation(broken, 3, &previous), 2);
+  EXPECT_EQ(previous, 0);
+  const SliceEnds none[] = {{0, 0, 0}, {0, 0, 0}};
+  EXPECT_EQ(first_boundary_violation(none, 2, &previous), -1);
+}
+
+TEST(DistCostModel, FormulasAddTheirTerms) {
+  const LocalRates r{1e10, 5e9, 2e10};
+  const Fabric one{1, 1, 300, 50, 20e-6};
+  // One GPU: no collective, only the local rate.
+  EXPECT_DOUBLE_EQ(predict_dist_hp_s(1e9, 1e6, r, one), 0.1);
+  EXPECT_DOUBLE_EQ(predict_sample_sort_s(1e9, 4, r, one), 0.2);
+  // Two GPUs on NVLink: a ring all-reduce sends 2 (G-1)/G of the 4-byte bins; the sample sort
+  // sends the half of each rank's keys that belongs to the other.
+  const Fabric two{1, 2, 300, 50, 20e-6};
+  EXPECT_DOUBLE_EQ(predict_dist_hp_s(1e9, 1e6, r, two), 0.05 + 4e6 / 300e9 + 20e-6);
+  EXPECT_DOUBLE_EQ(predict_sample_sort_s(1e9, 4, r, two), 0.1 + 0.5 * 5e8 * 4 / 300e9 + 20e-6 + 5e8 / 2e10);
+  // dist-hp's exchange does not grow with n; the sample sort's does.
+  const Fabric eight{1, 8, 300, 50, 20e-6};
+  EXPECT_DOUBLE_EQ(predict_dist_hp_s(2e9, 1e6, r, eight) - 2e9 / 8 / r.hp_keys_per_s,
+                   predict_dist_hp_s(4e9, 1e6, r, eight) - 4e9 / 8 / r.hp_keys_per_s);
+  EXPECT_GT(all_to_all_s(4e9, eight), all_to_all_s(2e9, eight));
+}
+
+TEST(DistCostModel, InfiniBandDecidesAcrossHosts) {
+  // 4 hosts x 8 GPUs: 24/32 of every GPU's keys leave its host at 50 GB/s, 7/32 stay on NVLink.
+  const Fabric cluster{4, 8, 300, 50, 0};
+  EXPECT_DOUBLE_EQ(all_to_all_s(32e9, cluster), 24e9 / 50e9);
+  EXPECT_DOUBLE_EQ(all_reduce_s(32e9, cluster), 2.0 * 31 / 32 * 32e9 / 50e9);
+  const Fabric host{1, 8, 300, 50, 0};
+  EXPECT_DOUBLE_EQ(all_to_all_s(32e9, host), 28e9 / 300e9);
+}
+
+}  // namespace
+}  // namespace sb::dist
