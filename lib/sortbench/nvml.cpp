@@ -81,8 +81,13 @@ constexpr ReasonName kReasons[] = {
     {nvmlClocksThrottleReasonHwThermalSlowdown, "hw_thermal_slowdown"},
     {nvmlClocksThrottleReasonHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
     {nvmlClocksEventReasonDisplayClockSetting, "display_clock_setting"},
+// Newer headers only (the nvidia-nvml-dev wheel has them; the CUDA 13.0 toolkit's nvml.h not).
+#ifdef nvmlClocksEventReasonBoardLimit
     {nvmlClocksEventReasonBoardLimit, "board_limit"},
+#endif
+#ifdef nvmlClocksEventReasonReliability
     {nvmlClocksEventReasonReliability, "reliability"},
+#endif
 };
 
 std::string process_name(unsigned pid) {
