@@ -15,6 +15,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -24,17 +25,16 @@
 #include "sortbench/cuda_check.hpp"
 #include "sortbench/device_buffer.hpp"
 #include "sortbench/device_info.hpp"
+#include "sortbench/device_timing.hpp"
 #include "sortbench/generator.hpp"
 #include "sortbench/key_facts.hpp"
 #include "sortbench/launch.hpp"
+#include "sortbench/measure.hpp"
 #include "sortbench/verify.hpp"
 
 namespace sb::dist {
 
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 std::string failed_file(const std::string& dir, int rank) { return dir + "/failed-" + std::to_string(rank); }
 }  // namespace
 
@@ -53,8 +53,8 @@ bool RunFailure::any() {
   if (failed_.load()) return true;
   if (dir_.empty()) return false;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (now_s() < next_look_s_) return false;
-  next_look_s_ = now_s() + 0.02;
+  if (steady_now_s() < next_look_s_) return false;
+  next_look_s_ = steady_now_s() + 0.02;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
     if (entry.path().filename().string().rfind("failed-", 0) != 0) continue;
@@ -173,11 +173,12 @@ class StartGate {
     if (failure.any()) return false;
     if (dir_.empty()) return true;
     std::ofstream(dir_ + "/ready-" + std::to_string(rank)) << "ready\n";
-    const double deadline = now_s() + rendezvous_timeout_s();
+    const double deadline = steady_now_s() + rendezvous_timeout_s();
     for (int q = 0; q < world_; ++q)
       while (!std::filesystem::exists(dir_ + "/ready-" + std::to_string(q))) {
         if (failure.any()) return false;
-        if (now_s() > deadline) throw rendezvous_timeout(rank, world_, dir_, fmt::format("rank {} is not ready", q));
+        if (steady_now_s() > deadline)
+          throw rendezvous_timeout(rank, world_, dir_, fmt::format("rank {} is not ready", q));
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     return true;
@@ -210,10 +211,11 @@ ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& fai
     std::filesystem::rename(aside, path);
     return id;
   }
-  const double deadline = now_s() + rendezvous_timeout_s();
+  const double deadline = steady_now_s() + rendezvous_timeout_s();
   while (!std::filesystem::exists(path)) {
     if (failure.any()) throw Error(failure.code(), failure.message());
-    if (now_s() > deadline) throw rendezvous_timeout(rank, request.process_world, request.rendezvous, "no nccl-id");
+    if (steady_now_s() > deadline)
+      throw rendezvous_timeout(rank, request.process_world, request.rendezvous, "no nccl-id");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::ifstream(path, std::ios::binary).read(id.internal, sizeof id.internal);
@@ -326,12 +328,6 @@ struct RankReport {
   VerifyReport verification;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 struct Shared {
   const RankAlgorithm& algo;
   const SortProblem& problem;
@@ -402,8 +398,8 @@ void rank_body(Shared& s, int r) {
   DeviceBuffer pristine(slice.count * kb), work0(capacity * kb), work1(capacity * kb), workspace(ws);
   generate_device_slice(p.spec, slice.begin, slice.count, pristine.get(), nullptr, stream.handle);
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
-  const int l2_bytes = ctx.props.l2CacheSize;
-  DeviceBuffer l2(s.request.settings.flush_l2 && l2_bytes > 0 ? static_cast<std::size_t>(l2_bytes) : 0);
+  std::optional<L2Flusher> l2;
+  if (s.request.settings.flush_l2) l2.emplace();
   DeviceBuffer word(sizeof(std::uint32_t));
   SB_CUDA_CHECK(cudaMemset(word.get(), 0, sizeof(std::uint32_t)));
   DeviceBuffer decision(2 * sizeof(double));
@@ -449,43 +445,39 @@ void rank_body(Shared& s, int r) {
     buffers.workspace = workspace.get();
     buffers.workspace_bytes = ws;
     PhaseMarks marks(s.algo.phases.size());
-    cudaEvent_t start{}, stop{};
-    SB_CUDA_CHECK(cudaEventCreate(&start));
-    SB_CUDA_CHECK(cudaEventCreate(&stop));
-    struct Events {
-      cudaEvent_t a, b;
-      ~Events() { cudaEventDestroy(a), cudaEventDestroy(b); }
-    } events{start, stop};
+    const EventPair events;
     RankReport& report = s.reports[r];
     RankResult result;
     auto sample = [&](bool timed) {
       if (slice.count)
         SB_CUDA_CHECK(cudaMemcpyAsync(work0.get(), pristine.get(), slice.count * kb, cudaMemcpyDeviceToDevice,
                                       stream.handle));
-      if (timed && l2.bytes()) SB_CUDA_CHECK(cudaMemsetAsync(l2.get(), 0, l2.bytes(), stream.handle));
+      if (timed && l2) l2->flush(stream.handle);
       rank.barrier(word.get());
-      SB_CUDA_CHECK(cudaEventRecord(start, stream.handle));
+      SB_CUDA_CHECK(cudaEventRecord(events.start(), stream.handle));
       result = s.algo.run(problem, slice, buffers, rank, marks);
-      SB_CUDA_CHECK(cudaEventRecord(stop, stream.handle));
+      SB_CUDA_CHECK(cudaEventRecord(events.stop(), stream.handle));
       SB_CUDA_CHECK_LAUNCH();
       rank.wait();
     };
     for (int i = 0; i < s.request.settings.warmup; ++i) sample(false);
-    const auto begin = std::chrono::steady_clock::now();
+    const double begin = steady_now_s();
+    // The loop's stopping rule (measure.hpp) on the agreed samples, so every rank stops at the
+    // same sample; measure() itself would decide on each rank's own clock.
+    SampleNoise noise;
     for (;;) {
       sample(true);
-      float ms = 0;
-      SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      report.phase_samples.push_back(marks.phase_ms(start));
+      report.phase_samples.push_back(marks.phase_ms(events.start()));
       // The slowest rank's time and the longest wall time: the same numbers on every rank.
-      const double mine[2] = {ms, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count()};
+      const double mine[2] = {events.elapsed_ms(), steady_now_s() - begin};
       double agreed[2];
       SB_CUDA_CHECK(cudaMemcpyAsync(decision.get(), mine, sizeof mine, cudaMemcpyHostToDevice, stream.handle));
       SB_NCCL_CHECK(ncclAllReduce(decision.get(), decision.get(), 2, ncclFloat64, ncclMax, comm, stream.handle), r);
       SB_CUDA_CHECK(cudaMemcpyAsync(agreed, decision.get(), sizeof agreed, cudaMemcpyDeviceToHost, stream.handle));
       rank.wait();
       report.samples_ms.push_back(agreed[0]);
-      if (enough_samples(report.samples_ms, agreed[1], s.request.settings)) break;
+      noise.add(agreed[0]);
+      if (enough_samples(noise, agreed[1], s.request.settings)) break;
     }
     report.out_count = result.count;
     report.verification = dispatch_key<ScalarKeys>(p.spec.key, [&](auto k) {
@@ -499,7 +491,7 @@ void rank_body(Shared& s, int r) {
     for (std::size_t ph = 0; ph < s.algo.phases.size(); ++ph) {
       std::vector<double> v;
       for (const auto& smp : report.phase_samples) v.push_back(smp[ph]);
-      table[r * cols + ph] = median(v);
+      table[r * cols + ph] = summarize_times(std::move(v)).median_ms;
     }
     table[r * cols + cols - 1] = static_cast<double>(result.count);
     DeviceBuffer d_table(table.size() * sizeof(double));
