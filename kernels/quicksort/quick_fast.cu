@@ -22,23 +22,17 @@
 // split, copy and sort (V = NoValue: keys only, no value code). Splits claim slots with
 // atomics, so the sort is not stable. Tiles per thread and the leaf buffers shrink with the
 // element's bytes (quicksort_index.hpp); leaf radix sorts sort the key's ordered form.
-#include <cub/block/block_radix_sort.cuh>
 #include <stdexcept>
 #include <type_traits>
 
 #include "quicksort.hpp"
+#include "quick_leaf.cuh"
 #include "quicksort_device.cuh"
 #include "sortbench/cuda_check.hpp"
 
 namespace sb::qs {
 namespace {
 
-using u32 = std::uint32_t;
-using ull = unsigned long long;
-
-constexpr int kGridThreads = 256;
-constexpr int kLeafThreads = 512;
-constexpr int kLeafMinBlocks = 2;   // register budget: two leaf blocks per SM where shared memory allows
 // Equal-key buckets above this many keys are copied by a grid of their own.
 constexpr u64 kCopyGridAbove = 4096;
 constexpr int kOversampling = 8;
@@ -50,30 +44,6 @@ constexpr int kGridLevelsMax = (kDeepestChild - 3) / 2 + 1;
 constexpr int kStackMax = 64;  // parts a leaf block still owes (depth-first)
 static_assert(kMaxSamples <= kGridThreads && kMaxSamples <= kLeafThreads, "one thread per sample");
 
-// The element type (K, V) and the sizes that follow from its bytes (quicksort_index.hpp).
-template <typename K, typename V>
-struct Elem {
-  static constexpr bool carries = !std::is_same_v<V, NoValue>;
-  static constexpr int bytes = int(sizeof(K)) + (carries ? int(sizeof(V)) : 0);
-  static constexpr int grid_items = items_per_thread(kGridTileBytes, bytes);
-  static constexpr u64 tile = u64(kGridThreads) * grid_items;  // elements per block of a grid split
-  static constexpr int split_items = items_per_thread(kLeafSplitBytes, bytes);  // loaded before a leaf split ranks them
-  static constexpr int small_items = items_per_thread(kSmallRadixBytes, bytes);
-  static constexpr int large_items = items_per_thread(kLargeRadixBytes, bytes);
-  static constexpr u64 radix_max = u64(kLeafThreads) * large_items;  // parts finished by BlockRadixSort
-  using Ordered = typename KeyTraits<K>::Ordered;
-};
-static_assert(Elem<std::uint32_t, NoValue>::grid_items == 16 && Elem<std::uint32_t, NoValue>::split_items == 8 &&
-                  Elem<std::uint32_t, NoValue>::small_items == 2 && Elem<std::uint32_t, NoValue>::large_items == 8,
-              "4-byte keys keep the tiles they were tuned with");
-
-// The two key buffers and, with a payload, the two value buffers; a segment's elements live
-// in buf[s.buf] and val[s.buf]. Every sort ends in buf[0] and val[0].
-template <typename K, typename V>
-struct FastBuffers {
-  K* buf[2];
-  V* val[2];
-};
 
 // One grid-wide split: its segment and the bucket totals the blocks add up. Every block
 // picks the same pivots from the same samples, so none are stored.
@@ -107,14 +77,6 @@ struct FastConfig {
   u64 smem_keys;   // leaf parts up to this many keys are split in shared memory
 };
 
-// BlockRadixSort of the keys' ordered form, with the values when V is a payload.
-template <typename K, typename V, int ITEMS>
-using LeafRadix = cub::BlockRadixSort<typename Elem<K, V>::Ordered, kLeafThreads, ITEMS,
-                                      std::conditional_t<Elem<K, V>::carries, V, cub::NullType>>;
-template <typename K, typename V>
-using SmallRadix = LeafRadix<K, V, Elem<K, V>::small_items>;
-template <typename K, typename V>
-using LargeRadix = LeafRadix<K, V, Elem<K, V>::large_items>;
 
 template <typename T>
 struct PivotState {
@@ -146,14 +108,10 @@ struct Part {
 
 template <typename K, typename V>
 struct LeafShared {
-  union {
-    typename SmallRadix<K, V>::TempStorage small;
-    typename LargeRadix<K, V>::TempStorage large;
-  } radix;
+  RadixLeafShared<K, V> radix;
   PivotState<K> ps;
   u32 count[kMaxBuckets];
   u32 cursor[kMaxBuckets];
-  typename Elem<K, V>::Ordered bounds[2];  // smallest and largest ordered key of a radix-sorted part
   Part stack[kStackMax];
   int top;
   ull leaf;
@@ -161,34 +119,11 @@ struct LeafShared {
 
 // Elements [begin, begin + len) from buffer 1 to buffer 0 (an equal-key bucket).
 template <typename K, typename V>
-__global__ void copy_kernel(FastBuffers<K, V> b, u64 begin, u64 len) {
+__global__ void copy_kernel(ElemBuffers<K, V> b, u64 begin, u64 len) {
   for (u64 i = blockIdx.x * u64(blockDim.x) + threadIdx.x; i < len; i += u64(gridDim.x) * blockDim.x) {
     b.buf[0][begin + i] = b.buf[1][begin + i];
     if constexpr (Elem<K, V>::carries) b.val[0][begin + i] = b.val[1][begin + i];
   }
-}
-
-// The same copy by one block (a copy grid was refused, or a leaf block's part).
-template <typename K, typename V>
-__device__ void block_copy(const K* from, const V* vfrom, K* to, V* vto, u64 len) {
-  const BlockGroup g{int(blockDim.x)};
-  group_copy(g, from, to, 0, len);
-  if constexpr (Elem<K, V>::carries) group_copy(g, vfrom, vto, 0, len);
-}
-
-// Finishes segment s inside the block whatever its size (a launch or the leaf list refused
-// it): bitonic sort in place, then into buffer 0.
-template <typename K, typename V>
-__device__ void block_finish(FastBuffers<K, V> b, Segment s) {
-  V* vals = nullptr;
-  if constexpr (Elem<K, V>::carries) vals = b.val[s.buf] + s.begin;
-  block_bitonic_sort(b.buf[s.buf] + s.begin, s.len, vals);
-  if (s.buf != 0) {
-    V* vto = nullptr;
-    if constexpr (Elem<K, V>::carries) vto = b.val[0] + s.begin;
-    block_copy(b.buf[1] + s.begin, static_cast<const V*>(vals), b.buf[0] + s.begin, vto, s.len);
-  }
-  __syncthreads();
 }
 
 // Every thread of the block: the np pivots of src[0, len) (pivots_from_samples, with one
@@ -205,38 +140,6 @@ __device__ void block_pivots(const T* src, u64 len, int np, PivotState<T>& ps) {
   __syncthreads();
 }
 
-// Slots of a warp's keys, one row of I items at a time (bk < 0: no key): the lanes whose
-// keys share a bucket (__match_any_sync) take consecutive slots from one atomic on the
-// bucket's shared cursor. All matches, then all atomics, then all shuffles: I independent
-// chains in flight. Every lane of the warp must call it.
-template <int I>
-__device__ __forceinline__ void warp_claim(const int (&bk)[I], u32* cursor, u32 (&slot)[I]) {
-  const unsigned lt = lanemask_lt();
-  const int lane = threadIdx.x & 31;
-  unsigned peers[I];
-  u32 base[I];
-#pragma unroll
-  for (int it = 0; it < I; ++it) peers[it] = __match_any_sync(0xffffffffu, bk[it]);
-#pragma unroll
-  for (int it = 0; it < I; ++it) {
-    base[it] = 0;
-    if (bk[it] >= 0 && lane == __ffs(peers[it]) - 1) base[it] = atomicAdd(&cursor[bk[it]], u32(__popc(peers[it])));
-  }
-#pragma unroll
-  for (int it = 0; it < I; ++it)
-    slot[it] = __shfl_sync(0xffffffffu, base[it], __ffs(peers[it]) - 1) + u32(__popc(peers[it] & lt));
-}
-
-// Whether this block is the last of its grid to finish (all blocks' atomics visible).
-__device__ bool last_block(unsigned* done, int& flag) {
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) flag = atomicAdd(done, 1u) == gridDim.x - 1;
-  __syncthreads();
-  const bool last = flag;
-  if (last) __threadfence();
-  return last;
-}
 
 // One thread: appends a segment to the leaf list; false when the list is full.
 __device__ bool append_leaf(Pool pool, Segment s) {
@@ -247,13 +150,13 @@ __device__ bool append_leaf(Pool pool, Segment s) {
 }
 
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(FastBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg);
+__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg);
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(FastBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg);
+__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg);
 
 // One thread: takes a record and launches the count grid of segment s. False if refused.
 template <typename K, typename V>
-__device__ bool start_grid_split(FastBuffers<K, V> b, Segment s, int depth, Pool pool, FastConfig cfg) {
+__device__ bool start_grid_split(ElemBuffers<K, V> b, Segment s, int depth, Pool pool, FastConfig cfg) {
   const ull idx = atomicAdd(&pool.head->used, 1ull);
   if (idx >= pool.capacity) return false;
   GridSplit* rec = pool.records + idx;
@@ -291,7 +194,7 @@ __device__ void load_striped(const T* src, u64 tl, T (&x)[I]) {
 // This block's tile of segment s: its keys (striped) and their buckets (-1: past the end).
 // The keys are requested before the pivots are read, so their loads overlap the sampling.
 template <typename K, typename V, int I>
-__device__ void load_tile(FastBuffers<K, V> b, Segment s, int np, PivotState<K>& ps, K (&x)[I], int (&bk)[I]) {
+__device__ void load_tile(ElemBuffers<K, V> b, Segment s, int np, PivotState<K>& ps, K (&x)[I], int (&bk)[I]) {
   const u64 tl = tile_length<K, V>(s.len);
   const K* src = b.buf[s.buf] + s.begin;
   load_striped(src + tile_begin<K, V>(), tl, x);
@@ -305,14 +208,14 @@ __device__ void load_tile(FastBuffers<K, V> b, Segment s, int np, PivotState<K>&
 
 // The values of this block's tile, in the same places as load_tile's keys.
 template <typename K, typename V, int I>
-__device__ void load_tile_values(FastBuffers<K, V> b, Segment s, V (&y)[I]) {
+__device__ void load_tile_values(ElemBuffers<K, V> b, Segment s, V (&y)[I]) {
   load_striped(b.val[s.buf] + s.begin + tile_begin<K, V>(), tile_length<K, V>(s.len), y);
 }
 
 // The start of both grid passes: this block's tile loaded, its buckets known, and every
 // key ranked inside the tile (slot) with the tile's bucket sizes in sh.count.
 template <typename K, typename V, int I>
-__device__ void rank_tile(FastBuffers<K, V> b, Segment s, int np, GridShared<K>& sh, K (&x)[I], int (&bk)[I],
+__device__ void rank_tile(ElemBuffers<K, V> b, Segment s, int np, GridShared<K>& sh, K (&x)[I], int (&bk)[I],
                           u32 (&slot)[I]) {
   if (threadIdx.x < bucket_count(np)) sh.count[threadIdx.x] = 0;
   load_tile(b, s, np, sh.ps, x, bk);
@@ -321,7 +224,7 @@ __device__ void rank_tile(FastBuffers<K, V> b, Segment s, int np, GridShared<K>&
 }
 
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(FastBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg) {
+__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg) {
   constexpr int I = Elem<K, V>::grid_items;
   __shared__ GridShared<K> sh;
   const Segment s = rec->seg;
@@ -350,7 +253,7 @@ __global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(FastBuffers
 // The last placing block: equal-key buckets to buffer 0 (a copy grid when big), the other
 // parts to their own grid split (above cfg.grid_above) or to the leaf list.
 template <typename K, typename V>
-__device__ void hand_out_parts(FastBuffers<K, V> b, const GridSplit* rec, Pool pool, FastConfig cfg, GridShared<K>& sh) {
+__device__ void hand_out_parts(ElemBuffers<K, V> b, const GridSplit* rec, Pool pool, FastConfig cfg, GridShared<K>& sh) {
   const Segment s = rec->seg;
   const int nb = bucket_count(rec->np), to = 1 - s.buf, depth = rec->depth + 2, t = threadIdx.x;
   if (t == 0) {
@@ -400,7 +303,7 @@ __device__ void hand_out_parts(FastBuffers<K, V> b, const GridSplit* rec, Pool p
 }
 
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(FastBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg) {
+__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg) {
   constexpr int I = Elem<K, V>::grid_items;
   __shared__ GridShared<K> sh;
   const Segment s = rec->seg;
@@ -427,7 +330,7 @@ __global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(FastBuffers
 
 // The whole input's first grid split, launched by the host (depth 0).
 template <typename K, typename V>
-__global__ void root_kernel(FastBuffers<K, V> b, u64 n, Pool pool, FastConfig cfg) {
+__global__ void root_kernel(ElemBuffers<K, V> b, u64 n, Pool pool, FastConfig cfg) {
   __shared__ int fallback;
   const Segment s{0, n, 0};
   if (threadIdx.x == 0) fallback = !start_grid_split(b, s, 0, pool, cfg) && !append_leaf(pool, s);
@@ -447,7 +350,7 @@ __device__ T* part_at(T* const global[2], T* smem, u64 smem_keys, u64 origin, co
 // A leaf block's view of its columns: the global buffers and its shared-memory buffers.
 template <typename K, typename V>
 struct LeafColumns {
-  FastBuffers<K, V> b;
+  ElemBuffers<K, V> b;
   K* smem_keys_at;
   V* smem_vals_at;  // null without a payload
   u64 smem_keys;
@@ -457,123 +360,6 @@ struct LeafColumns {
     else return nullptr;
   }
 };
-
-template <typename U>
-__device__ __forceinline__ U warp_min(U x) {
-  if constexpr (sizeof(U) == 4) {
-    return __reduce_min_sync(0xffffffffu, x);
-  } else {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      const U y = __shfl_xor_sync(0xffffffffu, static_cast<unsigned long long>(x), d);
-      x = y < x ? y : x;
-    }
-    return x;
-  }
-}
-template <typename U>
-__device__ __forceinline__ U warp_max(U x) {
-  if constexpr (sizeof(U) == 4) {
-    return __reduce_max_sync(0xffffffffu, x);
-  } else {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      const U y = __shfl_xor_sync(0xffffffffu, static_cast<unsigned long long>(x), d);
-      x = y > x ? y : x;
-    }
-    return x;
-  }
-}
-__device__ __forceinline__ void shared_min(std::uint32_t* at, std::uint32_t x) { atomicMin(at, x); }
-__device__ __forceinline__ void shared_max(std::uint32_t* at, std::uint32_t x) { atomicMax(at, x); }
-__device__ __forceinline__ void shared_min(std::uint64_t* at, std::uint64_t x) {
-  atomicMin(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(x));
-}
-__device__ __forceinline__ void shared_max(std::uint64_t* at, std::uint64_t x) {
-  atomicMax(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(x));
-}
-
-// Up to ITEMS * kLeafThreads elements: load, block radix sort, striped store to out (vout).
-// The sort looks only at the bits of the keys' ordered form below the common prefix of the
-// smallest and largest (a part between two pivots spans a narrow range: 3 of 8 four-bit
-// passes for 4096 uniform u32 keys below 2^24), and pads with the largest key, which has the
-// same bits as a real one. Keys only: loads are striped (a sort: the input arrangement does
-// not matter to the keys). With values a pad must not sort before a real largest key, whose
-// value it would displace: loads are blocked, so pads come last in the sort's (stable) input
-// order and land past len.
-template <int ITEMS, typename Sorter, typename K, typename V>
-__device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* vout,
-                              typename Sorter::TempStorage& temp, typename Elem<K, V>::Ordered* bounds) {
-  using U = typename Elem<K, V>::Ordered;
-  constexpr bool carries = Elem<K, V>::carries;
-  constexpr U kAllOnes = ~U{0};
-  if (threadIdx.x == 0) {
-    bounds[0] = kAllOnes;
-    bounds[1] = 0;
-  }
-  U keys[ITEMS];
-  V vals[ITEMS];
-  U lo = kAllOnes, hi = 0;
-#pragma unroll
-  for (int it = 0; it < ITEMS; ++it) {
-    const u32 i = carries ? u32(threadIdx.x) * ITEMS + it : u32(it) * kLeafThreads + threadIdx.x;
-    if (i < len) {
-      keys[it] = KeyTraits<K>::ordered(src[i]);
-      if constexpr (carries) vals[it] = vsrc[i];
-      lo = keys[it] < lo ? keys[it] : lo;
-      hi = keys[it] > hi ? keys[it] : hi;
-    }
-  }
-  lo = warp_min(lo);
-  hi = warp_max(hi);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) {
-    shared_min(&bounds[0], lo);
-    shared_max(&bounds[1], hi);
-  }
-  __syncthreads();
-  const int bits = differing_low_bits(bounds[0], bounds[1]);
-  if (bits > 0) {  // else all keys are equal and need no sort
-#pragma unroll
-    for (int it = 0; it < ITEMS; ++it) {
-      const u32 i = carries ? u32(threadIdx.x) * ITEMS + it : u32(it) * kLeafThreads + threadIdx.x;
-      if (i >= len) keys[it] = bounds[1];
-    }
-    if constexpr (carries) Sorter(temp).SortBlockedToStriped(keys, vals, 0, bits);
-    else Sorter(temp).SortBlockedToStriped(keys, 0, bits);
-  } else if constexpr (carries) {
-    // All keys equal and no pads written: each element goes back to its (blocked) load
-    // position, as the striped store below would read unset pad registers.
-#pragma unroll
-    for (int it = 0; it < ITEMS; ++it) {
-      const u32 i = u32(threadIdx.x) * ITEMS + it;
-      if (i < len) {
-        out[i] = KeyTraits<K>::from_ordered(keys[it]);
-        vout[i] = vals[it];
-      }
-    }
-    __syncthreads();
-    return;
-  }
-#pragma unroll
-  for (int it = 0; it < ITEMS; ++it) {
-    const u32 i = u32(it) * kLeafThreads + threadIdx.x;
-    if (i < len) {
-      out[i] = KeyTraits<K>::from_ordered(keys[it]);
-      if constexpr (carries) vout[i] = vals[it];
-    }
-  }
-  __syncthreads();  // the temporary storage and bounds are reused by the next sort
-}
-
-template <typename K, typename V>
-__device__ void radix_finish(const K* src, const V* vsrc, u64 len, K* out, V* vout, LeafShared<K, V>& sh) {
-  constexpr int small = Elem<K, V>::small_items, large = Elem<K, V>::large_items;
-  if (len <= u64(small) * kLeafThreads)
-    radix_sort_to<small, SmallRadix<K, V>>(src, vsrc, len, out, vout, sh.radix.small, sh.bounds);
-  else
-    radix_sort_to<large, LargeRadix<K, V>>(src, vsrc, len, out, vout, sh.radix.large, sh.bounds);
-}
 
 // Direct-Prefix split of src[0, len) into dst[0, len) by the whole block (global or shared
 // memory on either side), values vsrc to vdst with their keys: a counting pass, the
@@ -653,7 +439,7 @@ __device__ void leaf_sort(const LeafColumns<K, V>& col, Segment s, FastConfig cf
   const Part whole{s.begin, s.len, s.buf}, out_whole{s.begin, s.len, 0};
   if (s.len <= Elem<K, V>::radix_max) {
     radix_finish(col.keys(0, whole), static_cast<const V*>(col.vals(0, whole)), s.len, col.keys(0, out_whole),
-                 col.vals(0, out_whole), sh);
+                 col.vals(0, out_whole), sh.radix);
     return;
   }
   const int np = cfg.arity - 1, nb = bucket_count(np);
@@ -672,7 +458,7 @@ __device__ void leaf_sort(const LeafColumns<K, V>& col, Segment s, FastConfig cf
     const Part out{c.begin, c.len, 0};
     if (c.len <= Elem<K, V>::radix_max) {
       if (threadIdx.x == 0) sh.top = top;
-      radix_finish(src, vsrc, c.len, col.keys(origin, out), col.vals(origin, out), sh);
+      radix_finish(src, vsrc, c.len, col.keys(origin, out), col.vals(origin, out), sh.radix);
       continue;
     }
     int to;
@@ -713,7 +499,7 @@ __device__ void leaf_sort(const LeafColumns<K, V>& col, Segment s, FastConfig cf
 // list and sorts it alone; with only.len > 0, one block sorts `only` (small inputs). Dynamic
 // shared memory: key buffers A and B, then value buffers A and B, of cfg.smem_keys each.
 template <typename K, typename V>
-__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) leaf_kernel(FastBuffers<K, V> b, Pool pool, FastConfig cfg, Segment only) {
+__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) leaf_kernel(ElemBuffers<K, V> b, Pool pool, FastConfig cfg, Segment only) {
   extern __shared__ __align__(16) unsigned char leaf_smem[];
   __shared__ LeafShared<K, V> sh;
   LeafColumns<K, V> col{b, reinterpret_cast<K*>(leaf_smem), nullptr, cfg.smem_keys};
@@ -799,7 +585,7 @@ void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, cons
   pool.capacity = fast_record_capacity(n, opt.grid_log2);
   pool.leaves = reinterpret_cast<Segment*>(pool.records + pool.capacity);
   pool.leaf_capacity = fast_leaf_capacity(n, opt.grid_log2);
-  FastBuffers<K, V> b{{keys[0], keys[1]}, {nullptr, nullptr}};
+  ElemBuffers<K, V> b{{keys[0], keys[1]}, {nullptr, nullptr}};
   if constexpr (Elem<K, V>::carries) {
     b.val[0] = vals[0];
     b.val[1] = vals[1];
