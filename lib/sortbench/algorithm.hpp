@@ -121,6 +121,9 @@ struct Algorithm {
   // CPU: sorts HostBuffers in place.
   std::function<void(const SortProblem&, const HostBuffers&)> run_host;
   std::function<Details(const SortProblem&)> details;
+  // GPU, optional: what the last run did where only the device knew it (levels, launches),
+  // read from its buffers after the timed runs and verification, outside any timing.
+  std::function<Details(const SortProblem&, const DeviceBuffers&)> observed;
 
   // Calls prepare when there is one.
   void prepare_on(const SortProblem& p, const DeviceContext& device) const {

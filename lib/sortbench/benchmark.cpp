@@ -283,6 +283,10 @@ class DeviceSession {
     if (values_are_data_) v.vals_in = pristine_vals_.get();
     v.check_stable = a.stable;
     apply_verification(row, verify_device(v, stream_));
+    if (a.observed) {
+      const Details seen = a.observed(problem, work);
+      row.details.insert(row.details.end(), seen.begin(), seen.end());
+    }
     if (timing.samples_ms.empty() && clocks && row.status == RowStatus::ok) {
       row.status = RowStatus::throttled;
       row.reason = throttled_reason(*clocks, settings);
