@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -47,6 +49,28 @@ std::size_t fast_workspace_bytes(std::uint64_t n, int grid_log2);
 template <typename K, typename V>
 void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, const FastOptions& opt, void* workspace,
                        std::size_t workspace_bytes, cudaStream_t stream);
+
+// quick-sample: sample sort, up to 255 pivots a split from a sorted sample, every segment of a
+// level split by one set of grids (quick_sample.cu), leaves of up to 4096 4-byte elements
+// sorted by one leaf grid. The device launches each level's grids (device_launches), or the
+// host does after reading the level's sizes back, one stream synchronization a level (noDP).
+// K and V as for quick-fast.
+std::size_t sample_workspace_bytes(std::uint64_t n, int key_bytes, int value_bytes);
+template <typename K, typename V>
+void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bool device_launches, void* workspace,
+                         std::size_t workspace_bytes, cudaStream_t stream);
+// What the last quick-sample sort in `workspace` did, read back after `stream` is done.
+struct SampleReport {
+  std::vector<std::uint64_t> segments;  // per level: segments split, tiles (blocks) of its grids
+  std::vector<std::uint64_t> blocks;
+  std::uint64_t sort_leaves = 0, copy_leaves = 0, bitonic_leaves = 0;
+  std::uint32_t launches = 0, refused = 0;  // grids the device launched, and launches it refused
+  // Microseconds, on the GPU's clock: each level's pivots, count, place and plan grids (first
+  // block's start to last block's end), the whole tree (root to the last grid's end), the leaf grid.
+  std::vector<std::array<double, 4>> stage_us;
+  double tree_us = 0, leaf_us = 0;
+};
+SampleReport read_sample_report(const void* workspace, cudaStream_t stream);
 
 // Raises cudaLimitDevRuntimePendingLaunchCount to at least `count` (never lowers it).
 void reserve_pending_launches(std::uint64_t count);

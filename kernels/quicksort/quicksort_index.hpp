@@ -158,6 +158,128 @@ SB_HD_INLINE u64 merge_path(const T* a, u64 na, const T* b, u64 nb, u64 diag) {
   return lo;
 }
 
+// ---- quick-sample: sample sort (issue 18) ----
+// A split takes 2^bits - 1 pivots (bits <= kSampleMaxBits) from kSampleOversampling sorted
+// samples per bucket, and gives 2^(bits+1) - 1 buckets: a level of 255 pivots does what eight
+// levels of quick-fast's K = 8 splits do.
+inline constexpr int kSampleMaxBits = 8;
+inline constexpr int kSampleMaxPivots = (1 << kSampleMaxBits) - 1;
+inline constexpr int kSampleMaxBuckets = bucket_count(kSampleMaxPivots);
+inline constexpr int kSampleOversampling = 16;
+
+SB_HD_INLINE constexpr int ceil_log2(u64 x) {
+  int b = 0;
+  while (b < 63 && (u64(1) << b) < x) ++b;
+  return b;
+}
+
+// Pivot bits of the split of a segment of len > 2 * leaf_target elements: the halvings still
+// needed to bring it to leaf_target, spread evenly over the fewest levels of at most
+// kSampleMaxBits each, one halving left to the leaves' slack (a leaf holds 4 targets). 2^26
+// keys to 2^10: 8 bits, then 8 (not 6, 5 and 5); a bucket a little above 2^18 takes 8 bits
+// and leaves of up to 2 targets, not 5 + 4 bits and a third level for almost nothing.
+SB_HD_INLINE constexpr int sample_split_bits(u64 len, u64 leaf_target) {
+  const int need = ceil_log2((len + leaf_target - 1) / leaf_target);
+  if (need <= 1) return 1;
+  const int levels = need - 1 <= kSampleMaxBits ? 1 : (need - 1 + kSampleMaxBits - 1) / kSampleMaxBits;
+  const int bits = (need + levels - 1) / levels;
+  return bits < kSampleMaxBits ? bits : kSampleMaxBits;
+}
+
+// Bucket of x among the 2^bits - 1 sorted pivots p, as bucket_of (2t for p[t-1] < x < p[t],
+// 2t+1 for x == p[t]) but in `bits` steps of a branch-free binary search, the same steps for
+// every key of a warp.
+template <typename T>
+SB_HD_INLINE int sample_bucket(T x, const T* p, int bits) {
+  const int np = (1 << bits) - 1;
+  int t = 0;
+  for (int step = 1 << (bits - 1); step > 0; step >>= 1)
+    if (p[t + step - 1] < x) t += step;
+  return (t < np && !(x < p[t])) ? 2 * t + 1 : 2 * t;
+}
+
+// The same bucket in kSampleMaxBits steps whatever the split's bits, so that the grids' search
+// unrolls over a tile's keys (independent chains in flight) instead of looping `bits` times
+// per key: the pivots spread over a search tree of kSampleMaxPivots entries, pivot g repeated
+// 2^(kSampleMaxBits - bits) times and the last group of entries at the key's maximum (never
+// below a key), so that the entries below x, shifted down, count the pivots below x. The tree is
+// laid out breadth-first (node j's children are 2j and 2j+1, root 1): each step reads one
+// entry and takes one compare, the layout of super scalar sample sort.
+inline constexpr int kSampleTreeNodes = kSampleMaxPivots;
+
+// Node of the breadth-first tree that holds the s-th smallest entry (s < kSampleTreeNodes).
+SB_HD_INLINE int sample_tree_node(int s) {
+  int below = 0;  // trailing zero bits of s + 1: the entry's height in the tree
+  while (((s + 1) >> below & 1) == 0) ++below;
+  const int depth = kSampleMaxBits - 1 - below;
+  return (1 << depth) + ((s + 1) >> (below + 1));
+}
+
+// The s-th smallest entry of the tree of a split with 2^bits - 1 pivots p; top: the key's maximum.
+template <typename T>
+SB_HD_INLINE T sample_tree_entry(int s, const T* p, int bits, T top) {
+  const int group = s >> (kSampleMaxBits - bits);
+  return group < (1 << bits) - 1 ? p[group] : top;
+}
+
+// Bucket of x (as sample_bucket) from the tree (tree[1..kSampleTreeNodes]) and the pivots p.
+template <typename T>
+SB_HD_INLINE int sample_tree_bucket(T x, const T* tree, const T* p, int bits) {
+  int j = 1;
+  for (int step = 0; step < kSampleMaxBits; ++step) j = 2 * j + (tree[j] < x ? 1 : 0);
+  const int t = (j - (1 << kSampleMaxBits)) >> (kSampleMaxBits - bits);
+  return (t < (1 << bits) - 1 && !(x < p[t])) ? 2 * t + 1 : 2 * t;
+}
+
+// Offset of sample i of a segment of len elements that starts at `begin`: hashed rather than
+// strided, so that a periodic input (organ pipe, sawtooth) cannot hand every sample the same
+// few keys; the segment's start seeds it, so segments draw different offsets.
+SB_HD_INLINE u64 sample_offset(u64 len, u64 begin, u64 i) {
+  u64 z = begin * 0xD1B54A32D192ED03ull + (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z % len;
+}
+
+// Grid tiles and leaf sizes of an element of element_bytes (key plus value), the Elem sizes
+// of quick-fast: 4096 elements a tile and 4096 a leaf for 4-byte keys.
+SB_HD_INLINE constexpr u64 grid_tile_elements(int element_bytes) {
+  return u64(256) * items_per_thread(kGridTileBytes, element_bytes);
+}
+SB_HD_INLINE constexpr u64 radix_leaf_elements(int element_bytes) {
+  return u64(512) * items_per_thread(kLargeRadixBytes, element_bytes);
+}
+
+// The bucket size a split aims at, a quarter of the leaf: buckets drawn from 8 samples each
+// vary by about a third, so at a quarter almost none overflows a leaf (which would cost a
+// level), and the plan gathers neighbouring buckets into full leaves anyway.
+SB_HD_INLINE constexpr u64 sample_leaf_target(u64 leaf_max) { return leaf_max / 4; }
+
+// What one level of quick-sample may hold at most, for the workspace. A level's segments are
+// disjoint and longer than leaf_max; a segment of len elements takes at most
+// 2 * len / leaf_target + 1 pivots (sample_split_bits: 2^bits < 2 * ceil(len / leaf_target)),
+// twice as many buckets plus one, a count/place block per block_elements begun, and a bucket
+// size per block and bucket: at most 4 * len / leaf_target + 3 for a segment of one block, at
+// most 2 * len / block_elements * kSampleMaxBuckets for a longer one. Leaves are counted over
+// all levels: per level one per bucket between pivots (a sort), one per equal bucket and per
+// copy_chunk elements (a copy), one per segment (a part a refused launch left behind).
+struct SampleCapacity {
+  u64 segments, blocks, pivots, buckets, hists, leaves;
+};
+SB_HD_INLINE constexpr SampleCapacity sample_capacity(u64 n, u64 block_elements, u64 leaf_max, u64 copy_chunk,
+                                                      int levels) {
+  SampleCapacity c{};
+  const u64 leaf_target = sample_leaf_target(leaf_max);
+  c.segments = n / (leaf_max + 1) + 1;
+  c.blocks = n / block_elements + c.segments;
+  c.pivots = 2 * (n / leaf_target) + 3 * c.segments;
+  c.buckets = 2 * c.pivots + c.segments;
+  c.hists = 4 * (n / leaf_target) + 7 * c.segments + 2 * (n / block_elements + 1) * u64(kSampleMaxBuckets);
+  c.leaves = u64(levels) * (c.buckets + n / copy_chunk + 2 * c.segments) + 1;
+  return c;
+}
+
 // Pending device launches the tree may need: every launched child holds at least
 // `min_child` keys and the children of one level are disjoint.
 SB_HD_INLINE u64 pending_launch_bound(u64 n, u64 min_child, u64 floor_count, u64 cap) {

@@ -3,11 +3,15 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "quicksort.hpp"
 #include "quicksort_index.hpp"
 #include "sortbench/keys.hpp"
 #include "sortbench/registry.hpp"
+#include "sortbench/types.hpp"
 
 namespace sb {
 namespace {
@@ -34,6 +38,13 @@ int element_bytes(const SortProblem& p) {
     return int(sizeof k) + (std::is_same_v<V, NoValue> ? 0 : int(sizeof(V)));
   });
 }
+// quick-sample's grids per level, pivots/count/place/plan in microseconds: "12/85/140/4 30/80/120/6".
+std::string grid_times(const qs::SampleReport& r) {
+  std::string s;
+  for (const auto& l : r.stage_us) s += fmt::format("{}{:.0f}/{:.0f}/{:.0f}/{:.0f}", s.empty() ? "" : " ", l[0], l[1], l[2], l[3]);
+  return s;
+}
+
 int fast_smem_log2_default(const SortProblem& p) {
   return qs::leaf_smem_log2_within(qs::kLeafBuffersDefaultBytes, element_bytes(p));
 }
@@ -106,6 +117,47 @@ void add_paper_variant(Registry& r, const std::string& name, qs::Method m, bool 
   r.add(a);
 }
 
+// quick-sample (DP) and quick-sample-nodp (the host drives the levels, as the paper's noDP forms).
+void add_sample_variant(Registry& r, const std::string& name, bool device_launches) {
+  Algorithm sample = base(name, std::string("beyond seed 002 (issue 18): sample sort, up to 255 pivots a split from a "
+                                            "sorted sample, all segments of a level split by one set of grids ") +
+                                    (device_launches ? "launched from the device (Dynamic Parallelism)"
+                                                     : "launched by the host (noDP: one synchronization a level)") +
+                                    ", leaves by CUB BlockRadixSort");
+  sample.constraints = "not stable";
+  sample.params = {};
+  sample.unsupported = nullptr;
+  sample.details = nullptr;
+  sample.workspace_bytes = [](const SortProblem& p) {
+    return qs::sample_workspace_bytes(p.n(), int(key_bytes(p.spec.key)), int(payload_bytes(p.spec.payload)));
+  };
+  set_device_run<ScalarKeys, AllValues>(sample, [device_launches](auto b, const SortProblem& p) {
+    qs::launch_quick_sample(b.keys, b.vals, p.n(), device_launches, b.workspace, b.workspace_bytes, b.stream);
+    return 0;
+  });
+  sample.observed = [](const SortProblem&, const DeviceBuffers& b) {
+    const qs::SampleReport r = qs::read_sample_report(b.workspace, b.stream);
+    auto join = [](const std::vector<std::uint64_t>& v) {
+      std::string s;
+      for (std::uint64_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+      return s;
+    };
+    return Details{{"levels", std::to_string(r.segments.size())},
+                   {"segments", join(r.segments)},
+                   {"blocks", join(r.blocks)},
+                   {"leaves", std::to_string(r.sort_leaves)},
+                   {"copies", std::to_string(r.copy_leaves)},
+                   {"bitonic_parts", std::to_string(r.bitonic_leaves)},
+                   {"device_launches", std::to_string(r.launches)},
+                   {"refused", std::to_string(r.refused)},
+                   {"grid_us", grid_times(r)},
+                   {"tree_us", fmt::format("{:.1f}", r.tree_us)},
+                   {"leaf_us", fmt::format("{:.1f}", r.leaf_us)}};
+  };
+  sample.stable = false;
+  r.add(sample);
+}
+
 }  // namespace
 
 void register_quicksort(Registry& r) {
@@ -168,6 +220,9 @@ void register_quicksort(Registry& r) {
   });
   fast.stable = false;
   r.add(fast);
+
+  add_sample_variant(r, "quick-sample", true);
+  add_sample_variant(r, "quick-sample-nodp", false);
 }
 
 }  // namespace sb

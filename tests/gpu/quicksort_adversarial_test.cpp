@@ -1,5 +1,6 @@
 // The quicksort family (kernels/quicksort) on inputs that break naive quicksort: all keys
-// equal, two values, sorted, reverse, organ pipe, few distinct values, for every split arity,
+// equal, two values, sorted, reverse, organ pipe, few distinct values, one heavy value that
+// most samples pick, a sawtooth, for every split arity,
 // and n = 2^26 (nesting depth and pending-launch limits). The organ pipe is not one of the
 // generator's distributions, so the inputs are built here and compared with std::sort.
 #include <gtest/gtest.h>
@@ -22,8 +23,8 @@ namespace sb::test {
 namespace {
 
 const char* const kAlgos[] = {"quick-seq-nodp", "quick-seq", "quick-prefix-nodp", "quick-prefix",
-                              "quick-pprefix", "quick-direct", "merge-dp", "quick-fast"};
-const char* const kShapes[] = {"equal", "two", "sorted", "reverse", "organ", "few", "uniform"};
+                              "quick-pprefix", "quick-direct", "merge-dp", "quick-fast", "quick-sample", "quick-sample-nodp"};
+const char* const kShapes[] = {"equal", "two", "sorted", "reverse", "organ", "few", "uniform", "heavy", "sawtooth"};
 
 template <typename T>
 std::vector<T> shaped(const std::string& shape, std::size_t n, std::int64_t offset) {
@@ -37,6 +38,8 @@ std::vector<T> shaped(const std::string& shape, std::size_t n, std::int64_t offs
     else if (shape == "reverse") x = std::int64_t(n - i);
     else if (shape == "organ") x = std::int64_t(i < n / 2 ? i : n - i);
     else if (shape == "few") x = std::int64_t(rng() % 16);
+    else if (shape == "heavy") x = rng() % 4 ? 77 : std::int64_t(rng() % 100000);  // most samples pick one pivot
+    else if (shape == "sawtooth") x = std::int64_t(i % 1000);
     else x = std::int64_t(rng() % (std::uint64_t{1} << 24));
     v[i] = static_cast<T>(x + offset);
   }
@@ -99,7 +102,7 @@ TEST_P(QuicksortAdversarial, TwoToThe26) {
   // The other variants take seconds per sort at this size (one warp partitions each segment);
   // the harness verifies them at 2^24 in every benchmark run.
   const std::string name = GetParam();
-  if (name != "quick-fast" && name != "quick-pprefix") GTEST_SKIP() << name << " is too slow for 2^26 here";
+  if (name != "quick-fast" && name != "quick-pprefix" && name.rfind("quick-sample", 0) != 0) GTEST_SKIP() << name << " is too slow for 2^26 here";
   for (const char* shape : {"uniform", "organ", "equal"})
     expect_sorts<std::uint32_t>(GetParam(), KeyType::u32, shape, std::size_t(1) << 26, 4);
 }
@@ -122,8 +125,9 @@ TEST(QuicksortFastThresholds, EverySettingSortsEveryShape) {
 // position. The keys must come out sorted and every (key, value) pair must survive: a value
 // that moved without its key, or a pad value in place of a real one, breaks the pair multiset.
 template <typename K, typename V>
-void expect_sorts_pairs(const std::string& what, std::vector<K> keys, Payload payload, Params params = {}) {
-  const Algorithm* algo = registry().find("quick-fast");
+void expect_sorts_pairs(const std::string& what, std::vector<K> keys, Payload payload, Params params = {},
+                        const std::string& name = "quick-fast") {
+  const Algorithm* algo = registry().find(name);
   ASSERT_NE(algo, nullptr);
   using Traits = KeyTraits<K>;
   const std::size_t n = keys.size();
@@ -232,6 +236,53 @@ TEST(QuicksortFastElements, PayloadOnAllEqualKeys) {
     expect_sorts_pairs<std::uint32_t, std::uint32_t>("u32/index equal", std::vector<std::uint32_t>(n, 9), Payload::index);
     expect_sorts_pairs<std::uint64_t, std::uint64_t>("u64/u64 equal", std::vector<std::uint64_t>(n, ~0ull), Payload::u64);
     expect_sorts_pairs<double, std::uint64_t>("f64/u64 equal", std::vector<double>(n, -0.0), Payload::u64);
+  }
+}
+
+// quick-sample over (K, V), as quick-fast above: 64-bit keys over their whole range and with
+// a long common prefix, floats with both zeros, every payload, all keys equal.
+TEST(QuicksortSample, EveryElementType) {
+  const std::string name = "quick-sample";
+  for (const char* shape : {"uniform", "narrow", "organ", "few", "equal"})
+    for (std::size_t n : kPairSizes)
+      expect_sorts_pairs<std::uint64_t, std::uint64_t>(std::string("u64/u64 ") + shape,
+                                                       keys_of<std::uint64_t>(shape, n, n), Payload::u64, {}, name);
+  for (const char* shape : {"uniform", "few", "zeros", "equal"})
+    for (std::size_t n : kPairSizes)
+      expect_sorts_pairs<double, std::uint32_t>(std::string("f64/u32 ") + shape, keys_of<double>(shape, n, n + 1),
+                                                Payload::u32, {}, name);
+  for (std::size_t n : kPairSizes) {
+    expect_sorts_pairs<std::int64_t, std::uint32_t>("i64/index", keys_of<std::int64_t>("uniform", n, 3),
+                                                    Payload::index, {}, name);
+    expect_sorts_pairs<std::uint32_t, std::uint64_t>("u32/u64", keys_of<std::uint32_t>("uniform", n, 4), Payload::u64,
+                                                     {}, name);
+    expect_sorts_pairs<float, std::uint64_t>("f32/u64", keys_of<float>("uniform", n, 5), Payload::u64, {}, name);
+    expect_sorts_pairs<std::int32_t, std::uint32_t>("i32/u32", keys_of<std::int32_t>("few", n, 6), Payload::u32, {},
+                                                    name);
+  }
+  for (std::size_t n : {std::size_t(4097), std::size_t(1) << 22}) {
+    expect_sorts_pairs<std::uint32_t, std::uint32_t>("u32/index equal", std::vector<std::uint32_t>(n, 9),
+                                                     Payload::index, {}, name);
+    expect_sorts_pairs<std::uint64_t, std::uint64_t>("u64/u64 equal", std::vector<std::uint64_t>(n, ~0ull),
+                                                     Payload::u64, {}, name);
+  }
+}
+
+// 2^29 keys (2 GiB): three levels, the workspace's largest pools. Checked without a host
+// sort: in order, and the same multiset by count, sum and xor.
+TEST(QuicksortSample, TwoToThe29) {
+  const std::size_t n = std::size_t(1) << 29;
+  for (const char* shape : {"uniform", "organ"}) {
+    std::vector<std::uint32_t> keys = shaped<std::uint32_t>(shape, n, 0);
+    std::uint64_t sum = 0, x = 0;
+    for (std::uint32_t k : keys) sum += k, x ^= k;
+    const Algorithm* algo = registry().find("quick-sample");
+    ASSERT_TRUE(sort_on_device(*algo, KeyType::u32, keys, {}));
+    ASSERT_TRUE(std::is_sorted(keys.begin(), keys.end())) << shape;
+    std::uint64_t sum2 = 0, x2 = 0;
+    for (std::uint32_t k : keys) sum2 += k, x2 ^= k;
+    EXPECT_EQ(sum, sum2) << shape;
+    EXPECT_EQ(x, x2) << shape;
   }
 }
 

@@ -317,6 +317,213 @@ TEST(QuicksortIndex, CpuQuicksortFromIndexMathMatchesStdSort) {
         }
 }
 
+// quick-sample's levels on the CPU from the kernels' index math: every segment of a level is
+// split by 2^bits - 1 pivots (sample_offset, pivot_sample, sample_bucket), buckets above
+// leaf_max go to the next level, the rest are leaves. Counts what each level appends, to check
+// it against the workspace's sample_capacity.
+struct CpuSample {
+  u64 tile, leaf_max;  // tile: the elements of one count/place block
+  int max_levels;
+  std::vector<std::uint32_t>* buf[2];
+  struct Seg {
+    u64 begin, len;
+    int buf;
+  };
+  std::vector<u64> segments, blocks, pivots, buckets, hists;  // per level
+  u64 leaves = 0;
+
+  void sort(u64 n) {
+    std::vector<Seg> level;
+    if (n <= leaf_max) {
+      leaf({0, n, 0});
+      return;
+    }
+    level.push_back({0, n, 0});
+    for (int l = 0; !level.empty(); ++l) {
+      if (l >= max_levels) {  // the leaf grid's bitonic sort
+        for (const Seg& s : level) leaf(s);
+        break;
+      }
+      segments.push_back(level.size());
+      blocks.push_back(0);
+      pivots.push_back(0);
+      buckets.push_back(0);
+      hists.push_back(0);
+      std::vector<Seg> next;
+      for (const Seg& s : level) split(s, l, next);
+      level = next;
+    }
+  }
+
+  void leaf(const Seg& s) {
+    ++leaves;
+    std::vector<std::uint32_t>& src = *buf[s.buf];
+    std::sort(src.begin() + s.begin, src.begin() + s.begin + s.len);
+    if (s.buf != 0) std::copy_n(src.begin() + s.begin, s.len, buf[0]->begin() + s.begin);
+  }
+
+  void split(const Seg& s, int l, std::vector<Seg>& next) {
+    const int bits = sample_split_bits(s.len, sample_leaf_target(leaf_max));
+    const int np = (1 << bits) - 1, nb = bucket_count(np), ns = (np + 1) * kSampleOversampling;
+    blocks[l] += (s.len + tile - 1) / tile;
+    pivots[l] += np;
+    buckets[l] += nb;
+    hists[l] += (s.len + tile - 1) / tile * nb;
+    const std::vector<std::uint32_t>& src = *buf[s.buf];
+    std::vector<std::uint32_t> samples(ns), p(np);
+    for (int i = 0; i < ns; ++i) samples[i] = src[s.begin + sample_offset(s.len, s.begin, u64(i))];
+    std::sort(samples.begin(), samples.end());
+    for (int j = 0; j < np; ++j) p[j] = samples[pivot_sample(j, ns, np)];
+    std::vector<u64> count(nb, 0), at(nb);
+    for (u64 i = 0; i < s.len; ++i) ++count[sample_bucket(src[s.begin + i], p.data(), bits)];
+    bucket_offsets(count.data(), nb, s.begin, at.data());
+    std::vector<std::uint32_t>& dst = *buf[1 - s.buf];
+    for (u64 i = 0; i < s.len; ++i) {
+      const std::uint32_t x = src[s.begin + i];
+      dst[at[sample_bucket(x, p.data(), bits)]++] = x;
+    }
+    u64 begin = s.begin;
+    for (int k = 0; k < nb; ++k) {
+      const Seg piece{begin, count[k], 1 - s.buf};
+      begin += count[k];
+      if (piece.len == 0) continue;
+      if (is_equal_bucket(k)) {
+        leaves += piece.buf != 0 ? (piece.len + (u64(1) << 16) - 1) >> 16 : 0;
+        if (piece.buf != 0) std::copy_n(dst.begin() + piece.begin, piece.len, buf[0]->begin() + piece.begin);
+      } else if (piece.len <= leaf_max) {
+        leaf(piece);
+      } else {
+        EXPECT_LT(piece.len, s.len);  // a bucket between pivots excludes the pivots: levels end
+        next.push_back(piece);
+      }
+    }
+  }
+};
+
+TEST(QuicksortIndex, SampleBucketIsBucketOfByBinarySearch) {
+  std::mt19937 rng(7);
+  for (int bits = 1; bits <= kSampleMaxBits; ++bits) {
+    const int np = (1 << bits) - 1;
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<std::uint32_t> p(np);
+      const std::uint32_t spread = trial % 2 ? 8 : 1000;  // few values: runs of equal pivots
+      for (auto& x : p) x = 10 + rng() % spread;
+      std::sort(p.begin(), p.end());
+      for (std::uint32_t x : {0u, 9u, 10u, 11u, 17u, 999u, 1009u, 1010u, 0xFFFFFFFFu}) {
+        ASSERT_EQ(sample_bucket(x, p.data(), bits), bucket_of(x, p.data(), np)) << "bits=" << bits << " x=" << x;
+      }
+      for (int i = 0; i < 200; ++i) {
+        const std::uint32_t x = rng() % (spread + 20);
+        ASSERT_EQ(sample_bucket(x, p.data(), bits), bucket_of(x, p.data(), np)) << "bits=" << bits << " x=" << x;
+      }
+    }
+  }
+}
+
+TEST(QuicksortIndex, SampleTreeFindsTheSameBucketInEightSteps) {
+  // The breadth-first layout: every node once, in-order ranks in increasing node order per level.
+  std::vector<int> seen(kSampleTreeNodes + 1, 0);
+  for (int s = 0; s < kSampleTreeNodes; ++s) ++seen.at(sample_tree_node(s));
+  for (int j = 1; j <= kSampleTreeNodes; ++j) EXPECT_EQ(seen[j], 1) << j;
+  EXPECT_EQ(sample_tree_node(127), 1);  // the median is the root
+  EXPECT_EQ(sample_tree_node(63), 2);
+  EXPECT_EQ(sample_tree_node(191), 3);
+  std::mt19937 rng(11);
+  for (int bits = 1; bits <= kSampleMaxBits; ++bits) {
+    const int np = (1 << bits) - 1;
+    for (int trial = 0; trial < 10; ++trial) {
+      std::vector<std::uint32_t> p(np);
+      const std::uint32_t spread = trial % 2 ? 8 : 1000;
+      for (auto& x : p) x = 10 + rng() % spread;
+      if (trial == 9) p.back() = 0xFFFFFFFFu;  // a pivot at the key's maximum
+      std::sort(p.begin(), p.end());
+      std::vector<std::uint32_t> tree(kSampleTreeNodes + 1);
+      for (int s = 0; s < kSampleTreeNodes; ++s)
+        tree[sample_tree_node(s)] = sample_tree_entry(s, p.data(), bits, 0xFFFFFFFFu);
+      for (std::uint32_t x : {0u, 9u, 10u, 11u, 17u, 999u, 1009u, 1010u, 0xFFFFFFFEu, 0xFFFFFFFFu})
+        ASSERT_EQ(sample_tree_bucket(x, tree.data(), p.data(), bits), sample_bucket(x, p.data(), bits))
+            << "bits=" << bits << " x=" << x;
+      for (int i = 0; i < 300; ++i) {
+        const std::uint32_t x = rng() % (spread + 20);
+        ASSERT_EQ(sample_tree_bucket(x, tree.data(), p.data(), bits), sample_bucket(x, p.data(), bits))
+            << "bits=" << bits << " x=" << x;
+      }
+    }
+  }
+}
+
+TEST(QuicksortIndex, SampleSplitsShareTheHalvingsEvenly) {
+  EXPECT_EQ(ceil_log2(1), 0);
+  EXPECT_EQ(ceil_log2(2), 1);
+  EXPECT_EQ(ceil_log2(3), 2);
+  EXPECT_EQ(ceil_log2(u64(1) << 40), 40);
+  EXPECT_EQ(sample_split_bits(u64(1) << 26, 1024), 8);  // 16 halvings: 8, then 8
+  EXPECT_EQ(sample_split_bits(u64(1) << 18, 1024), 8);
+  EXPECT_EQ(sample_split_bits((u64(1) << 18) + 1, 1024), 8);  // 9: the last halving is the leaves' slack
+  EXPECT_EQ(sample_split_bits((u64(1) << 19) + 1, 1024), 5);  // 10: two levels
+  EXPECT_EQ(sample_split_bits(u64(1) << 24, 1024), 7);  // 14: 7, then 7
+  EXPECT_EQ(sample_split_bits(u64(1) << 28, 1024), 6);  // 18: 6, 6, 6
+  EXPECT_EQ(sample_split_bits(4097, 1024), 3);
+  for (u64 target : {u64(512), u64(1024), u64(2048)})
+    for (u64 len = 2 * target + 1; len < (u64(1) << 36); len = len * 3 / 2 + 7) {
+      const int bits = sample_split_bits(len, target);
+      ASSERT_GE(bits, 1);
+      ASSERT_LE(bits, kSampleMaxBits);
+      const u64 q = (len + target - 1) / target;
+      // The capacity's premise: a split has fewer than 2 * ceil(len / target) buckets between pivots.
+      ASSERT_LT(u64(1) << bits, 2 * q) << len;
+      // No more levels than the fewest of kSampleMaxBits each, one halving of slack: the split
+      // is not too small.
+      const int need = ceil_log2(q);
+      const int levels = need - 1 <= kSampleMaxBits ? 1 : (need - 1 + kSampleMaxBits - 1) / kSampleMaxBits;
+      ASSERT_GE(bits * levels, std::min(need, kSampleMaxBits * levels) - (levels == 1 ? 1 : 0)) << len;
+    }
+}
+
+TEST(QuicksortIndex, SampleOffsetsStayInsideTheSegment) {
+  for (u64 len : {u64(1), u64(2), u64(4097), u64(1) << 33})
+    for (u64 i = 0; i < 4096; ++i) ASSERT_LT(sample_offset(len, 12345, i), len);
+  // Different segments draw different samples.
+  EXPECT_NE(sample_offset(u64(1) << 20, 0, 3), sample_offset(u64(1) << 20, 4096, 3));
+}
+
+TEST(QuicksortIndex, CpuSampleSortFromIndexMathFitsItsWorkspace) {
+  for (u64 leaf_max : {u64(256), u64(4096)})
+    for (const char* kind : kKinds)
+      for (std::size_t n : {std::size_t(2), std::size_t(4096), std::size_t(4097), std::size_t(70001),
+                            std::size_t(1) << 20}) {
+        std::vector<std::uint32_t> a = input(kind, n, unsigned(n)), scratch(n, 0xA5A5A5A5u), want = a;
+        std::sort(want.begin(), want.end());
+        constexpr int kLevels = 5;
+        for (u64 block : {u64(4096), u64(16384)}) {
+        CpuSample q{block, leaf_max, kLevels, {&a, &scratch}};
+        q.sort(n);
+        ASSERT_EQ(a, want) << kind << " n=" << n << " leaf_max=" << leaf_max;
+        const SampleCapacity cap = sample_capacity(n, block, leaf_max, u64(1) << 16, kLevels);
+        for (std::size_t l = 0; l < q.segments.size(); ++l) {
+          EXPECT_LE(q.segments[l], cap.segments) << kind << " n=" << n << " level " << l;
+          EXPECT_LE(q.blocks[l], cap.blocks) << kind << " n=" << n << " level " << l;
+          EXPECT_LE(q.pivots[l], cap.pivots) << kind << " n=" << n << " level " << l;
+          EXPECT_LE(q.buckets[l], cap.buckets) << kind << " n=" << n << " level " << l;
+          EXPECT_LE(q.hists[l], cap.hists) << kind << " n=" << n << " level " << l;
+        }
+        EXPECT_LE(q.leaves, cap.leaves) << kind << " n=" << n;
+        // Uniform keys: 2^20 to 2^11-key leaves in two levels of 5 and 4 halvings (quick-fast's
+        // K = 8 takes four), a third only for the few buckets that drew more than twice their
+        // share; equal keys in one level (every key equals a pivot).
+        if (n == (std::size_t(1) << 20) && leaf_max == 4096) {
+          if (std::string(kind) == "uniform") {
+            ASSERT_GE(q.segments.size(), 2u);
+            EXPECT_LE(q.segments.size(), 3u);
+            if (q.segments.size() == 3) EXPECT_LE(q.segments[2] * 20, q.segments[1] * 16) << q.segments[2];
+          }
+          if (std::string(kind) == "equal") EXPECT_EQ(q.segments.size(), 1u);
+        }
+        a = input(kind, n, unsigned(n));
+        }
+      }
+}
+
 TEST(QuicksortIndex, PaddedBitonicSortMatchesStdSort) {
   for (const char* kind : kKinds)
     for (std::size_t n : {0, 1, 2, 3, 5, 31, 32, 33, 100, 1000, 4096, 5000}) {
@@ -367,12 +574,14 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
   Registry r;
   register_quicksort(r);
   for (const char* name : {"quick-seq-nodp", "quick-seq", "quick-prefix-nodp", "quick-prefix", "quick-pprefix",
-                           "quick-direct", "merge-dp", "quick-fast"}) {
+                           "quick-direct", "merge-dp", "quick-fast", "quick-sample", "quick-sample-nodp"}) {
     const Algorithm* a = r.find(name);
     ASSERT_NE(a, nullptr) << name;
     EXPECT_EQ(a->family, "quicksort");
     EXPECT_FALSE(a->stable);
-    if (std::string(name) == "quick-fast")
+    if (std::string(name).rfind("quick-sample", 0) == 0)
+      EXPECT_TRUE(a->params.empty());
+    else if (std::string(name) == "quick-fast")
       EXPECT_EQ(a->params, (std::vector<std::string>{"arity", "smem_log2", "grid_log2"}));
     else if (std::string(name) != "merge-dp")
       EXPECT_EQ(a->params, std::vector<std::string>{"arity"}) << name;
@@ -412,12 +621,14 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
 TEST(QuicksortRegistry, DeclaresItsElementTypes) {
   Registry r;
   register_quicksort(r);
-  const Algorithm* fast = r.find("quick-fast");
-  ASSERT_NE(fast, nullptr);
-  EXPECT_EQ(fast->key_types, key_types_of(ScalarKeys{}));
-  EXPECT_EQ(fast->payloads, payloads_of(AllValues{}));
-  for (Payload pl : all_payloads()) EXPECT_TRUE(fast->supports_payload(pl)) << to_string(pl);
-  EXPECT_FALSE(fast->stable);
+  for (const char* name : {"quick-fast", "quick-sample", "quick-sample-nodp"}) {
+    const Algorithm* fast = r.find(name);
+    ASSERT_NE(fast, nullptr);
+    EXPECT_EQ(fast->key_types, key_types_of(ScalarKeys{})) << name;
+    EXPECT_EQ(fast->payloads, payloads_of(AllValues{})) << name;
+    for (Payload pl : all_payloads()) EXPECT_TRUE(fast->supports_payload(pl)) << to_string(pl);
+    EXPECT_FALSE(fast->stable) << name;
+  }
   for (const char* name : {"quick-seq-nodp", "quick-seq", "quick-prefix-nodp", "quick-prefix", "quick-pprefix",
                            "quick-direct", "merge-dp"}) {
     const Algorithm* a = r.find(name);

@@ -1,0 +1,745 @@
+// quick-sample: sample sort with Dynamic Parallelism (beyond seed 002; issue 18). Seed 002's
+// P-Quick splits a segment K <= 8 ways a pass, so quick-fast needs eight grid passes over
+// 2^26 keys; here a split takes up to 255 pivots from a sorted sample (sample sort, as in
+// Sanders and Winkel's super scalar sample sort and its GPU ports), so 2^26 keys take two. The
+// bucket of a key is 2t between pivots t-1 and t and 2t+1 equal to pivot t (sample_bucket), so
+// keys equal to a pivot are finished at once: an input of few distinct values, or a zipf
+// input's heavy keys, is done in one level. One level splits all its segments at once, in four
+// grids, each launched from the device by the last block of the one before it (a ticket
+// counter; CDP2 has no device-side wait), because only the device knows the level's sizes:
+//   pivots  a block per segment: 16 samples a bucket at hashed offsets (sample_offset), sorted
+//           by BlockRadixSort; every 16th is a pivot. It also maps its segment to its blocks;
+//   count   kTilesPerBlock tiles (Elem::tile elements each) per block: the keys' buckets by a
+//           search tree of the pivots in shared memory (sample_tree_bucket), summed in shared memory
+//           (warp_count), stored per block and added to the segment's with one atomic a bucket;
+//   place   the same tiles ranked again; a block scan of the segment's bucket sizes gives each
+//           bucket's start, one atomic per bucket claims the block's slots in it, and each tile
+//           is reordered by bucket in shared memory so that warps write whole runs;
+//   plan    a block per segment: a bucket above the leaf size becomes a segment of the next
+//           level (its pivot bits from sample_split_bits, so the levels share the halvings
+//           evenly), smaller ones and equal-key buckets that need a copy go to the leaf list.
+// The host enqueues one leaf grid after the tree, as quick-fast does: each block takes leaves
+// from the list and sorts each with BlockRadixSort on the bits below the leaf's common prefix
+// (radix_finish), copies equal-key buckets to buffer 0, and sorts any part that a refused
+// launch left behind with a block-wide bitonic sort, so a sort never fails. Not stable: slots
+// are claimed with atomics. Level L's grids run at nesting depths 4L+1 to 4L+4.
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+#include <array>
+#include <stdexcept>
+
+#include "quick_leaf.cuh"
+#include "quicksort.hpp"
+#include "sortbench/cuda_check.hpp"
+
+namespace sb::qs {
+namespace {
+
+constexpr int kDeepestChild = kMaxNestingDepth - 2;
+constexpr int kGridsPerLevel = 4;
+constexpr int kMaxLevels = (kDeepestChild - 1) / kGridsPerLevel + 1;  // the last level's pivots grid fits
+constexpr u64 kCopyChunk = u64(1) << 16;  // elements of one copy leaf (an equal-key bucket to buffer 0)
+// Tiles of one count or place block: its bucket sizes are added to the segment's (count) and
+// its slots claimed (place) once for all of them, so the level's same-address atomics are a
+// quarter of one a tile (16K tiles of 2^26 keys hit each of 511 counters 16K times: 0.5 ms).
+constexpr int kTilesPerBlock = 4;
+template <typename K, typename V>
+inline constexpr u64 kBlockElements = kTilesPerBlock * Elem<K, V>::tile;
+static_assert(kSampleMaxBuckets <= 2 * kGridThreads, "two buckets per thread in the block scans");
+
+enum Stage { kPivots = 0, kCount = 1, kPlace = 2, kPlan = 3 };
+
+struct SampleSegment {
+  u64 begin, len;
+  u32 first_block, blocks;  // blocks [first_block, first_block + blocks) of the level's count and place grids
+  u32 pivot_at, bucket_at;  // its pivots and bucket counters in the level's pools
+  u64 hist_at;              // its blocks' bucket sizes (blocks x buckets, block-major) in the level's pool
+  int bits, buf;
+};
+
+struct LevelState {
+  u32 segments, blocks, pivots, buckets;  // appended so far (pools of the level)
+  ull hists;
+  u32 done[kGridsPerLevel];               // ticket counters of the level's grids
+  ull began_ns[kGridsPerLevel], ended_ns[kGridsPerLevel];  // block 0's start, the last block's end
+};
+
+enum LeafKind : int { kLeafSort = 0, kLeafCopy = 1, kLeafBitonic = 2 };
+struct LeafItem {
+  u64 begin, len;
+  int buf, kind;
+};
+
+// Zeroed by the host before each sort; read back after it for the row's details.
+struct SampleHeader {
+  LevelState level[kMaxLevels];
+  ull leaves, leaf_taken;
+  ull leaf_kinds[3];
+  u32 launches, refused;
+  u32 leaf_blocks_done;
+  ull root_ns, leaf_began_ns, leaf_ended_ns;
+};
+
+// The GPU's nanosecond clock, the same on every SM: where each grid's time goes, as the row's
+// details, without a profiler (device-launched grids are out of most profilers' reach).
+__device__ __forceinline__ ull global_ns() {
+  ull t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// Block 0 of a grid notes when the grid began.
+__device__ __forceinline__ void note_began(ull* at) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *at = global_ns();
+}
+
+// Workspace: the header, two sets of level pools (level L uses set L % 2: a level's plan
+// fills the next level's set while its own is still read), then the leaf list.
+template <typename U>
+struct SampleWork {
+  SampleHeader* head;
+  SampleSegment* segments[2];
+  u32* block_segment[2];
+  U* pivots[2];
+  ull* totals[2];   // bucket sizes, summed by the count grid
+  ull* claimed[2];  // slots claimed in each bucket by the place grid
+  u32* hist[2];     // each count block's bucket sizes, for its place block
+  LeafItem* leaves;
+  SampleCapacity cap;
+  bool device_launches;  // false: the host launches each grid (quick-sample-nodp)
+};
+
+template <typename K, typename V>
+using Ord = typename Elem<K, V>::Ordered;
+
+// One thread: appends a leaf (a full list is impossible by sample_capacity; refused anyway).
+template <typename U>
+__device__ void append_leaf(const SampleWork<U>& w, LeafItem item) {
+  const ull at = atomicAdd(&w.head->leaves, 1ull);
+  if (at < w.cap.leaves) w.leaves[at] = item;
+  atomicAdd(&w.head->leaf_kinds[item.kind], 1ull);
+}
+
+// One thread: appends [begin, begin + len) of buffer buf as a segment of `level`.
+template <typename K, typename V>
+__device__ void append_segment(const SampleWork<Ord<K, V>>& w, int level, u64 begin, u64 len, int buf) {
+  if (level >= kMaxLevels) {
+    append_leaf(w, LeafItem{begin, len, buf, kLeafBitonic});
+    return;
+  }
+  LevelState& l = w.head->level[level];
+  const int bits = sample_split_bits(len, sample_leaf_target(Elem<K, V>::radix_max));
+  const int np = (1 << bits) - 1;
+  const u32 blocks = u32((len + kBlockElements<K, V> - 1) / kBlockElements<K, V>);
+  SampleSegment s;
+  s.begin = begin;
+  s.len = len;
+  s.bits = bits;
+  s.buf = buf;
+  s.blocks = blocks;
+  s.first_block = atomicAdd(&l.blocks, blocks);
+  s.pivot_at = atomicAdd(&l.pivots, u32(np));
+  s.bucket_at = atomicAdd(&l.buckets, u32(bucket_count(np)));
+  s.hist_at = atomicAdd(&l.hists, ull(blocks) * ull(bucket_count(np)));
+  const u32 at = atomicAdd(&l.segments, 1u);
+  w.segments[level & 1][at] = s;
+}
+
+// Every thread of the block: the segments of `level` go to the leaf list whole (a launch was
+// refused before their keys moved), for the leaf grid's bitonic sort.
+template <typename U>
+__device__ void abandon_level(const SampleWork<U>& w, int level) {
+  if (level >= kMaxLevels) return;
+  const u32 count = *(volatile u32*)&w.head->level[level].segments;
+  for (u32 i = threadIdx.x; i < count; i += blockDim.x) {
+    const SampleSegment s = w.segments[level & 1][i];
+    append_leaf(w, LeafItem{s.begin, s.len, s.buf, kLeafBitonic});
+  }
+}
+
+template <typename K, typename V>
+__global__ void pivots_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, int level);
+template <typename K, typename V>
+__global__ void count_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, int level);
+template <typename K, typename V>
+__global__ void place_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, int level);
+template <typename K, typename V>
+__global__ void plan_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, int level);
+
+// One thread: launches the grid of `stage` of `level` from the device; false when the nesting
+// depth or the device runtime refuses it.
+template <typename K, typename V>
+__device__ bool launch_stage(ElemBuffers<K, V> b, const SampleWork<Ord<K, V>>& w, int level, Stage stage) {
+  if (level >= kMaxLevels) return true;  // append_segment sent its segments to the leaf list
+  if (level * kGridsPerLevel + int(stage) + 1 > kDeepestChild) return false;
+  const LevelState& l = w.head->level[level];
+  const unsigned grid = (stage == kCount || stage == kPlace) ? *(volatile u32*)&l.blocks : *(volatile u32*)&l.segments;
+  if (grid == 0) return true;
+  switch (stage) {
+    case kPivots: pivots_kernel<K, V><<<grid, kGridThreads, 0, cudaStreamFireAndForget>>>(b, w, level); break;
+    case kCount: count_kernel<K, V><<<grid, kGridThreads, 0, cudaStreamFireAndForget>>>(b, w, level); break;
+    case kPlace: place_kernel<K, V><<<grid, kGridThreads, 0, cudaStreamFireAndForget>>>(b, w, level); break;
+    case kPlan: plan_kernel<K, V><<<grid, kGridThreads, 0, cudaStreamFireAndForget>>>(b, w, level); break;
+  }
+  const bool ok = cudaGetLastError() == cudaSuccess;
+  atomicAdd(ok ? &w.head->launches : &w.head->refused, 1u);
+  return ok;
+}
+
+// The last block of a grid of `level`: launches `next`, or leaves the level's segments to the
+// leaf grid when the launch is refused (their keys have not moved yet).
+template <typename K, typename V>
+__device__ void hand_on(ElemBuffers<K, V> b, const SampleWork<Ord<K, V>>& w, int level, Stage next, int& flag) {
+  if (threadIdx.x == 0) flag = launch_stage(b, w, level, next);
+  __syncthreads();
+  if (!flag) abandon_level(w, level);
+}
+
+// The segment and the elements of this block of a count or place grid (up to kTilesPerBlock tiles).
+struct BlockOf {
+  SampleSegment seg;
+  u32 index;       // of the block in its segment
+  u64 begin, len;  // relative to the segment
+};
+template <typename K, typename V>
+__device__ BlockOf block_of(const SampleWork<Ord<K, V>>& w, int level) {
+  const int p = level & 1;
+  BlockOf t;
+  t.seg = w.segments[p][w.block_segment[p][blockIdx.x]];
+  t.index = blockIdx.x - t.seg.first_block;
+  t.begin = u64(t.index) * kBlockElements<K, V>;
+  t.len = t.seg.len - t.begin < kBlockElements<K, V> ? t.seg.len - t.begin : kBlockElements<K, V>;
+  return t;
+}
+
+// The tile's keys and values, striped over the block: requested before the pivots are read,
+// so that their loads are in flight while the pivots are.
+template <typename T, int I>
+__device__ void load_tile_striped(const T* src, u64 len, T (&x)[I]) {
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    if (i < len) x[it] = src[i];
+  }
+}
+
+// Every thread: the segment's pivots and their search tree (sample_tree_entry) into shared
+// memory. Ends with a barrier.
+template <typename U>
+__device__ void load_pivots(const SampleWork<U>& w, int level, const SampleSegment& s, U* pivots, U* tree) {
+  const int np = (1 << s.bits) - 1;
+  const U* from = w.pivots[level & 1] + s.pivot_at;
+  for (int j = threadIdx.x; j < np; j += kGridThreads) pivots[j] = from[j];
+  for (int e = threadIdx.x; e < kSampleTreeNodes; e += kGridThreads)
+    tree[sample_tree_node(e)] = sample_tree_entry(e, from, s.bits, ~U{0});
+  __syncthreads();
+}
+
+// Each key's bucket (-1: past the tile's tl elements).
+template <typename K, int I, typename U>
+__device__ void bucket_tile(const K (&x)[I], u64 tl, const U* pivots, const U* tree, int bits, int (&bk)[I]) {
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    bk[it] = i < tl ? sample_tree_bucket(KeyTraits<K>::ordered(x[it]), tree, pivots, bits) : -1;
+  }
+}
+
+// Shared counters of a warp's keys, one row of I items at a time (bk < 0: no key). Lane 0's
+// bucket takes one atomic for all the lanes that share it (sorted runs, a heavy key), the
+// other lanes one each (random keys seldom collide): cheaper than __match_any_sync, whose
+// throughput made quick-fast's and this sort's first version of the grids compute-bound.
+// With slots (Rank), each key gets its place among the tile's keys of its bucket.
+template <bool Rank, int I>
+__device__ __forceinline__ void warp_count(const int (&bk)[I], u32* counter, u32 (&slot)[I]) {
+  const unsigned lt = lanemask_lt();
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    const int lead = __shfl_sync(0xffffffffu, bk[it], 0);
+    const unsigned same = __ballot_sync(0xffffffffu, bk[it] == lead);
+    const bool grouped = lead >= 0 && bk[it] == lead;
+    u32 got = 0;
+    if (grouped ? (same & lt) == 0 : bk[it] >= 0) {
+      if constexpr (Rank) got = atomicAdd(&counter[bk[it]], grouped ? u32(__popc(same)) : 1u);
+      else atomicAdd(&counter[bk[it]], grouped ? u32(__popc(same)) : 1u);
+    }
+    if constexpr (Rank) {
+      const u32 group_base = __shfl_sync(0xffffffffu, got, 0);
+      slot[it] = grouped ? group_base + u32(__popc(same & lt)) : got;
+    }
+  }
+}
+
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads) pivots_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
+                                                              int level) {
+  using U = Ord<K, V>;
+  constexpr int S = kSampleOversampling;
+  using Sorter = cub::BlockRadixSort<U, kGridThreads, S>;
+  static_assert(kGridThreads * S == (kSampleMaxPivots + 1) * kSampleOversampling, "one sample sort a block");
+  __shared__ typename Sorter::TempStorage temp;
+  __shared__ int flag;
+  note_began(&w.head->level[level].began_ns[kPivots]);
+  const int p = level & 1;
+  const SampleSegment s = w.segments[p][blockIdx.x];
+  for (u32 i = threadIdx.x; i < s.blocks; i += kGridThreads) w.block_segment[p][s.first_block + i] = blockIdx.x;
+  const int np = (1 << s.bits) - 1, nb = bucket_count(np), ns = (np + 1) * S;
+  for (int k = threadIdx.x; k < nb; k += kGridThreads) {
+    w.totals[p][s.bucket_at + k] = 0;
+    w.claimed[p][s.bucket_at + k] = 0;
+  }
+  const K* src = b.buf[s.buf] + s.begin;
+  U keys[S];
+#pragma unroll
+  for (int it = 0; it < S; ++it) {
+    const int i = threadIdx.x * S + it;
+    keys[it] = i < ns ? KeyTraits<K>::ordered(src[sample_offset(s.len, s.begin, u64(i))]) : ~U{0};
+  }
+  Sorter(temp).Sort(keys);  // blocked: thread t holds ranks t*S .. t*S+S-1; pads sort last
+  // Each thread writes the pivots among its ranks (no shared copy of the sorted sample: for
+  // 8-byte keys it would not fit beside the sorter's storage).
+  for (int j = 0; j < np; ++j) {
+    const int r = pivot_sample(j, ns, np);
+    if (r / S != int(threadIdx.x)) continue;
+#pragma unroll
+    for (int it = 0; it < S; ++it)
+      if (r % S == it) w.pivots[p][s.pivot_at + j] = keys[it];
+  }
+  if (!last_block(&w.head->level[level].done[kPivots], flag)) return;
+  if (threadIdx.x == 0) w.head->level[level].ended_ns[kPivots] = global_ns();
+  if (!w.device_launches) return;
+  hand_on(b, w, level, kCount, flag);
+}
+
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads, 2) count_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
+                                                                int level) {
+  using U = Ord<K, V>;
+  constexpr int I = Elem<K, V>::grid_items;
+  constexpr u64 tile = Elem<K, V>::tile;
+  __shared__ U pivots[kSampleMaxPivots];
+  __shared__ U tree[kSampleTreeNodes + 1];
+  __shared__ u32 count[kSampleMaxBuckets];
+  __shared__ int flag;
+  note_began(&w.head->level[level].began_ns[kCount]);
+  const int p = level & 1;
+  const BlockOf t = block_of<K, V>(w, level);
+  const K* src = b.buf[t.seg.buf] + t.seg.begin + t.begin;
+  K x[I];
+  load_tile_striped(src, t.len < tile ? t.len : tile, x);
+  const int nb = bucket_count((1 << t.seg.bits) - 1);
+  for (int k = threadIdx.x; k < nb; k += kGridThreads) count[k] = 0;
+  load_pivots(w, level, t.seg, pivots, tree);
+  for (u64 at = 0; at < t.len; at += tile) {
+    const u64 tl = t.len - at < tile ? t.len - at : tile;
+    if (at > 0) load_tile_striped(src + at, tl, x);
+    int bk[I];
+    u32 unused[I];
+    bucket_tile(x, tl, pivots, tree, t.seg.bits, bk);
+    warp_count<false>(bk, count, unused);
+  }
+  __syncthreads();
+  ull* totals = w.totals[p] + t.seg.bucket_at;
+  u32* hist = w.hist[p] + t.seg.hist_at + u64(t.index) * nb;
+  for (int k = threadIdx.x; k < nb; k += kGridThreads) {
+    hist[k] = count[k];
+    if (count[k] != 0) atomicAdd(&totals[k], ull(count[k]));
+  }
+  if (!last_block(&w.head->level[level].done[kCount], flag)) return;
+  if (threadIdx.x == 0) w.head->level[level].ended_ns[kCount] = global_ns();
+  if (!w.device_launches) return;
+  hand_on(b, w, level, kPlace, flag);
+}
+
+template <typename K, typename V>
+__device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 index);
+
+// Consecutive small buckets gathered into one leaf. Only equal-key buckets: already in order
+// (each holds one key, in pivot order), so they need a copy at most, never a sort.
+struct LeafRun {
+  u64 begin = 0, len = 0;
+  bool equal_only = true;
+  __device__ void add(u64 at, u64 n, bool equal) {
+    if (len == 0) begin = at;
+    len += n;
+    equal_only = equal_only && equal;
+  }
+  template <typename U>
+  __device__ void flush(const SampleWork<U>& w, u64 seg_begin, int out) {
+    if (len > 0 && !(equal_only && out == 0))
+      append_leaf(w, LeafItem{seg_begin + begin, len, out, equal_only ? kLeafCopy : kLeafSort});
+    len = 0;
+    equal_only = true;
+  }
+};
+
+template <typename K, typename V>
+struct PlaceShared {
+  using U = Ord<K, V>;
+  using Scan = cub::BlockScan<ull, kGridThreads>;
+  static constexpr u64 tile = Elem<K, V>::tile;
+  typename Scan::TempStorage scan;
+  U pivots[kSampleMaxPivots];
+  U tree[kSampleTreeNodes + 1];
+  u32 count[kSampleMaxBuckets];       // the tile's bucket sizes
+  u32 tile_start[kSampleMaxBuckets];  // their starts in the tile
+  ull dest[kSampleMaxBuckets];        // where the block's next key of a bucket goes
+  ull run[kSampleMaxBuckets];         // where the tile's run of a bucket goes, less its start in the tile
+  K keys[tile];
+  std::conditional_t<Elem<K, V>::carries, V, char> vals[Elem<K, V>::carries ? tile : 1];
+  std::uint16_t bucket[tile];
+  int flag;
+};
+
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
+                                                                int level) {
+  constexpr int I = Elem<K, V>::grid_items;
+  constexpr u64 tile = Elem<K, V>::tile;
+  constexpr bool carries = Elem<K, V>::carries;
+  __shared__ PlaceShared<K, V> sh;
+  note_began(&w.head->level[level].began_ns[kPlace]);
+  const int p = level & 1;
+  const BlockOf t = block_of<K, V>(w, level);
+  const u64 from = t.seg.begin + t.begin;
+  K x[I];
+  V y[I];
+  load_tile_striped(b.buf[t.seg.buf] + from, t.len < tile ? t.len : tile, x);
+  if constexpr (carries) load_tile_striped(b.val[t.seg.buf] + from, t.len < tile ? t.len : tile, y);
+  const int nb = bucket_count((1 << t.seg.bits) - 1);
+  // Where this block's run of each bucket starts: the bucket's start in the segment (a scan of
+  // the segment's sizes) plus the slots claimed before it, one atomic for the block's tiles.
+  {
+    const ull* totals = w.totals[p] + t.seg.bucket_at;
+    const u32* hist = w.hist[p] + t.seg.hist_at + u64(t.index) * nb;
+    ull size[2], start[2];
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int k = 2 * threadIdx.x + j;
+      size[j] = k < nb ? totals[k] : 0;
+    }
+    typename PlaceShared<K, V>::Scan(sh.scan).ExclusiveSum(size, start);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int k = 2 * threadIdx.x + j;
+      if (k >= nb) continue;
+      const u32 mine = hist[k];
+      sh.dest[k] = t.seg.begin + start[j] + (mine != 0 ? atomicAdd(&w.claimed[p][t.seg.bucket_at + k], ull(mine)) : 0);
+    }
+  }
+  load_pivots(w, level, t.seg, sh.pivots, sh.tree);  // its barrier also publishes dest
+  for (u64 at = 0; at < t.len; at += tile) {
+    const u64 tl = t.len - at < tile ? t.len - at : tile;
+    if (at > 0) {
+      load_tile_striped(b.buf[t.seg.buf] + from + at, tl, x);
+      if constexpr (carries) load_tile_striped(b.val[t.seg.buf] + from + at, tl, y);
+    }
+    for (int k = threadIdx.x; k < nb; k += kGridThreads) sh.count[k] = 0;
+    __syncthreads();
+    int bk[I];
+    u32 slot[I];
+    bucket_tile(x, tl, sh.pivots, sh.tree, t.seg.bits, bk);
+    warp_count<true>(bk, sh.count, slot);
+    __syncthreads();
+    // The tile's bucket starts (a scan of its sizes); dest becomes the run's start less that.
+    ull size[2], start[2];
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int k = 2 * threadIdx.x + j;
+      size[j] = k < nb ? sh.count[k] : 0;
+    }
+    typename PlaceShared<K, V>::Scan(sh.scan).ExclusiveSum(size, start);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int k = 2 * threadIdx.x + j;
+      if (k >= nb) continue;
+      sh.tile_start[k] = u32(start[j]);
+      sh.run[k] = sh.dest[k] - start[j];
+      sh.dest[k] += size[j];  // the next tile's keys of bucket k follow these
+    }
+    __syncthreads();
+#pragma unroll
+    for (int it = 0; it < I; ++it)
+      if (bk[it] >= 0) {
+        const u32 to = sh.tile_start[bk[it]] + slot[it];
+        sh.keys[to] = x[it];
+        if constexpr (carries) sh.vals[to] = y[it];
+        sh.bucket[to] = std::uint16_t(bk[it]);
+      }
+    __syncthreads();
+    K* dst = b.buf[1 - t.seg.buf];
+    for (u32 i = threadIdx.x; i < tl; i += kGridThreads) {
+      const u64 to = sh.run[sh.bucket[i]] + i;
+      dst[to] = sh.keys[i];
+      if constexpr (carries) b.val[1 - t.seg.buf][to] = sh.vals[i];
+    }
+    __syncthreads();  // the staging buffers are refilled by the next tile
+  }
+  if (!last_block(&w.head->level[level].done[kPlace], sh.flag)) return;
+  if (threadIdx.x == 0) {
+    w.head->level[level].ended_ns[kPlace] = global_ns();
+    sh.flag = !w.device_launches || launch_stage(b, w, level, kPlan);
+  }
+  __syncthreads();
+  if (sh.flag) return;
+  // The plan grid was refused: this block plans every segment itself, then starts the next level.
+  const u32 count = *(volatile u32*)&w.head->level[level].segments;
+  for (u32 i = 0; i < count; ++i) plan_segment<K, V>(w, level, i);
+  __syncthreads();
+  if (threadIdx.x == 0) sh.flag = launch_stage(b, w, level + 1, kPivots);
+  __syncthreads();
+  if (!sh.flag) abandon_level(w, level + 1);
+}
+
+// Every thread of the block: hands out the buckets of segment `index` of `level` (placed in
+// buffer 1 - buf). A bucket between pivots above the leaf size becomes a segment of the next
+// level, an equal-key bucket above it is copied to buffer 0 in chunks (or left where it is);
+// the rest are gathered in order into leaves of up to Elem::radix_max elements, so that a
+// leaf sort is filled rather than run on one small bucket, and keys equal to a pivot (a
+// bucket of one key, for distinct keys) ride in the leaf beside them.
+template <typename K, typename V>
+__device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 index) {
+  using Scan = cub::BlockScan<ull, kGridThreads>;
+  constexpr u64 leaf_max = Elem<K, V>::radix_max;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ ull start_of[kSampleMaxBuckets + 1];
+  const int p = level & 1;
+  const SampleSegment s = w.segments[p][index];
+  const int nb = bucket_count((1 << s.bits) - 1), out = 1 - s.buf;
+  const ull* totals = w.totals[p] + s.bucket_at;
+  ull len[2], start[2];
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    const int k = 2 * threadIdx.x + j;
+    len[j] = k < nb ? totals[k] : 0;
+  }
+  Scan(scan).ExclusiveSum(len, start);
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    const int k = 2 * threadIdx.x + j;
+    if (k > nb) continue;
+    start_of[k] = start[j];
+    if (len[j] <= leaf_max) continue;
+    const u64 at = s.begin + start[j];
+    if (!is_equal_bucket(k)) {
+      append_segment<K, V>(w, level + 1, at, len[j], out);
+    } else {
+      for (u64 c = 0; out != 0 && c < len[j]; c += kCopyChunk)
+        append_leaf(w, LeafItem{at + c, len[j] - c < kCopyChunk ? len[j] - c : kCopyChunk, out, kLeafCopy});
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    LeafRun run;
+    for (int k = 0; k < nb; ++k) {
+      const u64 n = start_of[k + 1] - start_of[k];
+      if (n == 0) continue;
+      if (n > leaf_max || run.len + n > leaf_max) run.flush(w, s.begin, out);
+      if (n > leaf_max) continue;
+      run.add(start_of[k], n, is_equal_bucket(k));
+    }
+    run.flush(w, s.begin, out);
+  }
+  __syncthreads();  // the scan storage and starts are reused by the next segment
+}
+
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads) plan_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, int level) {
+  __shared__ int flag;
+  note_began(&w.head->level[level].began_ns[kPlan]);
+  plan_segment<K, V>(w, level, blockIdx.x);
+  if (!last_block(&w.head->level[level].done[kPlan], flag)) return;
+  if (threadIdx.x == 0) w.head->level[level].ended_ns[kPlan] = global_ns();
+  if (!w.device_launches) return;
+  hand_on(b, w, level + 1, kPivots, flag);
+}
+
+// The whole input: one leaf when it fits one, else the first level's segment (depth 0).
+template <typename K, typename V>
+__global__ void root_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, u64 n) {
+  w.head->root_ns = global_ns();
+  if (n <= Elem<K, V>::radix_max) {
+    append_leaf(w, LeafItem{0, n, 0, kLeafSort});
+    return;
+  }
+  append_segment<K, V>(w, 0, 0, n, 0);
+  if (w.device_launches && !launch_stage(b, w, 0, kPivots)) append_leaf(w, LeafItem{0, n, 0, kLeafBitonic});
+}
+
+// Every thread of the block: one leaf into buffer 0.
+template <typename K, typename V>
+__device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf, RadixLeafShared<K, V>& sh) {
+  V* vals = nullptr;
+  V* vout = nullptr;
+  if constexpr (Elem<K, V>::carries) {
+    vals = b.val[leaf.buf] + leaf.begin;
+    vout = b.val[0] + leaf.begin;
+  }
+  K* keys = b.buf[leaf.buf] + leaf.begin;
+  K* out = b.buf[0] + leaf.begin;
+  if (leaf.kind == kLeafSort) {
+    radix_finish(keys, static_cast<const V*>(vals), leaf.len, out, vout, sh);
+  } else if (leaf.kind == kLeafCopy) {
+    block_copy(keys, static_cast<const V*>(vals), out, vout, leaf.len);
+    __syncthreads();
+  } else {
+    block_finish(b, Segment{leaf.begin, leaf.len, leaf.buf});
+  }
+}
+
+// The leaf grid (host-launched after the tree, no device launches): each block takes the
+// next leaf of the list until none is left.
+template <typename K, typename V>
+__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) sample_leaf_kernel(ElemBuffers<K, V> b,
+                                                                                  SampleWork<Ord<K, V>> w) {
+  __shared__ RadixLeafShared<K, V> sh;
+  __shared__ ull taken;
+  __shared__ int flag;
+  note_began(&w.head->leaf_began_ns);
+  const ull count = w.head->leaves < w.cap.leaves ? w.head->leaves : w.cap.leaves;
+  for (;;) {
+    if (threadIdx.x == 0) taken = atomicAdd(&w.head->leaf_taken, 1ull);
+    __syncthreads();
+    const ull i = taken;
+    __syncthreads();  // `taken` is rewritten for the next leaf
+    if (i >= count) break;
+    finish_leaf(b, w.leaves[i], sh);
+  }
+  if (last_block(&w.head->leaf_blocks_done, flag) && threadIdx.x == 0) w.head->leaf_ended_ns = global_ns();
+}
+
+constexpr std::size_t kAlign = 256;
+std::size_t aligned(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+// Where the workspace's parts start, for elements of element_bytes and keys of key_bytes.
+struct SampleLayout {
+  SampleCapacity cap;
+  std::size_t segments[2], block_segment[2], pivots[2], totals[2], claimed[2], hist[2], leaves, bytes;
+};
+SampleLayout sample_layout(std::uint64_t n, int element_bytes, int key_bytes) {
+  SampleLayout l;
+  l.cap = sample_capacity(n, kTilesPerBlock * grid_tile_elements(element_bytes), radix_leaf_elements(element_bytes),
+                          kCopyChunk, kMaxLevels);
+  std::size_t at = aligned(sizeof(SampleHeader));
+  auto take = [&at](std::size_t bytes) {
+    const std::size_t here = at;
+    at += aligned(bytes);
+    return here;
+  };
+  for (int p = 0; p < 2; ++p) {
+    l.segments[p] = take(l.cap.segments * sizeof(SampleSegment));
+    l.block_segment[p] = take(l.cap.blocks * sizeof(u32));
+    l.pivots[p] = take(l.cap.pivots * std::size_t(key_bytes));
+    l.totals[p] = take(l.cap.buckets * sizeof(ull));
+    l.claimed[p] = take(l.cap.buckets * sizeof(ull));
+    l.hist[p] = take(l.cap.hists * sizeof(u32));
+  }
+  l.leaves = take(l.cap.leaves * sizeof(LeafItem));
+  l.bytes = at;
+  return l;
+}
+
+// Blocks of the leaf grid: as many as the GPU runs at once (queried once per element type).
+template <typename K, typename V>
+unsigned sample_leaf_blocks() {
+  static unsigned blocks = 0;
+  if (blocks == 0) {
+    int device = 0, sms = 0, per_sm = 0;
+    SB_CUDA_CHECK(cudaGetDevice(&device));
+    SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_leaf_kernel<K, V>, kLeafThreads, 0));
+    blocks = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
+  }
+  return blocks;
+}
+
+}  // namespace
+
+std::size_t sample_workspace_bytes(std::uint64_t n, int key_bytes, int value_bytes) {
+  return sample_layout(n, key_bytes + value_bytes, key_bytes).bytes;
+}
+
+template <typename K, typename V>
+void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bool device_launches, void* workspace,
+                         std::size_t workspace_bytes, cudaStream_t stream) {
+  using U = Ord<K, V>;
+  if (n < 2) return;
+  const SampleLayout l = sample_layout(n, Elem<K, V>::bytes, int(sizeof(K)));
+  if (workspace_bytes < l.bytes) throw std::invalid_argument("quick-sample: workspace too small");
+  char* base = static_cast<char*>(workspace);
+  SampleWork<U> w;
+  w.head = reinterpret_cast<SampleHeader*>(base);
+  for (int p = 0; p < 2; ++p) {
+    w.segments[p] = reinterpret_cast<SampleSegment*>(base + l.segments[p]);
+    w.block_segment[p] = reinterpret_cast<u32*>(base + l.block_segment[p]);
+    w.pivots[p] = reinterpret_cast<U*>(base + l.pivots[p]);
+    w.totals[p] = reinterpret_cast<ull*>(base + l.totals[p]);
+    w.claimed[p] = reinterpret_cast<ull*>(base + l.claimed[p]);
+    w.hist[p] = reinterpret_cast<u32*>(base + l.hist[p]);
+  }
+  w.leaves = reinterpret_cast<LeafItem*>(base + l.leaves);
+  w.cap = l.cap;
+  w.device_launches = device_launches;
+  ElemBuffers<K, V> b{{keys[0], keys[1]}, {nullptr, nullptr}};
+  if constexpr (Elem<K, V>::carries) {
+    b.val[0] = vals[0];
+    b.val[1] = vals[1];
+  }
+  SB_CUDA_CHECK(cudaMemsetAsync(w.head, 0, sizeof(SampleHeader), stream));
+  root_kernel<<<1, 1, 0, stream>>>(b, w, n);
+  SB_CUDA_CHECK_LAUNCH();
+  if (!device_launches) {
+    // The paper's noDP form: the host reads each level's sizes back (one stream
+    // synchronization a level) and launches its four grids.
+    for (int level = 0; level < kMaxLevels; ++level) {
+      LevelState ls;
+      SB_CUDA_CHECK(cudaMemcpyAsync(&ls, &w.head->level[level], sizeof ls, cudaMemcpyDeviceToHost, stream));
+      SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+      if (ls.segments == 0) break;
+      pivots_kernel<K, V><<<ls.segments, kGridThreads, 0, stream>>>(b, w, level);
+      count_kernel<K, V><<<ls.blocks, kGridThreads, 0, stream>>>(b, w, level);
+      place_kernel<K, V><<<ls.blocks, kGridThreads, 0, stream>>>(b, w, level);
+      plan_kernel<K, V><<<ls.segments, kGridThreads, 0, stream>>>(b, w, level);
+      SB_CUDA_CHECK_LAUNCH();
+    }
+  }
+  // The stream starts the leaf grid once the root and every grid launched below it are done.
+  sample_leaf_kernel<<<sample_leaf_blocks<K, V>(), kLeafThreads, 0, stream>>>(b, w);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+SampleReport read_sample_report(const void* workspace, cudaStream_t stream) {
+  SampleHeader h;
+  SB_CUDA_CHECK(cudaMemcpyAsync(&h, workspace, sizeof h, cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  SampleReport r;
+  auto us = [](ull from, ull to) { return to > from ? double(to - from) * 1e-3 : 0.0; };
+  ull tree_end = h.root_ns;
+  for (int level = 0; level < kMaxLevels; ++level) {
+    const LevelState& l = h.level[level];
+    if (l.segments == 0) break;
+    r.segments.push_back(l.segments);
+    r.blocks.push_back(l.blocks);
+    std::array<double, 4> stage{};
+    for (int k = 0; k < kGridsPerLevel; ++k) {
+      stage[k] = us(l.began_ns[k], l.ended_ns[k]);
+      if (l.ended_ns[k] > tree_end) tree_end = l.ended_ns[k];
+    }
+    r.stage_us.push_back(stage);
+  }
+  r.tree_us = us(h.root_ns, tree_end);
+  r.leaf_us = us(h.leaf_began_ns, h.leaf_ended_ns);
+  r.sort_leaves = h.leaf_kinds[kLeafSort];
+  r.copy_leaves = h.leaf_kinds[kLeafCopy];
+  r.bitonic_leaves = h.leaf_kinds[kLeafBitonic];
+  r.launches = h.launches;
+  r.refused = h.refused;
+  return r;
+}
+
+#define SB_QS_SAMPLE_INSTANTIATE(K, V)                                                                             \
+  template void launch_quick_sample<K, V>(K* const[2], V* const[2], std::uint64_t, bool, void*, std::size_t, \
+                                          cudaStream_t);
+SB_FOR_EACH_SCALAR_ELEMENT(SB_QS_SAMPLE_INSTANTIATE)
+#undef SB_QS_SAMPLE_INSTANTIATE
+
+}  // namespace sb::qs
