@@ -94,6 +94,40 @@ SB_HD_INLINE std::uint64_t buckets_for(std::uint64_t range, unsigned low_bits) {
   return ceil_div(range, std::uint64_t{1} << low_bits);
 }
 
+// Tiled hybrid (hp-tiled): each tile of `tile` keys is grouped by bucket in place, so the
+// split needs no global bucket offsets (no counting pass, no scan); the start of every
+// (bucket, tile) segment inside its tile is kept in a table of buckets + 1 rows of tiles
+// words, bucket-major so that the histogram of one bucket reads its row contiguously. Row
+// `buckets` holds each tile's length: the end of its last segment.
+SB_HD_INLINE std::uint64_t segment_row(std::uint64_t bucket, std::uint64_t tile, std::uint64_t tiles) {
+  return bucket * tiles + tile;
+}
+SB_HD_INLINE std::uint64_t segment_table_words(std::uint64_t buckets, std::uint64_t tiles) {
+  return (buckets + 1) * tiles;
+}
+
+// The 4-value words (8 bytes of 2-byte low bits) of the grouped array that cover its
+// positions [lo, hi): [q0, q1). Tiles start at multiples of 4 values, so a segment read as
+// whole words overlaps its neighbours by at most 3 values on each side, which the reader masks.
+SB_HD_INLINE void quad_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t& q0, std::uint64_t& q1) {
+  q0 = lo / 4;
+  q1 = hi > lo ? ceil_div(hi, 4) : q0;
+}
+
+// How many blocks (groups of tiles) share one bucket's histogram. Every group past the first
+// costs one global atomic per non-empty bin of the range when it adds its counts to A; one
+// group writes A with plain stores. So: as many groups as fill one wave of resident blocks
+// (a second, partial wave would leave SMs idle for a whole block's time), but no more than
+// keep groups * range within n / keys_per_flushed_bin, and no more than there are tiles.
+SB_HD_INLINE std::uint64_t bucket_groups(std::uint64_t buckets, std::uint64_t tiles, std::uint64_t resident_blocks,
+                                         std::uint64_t n, std::uint64_t range, std::uint64_t keys_per_flushed_bin) {
+  std::uint64_t g = buckets ? resident_blocks / buckets : 1;
+  const std::uint64_t by_flush = range ? n / (range * keys_per_flushed_bin) : 1;
+  g = min_u64(g, by_flush);
+  g = min_u64(g, tiles);
+  return g ? g : 1;
+}
+
 // Fused binarize + scan + compress: one 64-bit scan carries both prefix sums of
 // Algorithm 5 (A01p in the high word, Ap in the low word). Ap <= n < 2^32 never carries.
 SB_HD_INLINE std::uint64_t pack_bin(std::uint32_t count) {
@@ -141,15 +175,20 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
 // dense_keys_per_bin keys per bin and a range the hybrid's buckets cover, the hybrid; with
 // at least sparse_keys_per_bin keys per bin the global (L2) histogram (ranges beyond the
 // hybrid's buckets); otherwise CUB radix sort on the range's bits (it won at delta = 1).
-enum class AutoChoice { smem, hybrid, global, cub };
+// hp-tiled, where its buckets cover the range (tiled_max_range; 0: never) and there are at
+// least tiled_keys_per_bin keys per bin, comes before the hybrid.
+enum class AutoChoice { smem, hybrid, global, cub, tiled };
 struct AutoRule {
   std::uint64_t shared_bins;
   std::uint64_t hybrid_max_range;
   std::uint64_t dense_keys_per_bin;
   std::uint64_t sparse_keys_per_bin;
+  std::uint64_t tiled_max_range = 0;
+  std::uint64_t tiled_keys_per_bin = 1;
 };
 SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule) {
   if (range <= rule.shared_bins) return AutoChoice::smem;
+  if (range <= rule.tiled_max_range && range * rule.tiled_keys_per_bin <= n) return AutoChoice::tiled;
   if (range <= rule.hybrid_max_range && range * rule.dense_keys_per_bin <= n) return AutoChoice::hybrid;
   if (range * rule.sparse_keys_per_bin <= n) return AutoChoice::global;
   return AutoChoice::cub;

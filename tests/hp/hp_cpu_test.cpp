@@ -77,6 +77,44 @@ TEST(HpIndex, BucketSplitRecombines) {
   EXPECT_EQ(buckets_for(std::uint64_t{1} << 32, 15), std::uint64_t{1} << 17);
 }
 
+TEST(HpIndex, SegmentTableIsBucketMajorWithALengthRow) {
+  EXPECT_EQ(segment_table_words(3, 10), 40u);
+  EXPECT_EQ(segment_row(0, 0, 10), 0u);
+  EXPECT_EQ(segment_row(0, 9, 10), 9u);
+  EXPECT_EQ(segment_row(1, 0, 10), 10u);
+  EXPECT_EQ(segment_row(3, 9, 10), 39u);  // the last tile's length, the table's last word
+}
+
+TEST(HpIndex, QuadSpanCoversTheSegmentWithWholeWords) {
+  for (std::uint64_t lo : {0ull, 1ull, 3ull, 4ull, 5ull, 8191ull, 8192ull})
+    for (std::uint64_t len : {0ull, 1ull, 2ull, 3ull, 4ull, 5ull, 7ull, 8ull, 100ull}) {
+      std::uint64_t q0, q1;
+      quad_span(lo, lo + len, q0, q1);
+      if (len == 0) {
+        EXPECT_EQ(q0, q1);
+        continue;
+      }
+      EXPECT_LE(4 * q0, lo);
+      EXPECT_GT(4 * q0 + 4, lo);  // the first word holds lo
+      EXPECT_GE(4 * q1, lo + len);
+      EXPECT_LT(4 * q1 - 4, lo + len);  // the last word holds lo + len - 1
+    }
+}
+
+TEST(HpIndex, BucketGroupsFillOneWaveWithinTheFlushBudget) {
+  // 82 buckets, 396 resident blocks: 4 groups (328 blocks, one wave).
+  EXPECT_EQ(bucket_groups(82, 8192, 396, 1ull << 26, (1ull << 26) / 50, 8), 4u);
+  // More buckets than resident blocks: one group, A written with stores.
+  EXPECT_EQ(bucket_groups(500, 8192, 396, 1ull << 26, 500ull << 14, 8), 1u);
+  // delta = 16: the flush budget (16 / 8 keys per flushed bin) allows 2 groups only.
+  EXPECT_EQ(bucket_groups(64, 2048, 396, 1ull << 24, 1ull << 20, 8), 2u);
+  // delta below keys_per_flushed_bin: one group.
+  EXPECT_EQ(bucket_groups(4, 2048, 396, 1ull << 24, 1ull << 22, 8), 1u);
+  // Never more groups than tiles, never none.
+  EXPECT_EQ(bucket_groups(1, 3, 396, 1ull << 20, 1000, 8), 3u);
+  EXPECT_EQ(bucket_groups(1, 0, 396, 0, 1, 8), 1u);
+}
+
 TEST(HpIndex, PackedScanCarriesBothSums) {
   const std::vector<std::uint32_t> A{0, 3, 0, 0, 5, 1, 0};
   std::uint64_t sum = 0;
@@ -125,6 +163,15 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true, true}, rule), AutoChoice::cub);
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true, false}, rule), AutoChoice::hybrid);
   EXPECT_EQ(auto_choice(1 << 21, 1 << 22, rule), AutoChoice::cub);                // delta 0.5
+  // hp-tiled where its buckets cover the range and there are enough keys per bin.
+  AutoRule tiled = rule;
+  tiled.tiled_max_range = std::uint64_t{1} << 25;
+  tiled.tiled_keys_per_bin = 2;
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, tiled), AutoChoice::tiled);
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled), AutoChoice::tiled);     // delta 2
+  EXPECT_EQ(auto_choice(1 << 26, 1000, tiled), AutoChoice::smem);
+  EXPECT_EQ(auto_choice(1ull << 28, (1ull << 28) / 4, tiled), AutoChoice::hybrid);  // range 2^26 past the tiles' buckets
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled), AutoChoice::cub);             // delta 1
 }
 
 TEST(HpIndex, AutoChoiceSendsWhatHpCannotTakeToCub) {
