@@ -251,6 +251,196 @@ static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* o
   }
 }
 
+// ---- hp-tiled: the split without global bucket offsets ----
+// The hybrid's split needs each (bucket, part)'s place in the bucketed array, so it reads
+// the keys twice (a counting pass, then the scatter) and its stores land wherever the
+// offsets say. The per-bucket histograms only need to find a bucket's keys, not to have them
+// contiguous, so here each tile is grouped by bucket and written back in place (its stores
+// are the tile's own 16 KB, whole lines), and a table records where each bucket's segment
+// starts in each tile. The histogram of bucket b then reads its segment of every tile.
+constexpr unsigned kTileBlock = 512;
+constexpr unsigned kTileItems = 16;
+constexpr unsigned kTile = kTileBlock * kTileItems;
+// Two tiles of keys (the one being grouped, the next one arriving by cp.async), the grouped
+// low bits, and two words per bucket (tile counts, segment starts).
+template <typename W>
+constexpr std::size_t group_shared_bytes(u32 buckets) {
+  return 2 * std::size_t{kTile} * sizeof(W) + std::size_t{kTile} * sizeof(std::uint16_t) + 2 * std::size_t{buckets} * sizeof(u32);
+}
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// Starts copying tile t of x into s (16-byte cp.async for the whole chunks, plain loads for
+// a last tile's tail): the copy runs while the block groups the previous tile, which is what
+// the hybrid's scatter lacked (its loads waited behind every barrier of a tile).
+template <typename W>
+__device__ __forceinline__ void load_tile_async(const W* x, u64 n, u64 t, W* s) {
+  const u64 t0 = t * kTile;
+  const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
+  constexpr u32 per_chunk = 16 / sizeof(W);
+  const u32 chunks = len / per_chunk;
+  for (u32 c = threadIdx.x; c < chunks; c += blockDim.x) cp_async16(s + c * per_chunk, x + t0 + c * per_chunk);
+  for (u32 i = chunks * per_chunk + threadIdx.x; i < len; i += blockDim.x) s[i] = x[t0 + i];
+}
+
+using TileScan = cub::BlockScan<u32, kTileBlock>;
+// Persistent blocks, two per SM; tiles are independent, so block g takes tiles g, g + grid, ...
+template <typename W>
+__global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, W min_word, unsigned low_bits,
+                                                             u32 buckets, u32* seg_start, std::uint16_t* low) {
+  extern __shared__ __align__(16) unsigned char s_raw[];
+  __shared__ TileScan::TempStorage s_scan;
+  W* s_in = reinterpret_cast<W*>(s_raw);
+  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_in + 2 * kTile);
+  u32* s_count = reinterpret_cast<u32*>(s_low + kTile);
+  u32* s_start = s_count + buckets;
+  const u64 tiles = ceil_div(n, kTile);
+  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
+  u64 t = blockIdx.x;
+  if (t < tiles) load_tile_async(x, n, t, s_in);
+  cp_async_commit();
+  const u32 per_thread = static_cast<u32>(ceil_div(buckets, blockDim.x));
+  const u32 none = buckets << low_bits;  // the offset of no bucket, for positions past the tile
+  for (unsigned buf = 0; t < tiles; t += gridDim.x, buf ^= 1) {
+    // The other buffer was last read before the previous tile's final barrier.
+    if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in + (buf ^ 1) * kTile);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    const W* keys = s_in + buf * kTile;
+    const u64 t0 = t * kTile;
+    const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
+    u32 rank[kTileItems];
+#pragma unroll
+    for (unsigned it = 0; it < kTileItems; ++it) {
+      const u32 i = it * kTileBlock + threadIdx.x;
+      const u32 bucket = bucket_of(i < len ? word_offset<W>(keys[i], min_word) : none, low_bits);
+      // As in bucket_scatter: a warp whose keys share one bucket takes its ranks at once.
+      const u32 lane0_bucket = __shfl_sync(0xffffffffu, bucket, 0);
+      if (__all_sync(0xffffffffu, bucket == lane0_bucket)) {
+        u32 base = 0;
+        if (lane_id() == 0 && lane0_bucket < buckets) base = atomicAdd(&s_count[lane0_bucket], 32u);
+        rank[it] = __shfl_sync(0xffffffffu, base, 0) + lane_id();
+      } else {
+        rank[it] = bucket < buckets ? atomicAdd(&s_count[bucket], 1u) : 0;
+      }
+    }
+    __syncthreads();
+    const u32 b0 = threadIdx.x * per_thread;
+    u32 sum = 0;
+    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) sum += s_count[b];
+    TileScan(s_scan).ExclusiveSum(sum, sum);
+    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) {
+      s_start[b] = sum;
+      seg_start[segment_row(b, t, tiles)] = sum;
+      sum += s_count[b];
+    }
+    if (threadIdx.x == 0) seg_start[segment_row(buckets, t, tiles)] = len;
+    __syncthreads();
+#pragma unroll
+    for (unsigned it = 0; it < kTileItems; ++it) {
+      const u32 i = it * kTileBlock + threadIdx.x;
+      if (i < len) {
+        const u32 off = word_offset<W>(keys[i], min_word);
+        s_low[s_start[bucket_of(off, low_bits)] + rank[it]] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+      }
+    }
+    __syncthreads();
+    std::uint16_t* out = low + t0;
+    if (len == kTile) {
+      constexpr u32 chunks = kTile * sizeof(std::uint16_t) / sizeof(uint4);
+      for (u32 c = threadIdx.x; c < chunks; c += blockDim.x)
+        reinterpret_cast<uint4*>(out)[c] = reinterpret_cast<const uint4*>(s_low)[c];
+    } else {
+      for (u32 i = threadIdx.x; i < len; i += blockDim.x) out[i] = s_low[i];
+    }
+    for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
+    // s_count is next written after the next tile's first barrier, s_low and s_start after its second.
+  }
+  cp_async_wait<0>();
+}
+
+// Four 2-byte values of the grouped array from word q (positions 4q .. 4q + 3); a word
+// reaching past n is read value by value (the array holds n values).
+__device__ __forceinline__ uint2 load_quad(const std::uint16_t* low, u64 n, u64 q) {
+  if (4 * q + 4 <= n) return reinterpret_cast<const uint2*>(low)[q];
+  u32 v[4] = {0, 0, 0, 0};
+  for (u32 k = 0; k < 4 && 4 * q + k < n; ++k) v[k] = low[4 * q + k];
+  return make_uint2(v[0] | v[1] << 16, v[2] | v[3] << 16);
+}
+
+// The histogram of bucket b over the tiles of group g: each warp reads the segments of
+// kSegBatch tiles at once (two 8-byte words a lane of each, issued before any is counted,
+// so that a warp keeps ~1 KB of loads in flight), masking the neighbours' values that the
+// whole words overlap. One group stores its counts into A; several add the non-empty bins.
+constexpr unsigned kSegBlock = 512;
+constexpr unsigned kSegBatch = 4;
+constexpr unsigned kSegWords = 2;
+static __global__ void __launch_bounds__(kSegBlock) segment_hist(const std::uint16_t* low, u64 n, const u32* seg_start,
+                                                                u64 tiles, u32 buckets, unsigned low_bits, u64 range,
+                                                                u32 groups, u32* A) {
+  extern __shared__ u32 s_hist[];
+  const u32 bins = 1u << low_bits;
+  const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
+  u64 t_lo, t_hi;
+  part_bounds(tiles, groups, g, 1, t_lo, t_hi);
+  for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
+  __syncthreads();
+  RunCounter run;
+  auto visit = [&](u64 q, u64 lo, u64 hi, uint2 v) {
+    const u32 vals[4] = {v.x & 0xffffu, v.x >> 16, v.y & 0xffffu, v.y >> 16};
+#pragma unroll
+    for (u32 k = 0; k < 4; ++k)
+      if (4 * q + k >= lo && 4 * q + k < hi) run.add(s_hist, vals[k]);
+  };
+  const unsigned lane = lane_id(), warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (u64 base = t_lo + u64{warp} * kSegBatch; base < t_hi; base += u64{warps} * kSegBatch) {
+    u64 my_lo = 0, my_hi = 0;
+    if (lane < kSegBatch && base + lane < t_hi) {
+      const u64 t = base + lane;
+      my_lo = t * kTile + seg_start[segment_row(b, t, tiles)];
+      my_hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
+    }
+    u64 lo[kSegBatch], hi[kSegBatch], q0[kSegBatch], q1[kSegBatch];
+    uint2 v[kSegBatch][kSegWords];
+#pragma unroll
+    for (unsigned k = 0; k < kSegBatch; ++k) {
+      lo[k] = __shfl_sync(0xffffffffu, my_lo, k);
+      hi[k] = __shfl_sync(0xffffffffu, my_hi, k);
+      quad_span(lo[k], hi[k], q0[k], q1[k]);
+#pragma unroll
+      for (unsigned j = 0; j < kSegWords; ++j) {
+        const u64 q = q0[k] + lane + 32 * j;
+        v[k][j] = q < q1[k] ? load_quad(low, n, q) : make_uint2(0, 0);
+      }
+    }
+#pragma unroll
+    for (unsigned k = 0; k < kSegBatch; ++k) {
+#pragma unroll
+      for (unsigned j = 0; j < kSegWords; ++j) {
+        const u64 q = q0[k] + lane + 32 * j;
+        if (q < q1[k]) visit(q, lo[k], hi[k], v[k][j]);
+      }
+      for (u64 q = q0[k] + lane + 32 * kSegWords; q < q1[k]; q += 32) visit(q, lo[k], hi[k], load_quad(low, n, q));
+    }
+  }
+  run.flush(s_hist);
+  __syncthreads();
+  const u64 first = u64{b} << low_bits;
+  for (u32 i = threadIdx.x; i < bins && first + i < range; i += blockDim.x) {
+    if (groups == 1) A[first + i] = s_hist[i];
+    else if (s_hist[i]) atomicAdd(&A[first + i], s_hist[i]);
+  }
+}
+
 // Fused binarize + prefix sums + compressA01p (Algorithm 5 lines 2-11 and the Ap of
 // Algorithm 2 line 2): CUB scans pack_bin(A[i]); this output functor receives (i, scan) and
 // writes the run of every non-empty bin: its value and its end in the output.
