@@ -68,9 +68,14 @@ constexpr std::uint64_t kKeysPerFlushedBin = 8;
 // n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
 constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
 constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
-constexpr std::uint64_t kAutoTiledKeysPerBin = 4;
+constexpr std::uint64_t kAutoTiledKeysPerBin = 16;
 
 std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
+// hp-smem counts a range of up to kSmemMaxBands blocks' worth of bins in as many passes
+// over the keys (4 bytes a key each); measured against hp-tiled just past one band in
+// docs/hp.md (delta = 256 at n = 2^24, range 65,536).
+constexpr std::uint64_t kSmemMaxBands = 2;
+std::uint64_t shared_range_max(const DeviceFacts& d) { return kSmemMaxBands * shared_bins_max(d); }
 
 using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
 template <typename W>
@@ -192,13 +197,17 @@ unsigned resident_grid(Kernel kernel, u64 items, unsigned block, std::size_t sme
 
 template <typename W>
 void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
-  const auto bins = static_cast<u32>(r.range);
-  const u32 copies = counter_copies(bins);
-  const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
-  hist_shared<W><<<resident_grid(hist_shared<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device), kHistBlock, smem,
-                   r.stream>>>(
-      x, r.n, r.min_word, bins, copies, A);
-  SB_CUDA_CHECK_LAUNCH();
+  const u64 bands = shared_bands(r.range, shared_bins_max(r.device));
+  for (u64 band = 0; band < bands; ++band) {
+    u64 lo, hi;
+    part_bounds(r.range, bands, band, 1, lo, hi);
+    const auto bins = static_cast<u32>(hi - lo);
+    const u32 copies = counter_copies(bins);
+    const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
+    hist_shared<W><<<resident_grid(hist_shared<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device), kHistBlock, smem,
+                     r.stream>>>(x, r.n, r.min_word, bins, copies, static_cast<u32>(lo), A);
+    SB_CUDA_CHECK_LAUNCH();
+  }
 }
 
 template <typename W>
@@ -318,9 +327,10 @@ std::size_t fast_bytes(Histogram h, const SortProblem& p) {
 
 std::optional<std::string> shared_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
-  const std::uint64_t bins_max = shared_bins_max(device_facts(p));
-  if (problem_range(p) > bins_max)
-    return fmt::format("range {} above {} bins: the histogram must fit in shared memory", problem_range(p), bins_max);
+  const DeviceFacts d = device_facts(p);
+  if (problem_range(p) > shared_range_max(d))
+    return fmt::format("range {} above {} bins: the histogram must fit in shared memory in {} passes of {} bins",
+                       problem_range(p), shared_range_max(d), kSmemMaxBands, shared_bins_max(d));
   return std::nullopt;
 }
 
@@ -355,7 +365,7 @@ const char* choice_name(Choice c) {
 }
 
 Choice choose(const SortProblem& p) {
-  const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
+  const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
@@ -465,7 +475,7 @@ void add_fast(Registry& r) {
   Algorithm smem = fast_member("hp-smem", Histogram::shared,
                                "beyond seed 004: shared-memory privatized histogram, fused binarize/scan/compress, "
                                "run expansion with coalesced stores");
-  smem.constraints = "range fits in shared memory (about 56K bins on Hopper)";
+  smem.constraints = fmt::format("range fits in shared memory in at most {} passes (about 56K bins each on Hopper)", kSmemMaxBands);
   smem.unsupported = shared_unsupported;
   r.add(smem);
 

@@ -81,13 +81,20 @@ __device__ __forceinline__ void count_privatized(u32 bins, u32 copies, Visit&& v
   }
 }
 
-// Shared-memory privatized histogram of the whole input, summed into the global A.
+// Shared-memory privatized histogram of the whole input's offsets in the band
+// [band_lo, band_lo + bins), summed into the global A.
 template <typename W>
-__global__ void hist_shared(const W* x, u64 n, W min_word, u32 bins, u32 copies, u32* A) {
+__global__ void hist_shared(const W* x, u64 n, W min_word, u32 bins, u32 copies, u32 band_lo, u32* A) {
   count_privatized(
-      bins, copies, [&](auto&& f) { for_each_offset(x, n, min_word, f); }, [](u32 off) { return off; },
+      bins, copies,
+      [&](auto&& f) {
+        for_each_offset(x, n, min_word, [&](u32 off) {
+          if (off - band_lo < bins) f(off - band_lo);  // offsets below band_lo wrap past bins
+        });
+      },
+      [](u32 off) { return off; },
       [&](u32 b, u32 c) {
-        if (c) atomicAdd(&A[b], c);
+        if (c) atomicAdd(&A[band_lo + b], c);
       });
 }
 
@@ -377,60 +384,85 @@ __device__ __forceinline__ uint2 load_quad(const std::uint16_t* low, u64 n, u64 
   return make_uint2(v[0] | v[1] << 16, v[2] | v[3] << 16);
 }
 
-// The histogram of bucket b over the tiles of group g: each warp reads the segments of
-// kSegBatch tiles at once (two 8-byte words a lane of each, issued before any is counted,
-// so that a warp keeps ~1 KB of loads in flight), masking the neighbours' values that the
-// whole words overlap. One group stores its counts into A; several add the non-empty bins.
+// The histogram of bucket b over the tiles of group g. Segments are short (8192 keys over
+// the buckets: ~100 values at delta = 50, n = 2^26, 2^14-bin buckets) and a warp per segment
+// left most lanes idle behind two dependent loads (bounds, then values): 178 us under Nsight
+// Compute at 16 % of DRAM. So the block stages the bounds of kSegChunk tiles in shared
+// memory, numbers the 8-byte words of all their segments consecutively (a block scan of
+// the word counts), and its threads take consecutive words of that list, kSegUnroll loads
+// in flight each before counting; a word's tile is the last one starting at or before it
+// (bucket_holding). Whole words overlap the neighbouring segments, whose values are masked.
+// One group stores its counts into A; several add the non-empty bins.
 constexpr unsigned kSegBlock = 512;
-constexpr unsigned kSegBatch = 4;
-constexpr unsigned kSegWords = 2;
+constexpr unsigned kSegChunk = 2 * kSegBlock;
+constexpr unsigned kSegUnroll = 4;
+using SegScan = cub::BlockScan<u32, kSegBlock>;
 static __global__ void __launch_bounds__(kSegBlock) segment_hist(const std::uint16_t* low, u64 n, const u32* seg_start,
                                                                 u64 tiles, u32 buckets, unsigned low_bits, u64 range,
                                                                 u32 groups, u32* A) {
   extern __shared__ u32 s_hist[];
+  __shared__ u32 s_word[kSegChunk];  // each staged tile's first word in the chunk's list
+  __shared__ u32 s_q0[kSegChunk];    // its first word in the grouped array
+  __shared__ u32 s_lo[kSegChunk], s_hi[kSegChunk];  // its segment [lo, hi) (n < 2^32)
+  __shared__ SegScan::TempStorage s_scan;
   const u32 bins = 1u << low_bits;
   const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
   u64 t_lo, t_hi;
   part_bounds(tiles, groups, g, 1, t_lo, t_hi);
   for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
-  __syncthreads();
   RunCounter run;
-  auto visit = [&](u64 q, u64 lo, u64 hi, uint2 v) {
-    const u32 vals[4] = {v.x & 0xffffu, v.x >> 16, v.y & 0xffffu, v.y >> 16};
+  for (u64 c0 = t_lo; c0 < t_hi; c0 += kSegChunk) {
+    const u32 staged = static_cast<u32>(min_u64(kSegChunk, t_hi - c0));
+    u32 words[2], sum = 0;
 #pragma unroll
-    for (u32 k = 0; k < 4; ++k)
-      if (4 * q + k >= lo && 4 * q + k < hi) run.add(s_hist, vals[k]);
-  };
-  const unsigned lane = lane_id(), warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  for (u64 base = t_lo + u64{warp} * kSegBatch; base < t_hi; base += u64{warps} * kSegBatch) {
-    u64 my_lo = 0, my_hi = 0;
-    if (lane < kSegBatch && base + lane < t_hi) {
-      const u64 t = base + lane;
-      my_lo = t * kTile + seg_start[segment_row(b, t, tiles)];
-      my_hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
+    for (u32 k = 0; k < 2; ++k) {
+      const u32 c = 2 * threadIdx.x + k;
+      words[k] = 0;
+      if (c < staged) {
+        const u64 t = c0 + c;
+        const u64 lo = t * kTile + seg_start[segment_row(b, t, tiles)];
+        const u64 hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
+        u64 q0, q1;
+        quad_span(lo, hi, q0, q1);
+        s_q0[c] = static_cast<u32>(q0);
+        s_lo[c] = static_cast<u32>(lo);
+        s_hi[c] = static_cast<u32>(hi);
+        words[k] = static_cast<u32>(q1 - q0);
+      }
+      sum += words[k];
     }
-    u64 lo[kSegBatch], hi[kSegBatch], q0[kSegBatch], q1[kSegBatch];
-    uint2 v[kSegBatch][kSegWords];
+    u32 total;
+    SegScan(s_scan).ExclusiveSum(sum, sum, total);
+    if (2 * threadIdx.x < staged) s_word[2 * threadIdx.x] = sum;
+    if (2 * threadIdx.x + 1 < staged) s_word[2 * threadIdx.x + 1] = sum + words[0];
+    __syncthreads();
+    auto first_word = [&](u32 c) { return s_word[c]; };
+    for (u32 f0 = 0; f0 < total; f0 += kSegUnroll * kSegBlock) {
+      uint2 v[kSegUnroll];
+      u32 c[kSegUnroll];
 #pragma unroll
-    for (unsigned k = 0; k < kSegBatch; ++k) {
-      lo[k] = __shfl_sync(0xffffffffu, my_lo, k);
-      hi[k] = __shfl_sync(0xffffffffu, my_hi, k);
-      quad_span(lo[k], hi[k], q0[k], q1[k]);
+      for (u32 r = 0; r < kSegUnroll; ++r) {
+        const u32 f = f0 + r * kSegBlock + threadIdx.x;
+        c[r] = 0;
+        v[r] = make_uint2(0, 0);
+        if (f < total) {
+          c[r] = bucket_holding(first_word, staged, f);
+          v[r] = load_quad(low, n, s_q0[c[r]] + (f - s_word[c[r]]));
+        }
+      }
 #pragma unroll
-      for (unsigned j = 0; j < kSegWords; ++j) {
-        const u64 q = q0[k] + lane + 32 * j;
-        v[k][j] = q < q1[k] ? load_quad(low, n, q) : make_uint2(0, 0);
+      for (u32 r = 0; r < kSegUnroll; ++r) {
+        const u32 f = f0 + r * kSegBlock + threadIdx.x;
+        if (f >= total) continue;
+        const u64 q = s_q0[c[r]] + (f - s_word[c[r]]);
+        const u64 lo = s_lo[c[r]], hi = s_hi[c[r]];
+        const u32 vals[4] = {v[r].x & 0xffffu, v[r].x >> 16, v[r].y & 0xffffu, v[r].y >> 16};
+#pragma unroll
+        for (u32 k = 0; k < 4; ++k)
+          if (4 * q + k >= lo && 4 * q + k < hi) run.add(s_hist, vals[k]);
       }
     }
-#pragma unroll
-    for (unsigned k = 0; k < kSegBatch; ++k) {
-#pragma unroll
-      for (unsigned j = 0; j < kSegWords; ++j) {
-        const u64 q = q0[k] + lane + 32 * j;
-        if (q < q1[k]) visit(q, lo[k], hi[k], v[k][j]);
-      }
-      for (u64 q = q0[k] + lane + 32 * kSegWords; q < q1[k]; q += 32) visit(q, lo[k], hi[k], load_quad(low, n, q));
-    }
+    __syncthreads();  // the staged bounds are rewritten by the next chunk
   }
   run.flush(s_hist);
   __syncthreads();

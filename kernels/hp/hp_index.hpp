@@ -84,6 +84,13 @@ SB_HD_INLINE void aligned_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t
   if (mid_hi < mid_lo) mid_hi = mid_lo;
 }
 
+// hp-smem past one block's shared memory: the range is cut into `bands` equal bands of at
+// most bins_max bins, each counted by its own pass over the keys (part_bounds(range, bands,
+// band, 1, ...) gives a band's bins).
+SB_HD_INLINE std::uint64_t shared_bands(std::uint64_t range, std::uint64_t bins_max) {
+  return range ? ceil_div(range, bins_max) : 1;
+}
+
 // Large-range hybrid: an offset splits into a bucket (its high bits) and a bin inside the
 // bucket (its low_bits low bits), so that each bucket's histogram fits in shared memory.
 SB_HD_INLINE std::uint32_t bucket_of(std::uint32_t offset, unsigned low_bits) { return offset >> low_bits; }

@@ -77,6 +77,25 @@ TEST(HpIndex, BucketSplitRecombines) {
   EXPECT_EQ(buckets_for(std::uint64_t{1} << 32, 15), std::uint64_t{1} << 17);
 }
 
+TEST(HpIndex, SharedBandsCoverTheRangeInBandsThatFit) {
+  EXPECT_EQ(shared_bands(1, 58112), 1u);
+  EXPECT_EQ(shared_bands(58112, 58112), 1u);
+  EXPECT_EQ(shared_bands(58113, 58112), 2u);
+  EXPECT_EQ(shared_bands(65536, 58112), 2u);  // delta = 256 at n = 2^24
+  for (std::uint64_t range : {1ull, 1000ull, 58113ull, 65536ull, 116224ull}) {
+    const std::uint64_t bands = shared_bands(range, 58112);
+    std::uint64_t next = 0;
+    for (std::uint64_t band = 0; band < bands; ++band) {
+      std::uint64_t lo, hi;
+      part_bounds(range, bands, band, 1, lo, hi);
+      EXPECT_EQ(lo, next);
+      EXPECT_LE(hi - lo, 58112u);
+      next = hi;
+    }
+    EXPECT_EQ(next, range);
+  }
+}
+
 TEST(HpIndex, SegmentTableIsBucketMajorWithALengthRow) {
   EXPECT_EQ(segment_table_words(3, 10), 40u);
   EXPECT_EQ(segment_row(0, 0, 10), 0u);
