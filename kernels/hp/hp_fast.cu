@@ -68,7 +68,11 @@ constexpr std::uint64_t kKeysPerFlushedBin = 8;
 // n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
 constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
 constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
-constexpr std::uint64_t kAutoTiledKeysPerBin = 16;
+// hp-tiled from one key per bin with at least 4 keys per distinct value: at n = 2^24 it beat
+// CUB and the hybrid at delta = 4..64 (all sigma, hybrid within 4 % at sigma >= 256) and at
+// delta = 1, sigma >= 4; at delta = sigma = 1 CUB won (0.32 against 0.38 ms).
+constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
+constexpr std::uint64_t kAutoTiledKeysPerValue = 4;
 
 std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
 // hp-smem counts a range of up to kSmemMaxBands blocks' worth of bins in as many passes
@@ -366,10 +370,11 @@ const char* choice_name(Choice c) {
 
 Choice choose(const SortProblem& p) {
   const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
-                      kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin};
+                      kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
+                      kAutoTiledKeysPerValue};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
-  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload()}, rule);
+  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.realized.len}, rule);
 }
 
 // Raises the shared-memory limit of the histogram kernels variant h launches, on `device`.

@@ -375,94 +375,56 @@ __global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, 
   cp_async_wait<0>();
 }
 
-// Four 2-byte values of the grouped array from word q (positions 4q .. 4q + 3); a word
+// Eight 2-byte values of the grouped array from word q (positions 8q .. 8q + 7); a word
 // reaching past n is read value by value (the array holds n values).
-__device__ __forceinline__ uint2 load_quad(const std::uint16_t* low, u64 n, u64 q) {
-  if (4 * q + 4 <= n) return reinterpret_cast<const uint2*>(low)[q];
-  u32 v[4] = {0, 0, 0, 0};
-  for (u32 k = 0; k < 4 && 4 * q + k < n; ++k) v[k] = low[4 * q + k];
-  return make_uint2(v[0] | v[1] << 16, v[2] | v[3] << 16);
+__device__ __forceinline__ uint4 load_oct(const std::uint16_t* low, u64 n, u64 q) {
+  if (8 * q + 8 <= n) return reinterpret_cast<const uint4*>(low)[q];
+  u32 v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (u32 k = 0; k < 8 && 8 * q + k < n; ++k) v[k] = low[8 * q + k];
+  return make_uint4(v[0] | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6] | v[7] << 16);
 }
 
-// The histogram of bucket b over the tiles of group g. Segments are short (8192 keys over
-// the buckets: ~100 values at delta = 50, n = 2^26, 2^14-bin buckets) and a warp per segment
-// left most lanes idle behind two dependent loads (bounds, then values): 178 us under Nsight
-// Compute at 16 % of DRAM. So the block stages the bounds of kSegChunk tiles in shared
-// memory, numbers the 8-byte words of all their segments consecutively (a block scan of
-// the word counts), and its threads take consecutive words of that list, kSegUnroll loads
-// in flight each before counting; a word's tile is the last one starting at or before it
-// (bucket_holding). Whole words overlap the neighbouring segments, whose values are masked.
+// The histogram of bucket b over the tiles of group g, a thread per tile: it reads its
+// segment as 16-byte words, kSegUnroll in flight before it counts them, masking the values
+// of the neighbouring segments that the first and last words overlap. Segments are short
+// (8192 keys over the buckets: ~100 values at delta = 50, n = 2^26, 2^14-bin buckets): a
+// warp per segment left most lanes idle behind two dependent loads (178 us under Nsight
+// Compute, 16 % of DRAM), and numbering the words of many segments for the whole block
+// paid a binary search per word (201 us, compute bound). Three blocks per SM (registers
+// capped at 42) keep buckets * groups blocks in one wave at up to 3 * SMs.
 // One group stores its counts into A; several add the non-empty bins.
 constexpr unsigned kSegBlock = 512;
-constexpr unsigned kSegChunk = 2 * kSegBlock;
-constexpr unsigned kSegUnroll = 4;
-using SegScan = cub::BlockScan<u32, kSegBlock>;
-static __global__ void __launch_bounds__(kSegBlock) segment_hist(const std::uint16_t* low, u64 n, const u32* seg_start,
-                                                                u64 tiles, u32 buckets, unsigned low_bits, u64 range,
-                                                                u32 groups, u32* A) {
+constexpr unsigned kSegUnroll = 2;
+static __global__ void __launch_bounds__(kSegBlock, 3) segment_hist(const std::uint16_t* low, u64 n,
+                                                                   const u32* seg_start, u64 tiles, u32 buckets,
+                                                                   unsigned low_bits, u64 range, u32 groups, u32* A) {
   extern __shared__ u32 s_hist[];
-  __shared__ u32 s_word[kSegChunk];  // each staged tile's first word in the chunk's list
-  __shared__ u32 s_q0[kSegChunk];    // its first word in the grouped array
-  __shared__ u32 s_lo[kSegChunk], s_hi[kSegChunk];  // its segment [lo, hi) (n < 2^32)
-  __shared__ SegScan::TempStorage s_scan;
   const u32 bins = 1u << low_bits;
   const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
   u64 t_lo, t_hi;
   part_bounds(tiles, groups, g, 1, t_lo, t_hi);
   for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
+  __syncthreads();
   RunCounter run;
-  for (u64 c0 = t_lo; c0 < t_hi; c0 += kSegChunk) {
-    const u32 staged = static_cast<u32>(min_u64(kSegChunk, t_hi - c0));
-    u32 words[2], sum = 0;
+  for (u64 t = t_lo + threadIdx.x; t < t_hi; t += blockDim.x) {
+    const u64 lo = t * kTile + seg_start[segment_row(b, t, tiles)];
+    const u64 hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
+    u64 q0, q1;
+    word_span(lo, hi, 8, q0, q1);
+    for (u64 q = q0; q < q1; q += kSegUnroll) {
+      uint4 v[kSegUnroll];
 #pragma unroll
-    for (u32 k = 0; k < 2; ++k) {
-      const u32 c = 2 * threadIdx.x + k;
-      words[k] = 0;
-      if (c < staged) {
-        const u64 t = c0 + c;
-        const u64 lo = t * kTile + seg_start[segment_row(b, t, tiles)];
-        const u64 hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
-        u64 q0, q1;
-        quad_span(lo, hi, q0, q1);
-        s_q0[c] = static_cast<u32>(q0);
-        s_lo[c] = static_cast<u32>(lo);
-        s_hi[c] = static_cast<u32>(hi);
-        words[k] = static_cast<u32>(q1 - q0);
-      }
-      sum += words[k];
-    }
-    u32 total;
-    SegScan(s_scan).ExclusiveSum(sum, sum, total);
-    if (2 * threadIdx.x < staged) s_word[2 * threadIdx.x] = sum;
-    if (2 * threadIdx.x + 1 < staged) s_word[2 * threadIdx.x + 1] = sum + words[0];
-    __syncthreads();
-    auto first_word = [&](u32 c) { return s_word[c]; };
-    for (u32 f0 = 0; f0 < total; f0 += kSegUnroll * kSegBlock) {
-      uint2 v[kSegUnroll];
-      u32 c[kSegUnroll];
+      for (u32 r = 0; r < kSegUnroll; ++r) v[r] = q + r < q1 ? load_oct(low, n, q + r) : make_uint4(0, 0, 0, 0);
 #pragma unroll
       for (u32 r = 0; r < kSegUnroll; ++r) {
-        const u32 f = f0 + r * kSegBlock + threadIdx.x;
-        c[r] = 0;
-        v[r] = make_uint2(0, 0);
-        if (f < total) {
-          c[r] = bucket_holding(first_word, staged, f);
-          v[r] = load_quad(low, n, s_q0[c[r]] + (f - s_word[c[r]]));
+        const u32 w[4] = {v[r].x, v[r].y, v[r].z, v[r].w};
+#pragma unroll
+        for (u32 k = 0; k < 8; ++k) {
+          const u64 pos = 8 * (q + r) + k;
+          if (pos >= lo && pos < hi) run.add(s_hist, k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu);
         }
       }
-#pragma unroll
-      for (u32 r = 0; r < kSegUnroll; ++r) {
-        const u32 f = f0 + r * kSegBlock + threadIdx.x;
-        if (f >= total) continue;
-        const u64 q = s_q0[c[r]] + (f - s_word[c[r]]);
-        const u64 lo = s_lo[c[r]], hi = s_hi[c[r]];
-        const u32 vals[4] = {v[r].x & 0xffffu, v[r].x >> 16, v[r].y & 0xffffu, v[r].y >> 16};
-#pragma unroll
-        for (u32 k = 0; k < 4; ++k)
-          if (4 * q + k >= lo && 4 * q + k < hi) run.add(s_hist, vals[k]);
-      }
     }
-    __syncthreads();  // the staged bounds are rewritten by the next chunk
   }
   run.flush(s_hist);
   __syncthreads();

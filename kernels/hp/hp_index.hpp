@@ -113,12 +113,14 @@ SB_HD_INLINE std::uint64_t segment_table_words(std::uint64_t buckets, std::uint6
   return (buckets + 1) * tiles;
 }
 
-// The 4-value words (8 bytes of 2-byte low bits) of the grouped array that cover its
-// positions [lo, hi): [q0, q1). Tiles start at multiples of 4 values, so a segment read as
-// whole words overlaps its neighbours by at most 3 values on each side, which the reader masks.
-SB_HD_INLINE void quad_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t& q0, std::uint64_t& q1) {
-  q0 = lo / 4;
-  q1 = hi > lo ? ceil_div(hi, 4) : q0;
+// The words of `per_word` values (2-byte low bits; 8 to a 16-byte load) of the grouped
+// array that cover its positions [lo, hi): [q0, q1). Tiles start at multiples of per_word
+// values, so a segment read as whole words overlaps its neighbours by at most per_word - 1
+// values on each side, which the reader masks.
+SB_HD_INLINE void word_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t per_word, std::uint64_t& q0,
+                            std::uint64_t& q1) {
+  q0 = lo / per_word;
+  q1 = hi > lo ? ceil_div(hi, per_word) : q0;
 }
 
 // How many blocks (groups of tiles) share one bucket's histogram. Every group past the first
@@ -182,8 +184,10 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
 // dense_keys_per_bin keys per bin and a range the hybrid's buckets cover, the hybrid; with
 // at least sparse_keys_per_bin keys per bin the global (L2) histogram (ranges beyond the
 // hybrid's buckets); otherwise CUB radix sort on the range's bits (it won at delta = 1).
-// hp-tiled, where its buckets cover the range (tiled_max_range; 0: never) and there are at
-// least tiled_keys_per_bin keys per bin, comes before the hybrid.
+// hp-tiled, where its buckets cover the range (tiled_max_range; 0: never), with at least
+// tiled_keys_per_bin keys per bin and tiled_keys_per_value keys per distinct value (len; 0:
+// unknown, taken as all keys distinct), comes before the hybrid: with every key distinct
+// (delta = sigma = 1) CUB won, with a few copies of each value the tiled split did.
 enum class AutoChoice { smem, hybrid, global, cub, tiled };
 struct AutoRule {
   std::uint64_t shared_bins;
@@ -192,10 +196,15 @@ struct AutoRule {
   std::uint64_t sparse_keys_per_bin;
   std::uint64_t tiled_max_range = 0;
   std::uint64_t tiled_keys_per_bin = 1;
+  std::uint64_t tiled_keys_per_value = 1;
 };
-SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule) {
+SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule,
+                                    std::uint64_t len = 0) {
   if (range <= rule.shared_bins) return AutoChoice::smem;
-  if (range <= rule.tiled_max_range && range * rule.tiled_keys_per_bin <= n) return AutoChoice::tiled;
+  const std::uint64_t distinct = len ? len : min_u64(n, range);
+  if (range <= rule.tiled_max_range && range * rule.tiled_keys_per_bin <= n &&
+      distinct * rule.tiled_keys_per_value <= n)
+    return AutoChoice::tiled;
   if (range <= rule.hybrid_max_range && range * rule.dense_keys_per_bin <= n) return AutoChoice::hybrid;
   if (range * rule.sparse_keys_per_bin <= n) return AutoChoice::global;
   return AutoChoice::cub;
@@ -211,10 +220,11 @@ struct AutoInput {
   std::uint64_t range;  // saturated, range_of_ordered
   bool integer_keys;
   bool payload = false;
+  std::uint64_t len = 0;  // distinct values, 0: unknown
 };
 SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
   if (!in.integer_keys || in.payload || in.range > kMaxRange || in.n >= kMaxRange) return AutoChoice::cub;
-  return auto_choice(in.n, in.range, rule);
+  return auto_choice(in.n, in.range, rule, in.len);
 }
 
 // Stable variant: LSD passes of a stable counting sort over digits of digit_bits bits.

@@ -104,20 +104,21 @@ TEST(HpIndex, SegmentTableIsBucketMajorWithALengthRow) {
   EXPECT_EQ(segment_row(3, 9, 10), 39u);  // the last tile's length, the table's last word
 }
 
-TEST(HpIndex, QuadSpanCoversTheSegmentWithWholeWords) {
-  for (std::uint64_t lo : {0ull, 1ull, 3ull, 4ull, 5ull, 8191ull, 8192ull})
-    for (std::uint64_t len : {0ull, 1ull, 2ull, 3ull, 4ull, 5ull, 7ull, 8ull, 100ull}) {
-      std::uint64_t q0, q1;
-      quad_span(lo, lo + len, q0, q1);
-      if (len == 0) {
-        EXPECT_EQ(q0, q1);
-        continue;
+TEST(HpIndex, WordSpanCoversTheSegmentWithWholeWords) {
+  for (std::uint64_t per : {4ull, 8ull})
+    for (std::uint64_t lo : {0ull, 1ull, 3ull, 4ull, 5ull, 7ull, 8ull, 9ull, 8191ull, 8192ull})
+      for (std::uint64_t len : {0ull, 1ull, 2ull, 3ull, 4ull, 5ull, 7ull, 8ull, 9ull, 100ull}) {
+        std::uint64_t q0, q1;
+        word_span(lo, lo + len, per, q0, q1);
+        if (len == 0) {
+          EXPECT_EQ(q0, q1);
+          continue;
+        }
+        EXPECT_LE(per * q0, lo);
+        EXPECT_GT(per * q0 + per, lo);  // the first word holds lo
+        EXPECT_GE(per * q1, lo + len);
+        EXPECT_LT(per * q1 - per, lo + len);  // the last word holds lo + len - 1
       }
-      EXPECT_LE(4 * q0, lo);
-      EXPECT_GT(4 * q0 + 4, lo);  // the first word holds lo
-      EXPECT_GE(4 * q1, lo + len);
-      EXPECT_LT(4 * q1 - 4, lo + len);  // the last word holds lo + len - 1
-    }
 }
 
 TEST(HpIndex, BucketGroupsFillOneWaveWithinTheFlushBudget) {
@@ -182,14 +183,20 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true, true}, rule), AutoChoice::cub);
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true, false}, rule), AutoChoice::hybrid);
   EXPECT_EQ(auto_choice(1 << 21, 1 << 22, rule), AutoChoice::cub);                // delta 0.5
-  // hp-tiled where its buckets cover the range and there are enough keys per bin.
+  // hp-tiled where its buckets cover the range and there are enough keys per bin and per value.
   AutoRule tiled = rule;
   tiled.tiled_max_range = std::uint64_t{1} << 25;
-  tiled.tiled_keys_per_bin = 2;
+  tiled.tiled_keys_per_bin = 1;
+  tiled.tiled_keys_per_value = 4;
   EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, tiled), AutoChoice::tiled);
-  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled), AutoChoice::tiled);     // delta 2
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled), AutoChoice::cub);       // delta 2, len unknown
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled, (1 << 26) / 8), AutoChoice::tiled);  // delta 2, sigma 4
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled, 1 << 22), AutoChoice::tiled);  // delta 1, sigma 4
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled, 1 << 24), AutoChoice::cub);    // delta = sigma = 1
   EXPECT_EQ(auto_choice(1 << 26, 1000, tiled), AutoChoice::smem);
   EXPECT_EQ(auto_choice(1ull << 28, (1ull << 28) / 4, tiled), AutoChoice::hybrid);  // range 2^26 past the tiles' buckets
+  EXPECT_EQ(auto_choice(AutoInput{1 << 24, 1 << 24, true, false, 1 << 20}, tiled), AutoChoice::tiled);
+  EXPECT_EQ(auto_choice(AutoInput{1 << 24, 1 << 24, true, true, 1 << 20}, tiled), AutoChoice::cub);  // payload
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled), AutoChoice::cub);             // delta 1
 }
 
