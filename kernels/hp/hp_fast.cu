@@ -68,11 +68,13 @@ constexpr std::uint64_t kKeysPerFlushedBin = 8;
 // n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
 constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
 constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
-// hp-tiled from one key per bin with at least 4 keys per distinct value: at n = 2^24 it beat
-// CUB and the hybrid at delta = 4..64 (all sigma, hybrid within 4 % at sigma >= 256) and at
-// delta = 1, sigma >= 4; at delta = sigma = 1 CUB won (0.32 against 0.38 ms).
+// hp-tiled from one key per bin with at least 2 keys per distinct value (results/h200,
+// ebd4178): at n = 2^24 it was the fastest H-P variant at delta = 1 (sigma >= 4) through 64
+// (hybrid within 5 % up to sigma = 256, 12 % faster at delta = 64, sigma = 1024) and at
+// delta = 2, sigma = 1 at 2^24 and 2^26 (0.251 and 1.156 ms against CUB's 0.325 and 1.378);
+// at delta = sigma = 1 CUB won (0.324 against 0.368 ms).
 constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
-constexpr std::uint64_t kAutoTiledKeysPerValue = 4;
+constexpr std::uint64_t kAutoTiledKeysPerValue = 2;
 
 std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
 // hp-smem counts a range of up to kSmemMaxBands blocks' worth of bins in as many passes

@@ -187,10 +187,11 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   AutoRule tiled = rule;
   tiled.tiled_max_range = std::uint64_t{1} << 25;
   tiled.tiled_keys_per_bin = 1;
-  tiled.tiled_keys_per_value = 4;
+  tiled.tiled_keys_per_value = 2;
   EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, tiled), AutoChoice::tiled);
-  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled), AutoChoice::cub);       // delta 2, len unknown
-  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled, (1 << 26) / 8), AutoChoice::tiled);  // delta 2, sigma 4
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled), AutoChoice::tiled);     // delta 2, len unknown
+  EXPECT_EQ(auto_choice(1 << 26, 1 << 26, tiled), AutoChoice::cub);             // delta 1, len unknown
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled, (1 << 26) / 2), AutoChoice::tiled);  // delta 2, sigma 1
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled, 1 << 22), AutoChoice::tiled);  // delta 1, sigma 4
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled, 1 << 24), AutoChoice::cub);    // delta = sigma = 1
   EXPECT_EQ(auto_choice(1 << 26, 1000, tiled), AutoChoice::smem);
