@@ -54,13 +54,34 @@ constexpr unsigned kLowBits = 15;
 constexpr unsigned kLowBitsMin = 12;
 constexpr std::uint64_t kMaxBuckets = 4096;
 constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
+// hp-tiled: bucket width (--param low_bits, same bounds as the hybrid) and the most buckets.
+// The grouping block keeps two words per bucket beside its 80 KB of tiles (u32 keys); at
+// 2048 buckets that is 16 KB, so two blocks still share an SM, and the segment table costs
+// at most (2048 + 1) * 4 bytes per 8192-key tile, one byte a key.
+constexpr unsigned kTiledLowBits = 14;
+constexpr std::uint64_t kTiledMaxBuckets = 2048;
+// A group past the first adds its bucket's counts to A with one atomic per non-empty bin;
+// groups * range stays within n / kKeysPerFlushedBin (bucket_groups).
+constexpr std::uint64_t kKeysPerFlushedBin = 8;
 // hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived. The
 // hybrid beat CUB and the global histogram from 4 keys per bin up (n = 2^24: delta 4..50;
 // n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
 constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
 constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
+// hp-tiled from one key per bin with at least 2 keys per distinct value (results/h200,
+// ebd4178): at n = 2^24 it was the fastest H-P variant at delta = 1 (sigma >= 4) through 64
+// (hybrid within 5 % up to sigma = 256, 12 % faster at delta = 64, sigma = 1024) and at
+// delta = 2, sigma = 1 at 2^24 and 2^26 (0.251 and 1.156 ms against CUB's 0.325 and 1.378);
+// at delta = sigma = 1 CUB won (0.324 against 0.368 ms).
+constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
+constexpr std::uint64_t kAutoTiledKeysPerValue = 2;
 
 std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
+// hp-smem counts a range of up to kSmemMaxBands blocks' worth of bins in as many passes
+// over the keys (4 bytes a key each); measured against hp-tiled just past one band in
+// docs/hp.md (delta = 256 at n = 2^24, range 65,536).
+constexpr std::uint64_t kSmemMaxBands = 2;
+std::uint64_t shared_range_max(const DeviceFacts& d) { return kSmemMaxBands * shared_bins_max(d); }
 
 using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
 template <typename W>
@@ -82,11 +103,22 @@ std::size_t cursor_scan_temp_bytes(u64 n) {
   return bytes;
 }
 
-unsigned low_bits_of(const SortProblem& p) {
-  const long bits = p.param_int("low_bits", kLowBits);
+enum class Histogram { shared, global, hybrid, tiled };
+// The hybrid and the tiled variant keep 2-byte low bits in keys[1] until the scan.
+bool splits(Histogram h) { return h == Histogram::hybrid || h == Histogram::tiled; }
+
+unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const char* who = "hp-hybrid") {
+  const long bits = p.param_int("low_bits", fallback);
   if (bits < long{kLowBitsMin} || bits > long{kLowBits})
-    throw UsageError(fmt::format("hp-hybrid: low_bits={} out of range; use {}..{}", bits, kLowBitsMin, kLowBits));
+    throw UsageError(fmt::format("{}: low_bits={} out of range; use {}..{}", who, bits, kLowBitsMin, kLowBits));
   return static_cast<unsigned>(bits);
+}
+
+// Bucket width of the variants that split (0: no split).
+unsigned low_bits_for(Histogram h, const SortProblem& p) {
+  if (h == Histogram::hybrid) return low_bits_of(p);
+  if (h == Histogram::tiled) return low_bits_of(p, kTiledLowBits, "hp-tiled");
+  return 0;
 }
 
 std::uint64_t hybrid_parts(u64 n, const DeviceFacts& d) {
@@ -99,13 +131,15 @@ std::uint64_t hybrid_parts(u64 n, const DeviceFacts& d) {
 template <typename W>
 struct FastArrays {
   u32 *A, *run_end = nullptr, *len = nullptr, *counts = nullptr;
+  u32* seg_start = nullptr;  // hp-tiled: where each bucket's segment starts in each tile
   W* run_val = nullptr;
   uint2* window = nullptr;  // each expansion tile's (first run, run count)
   void* temp;
   std::size_t temp_bytes;
   u64 parts = 0, buckets = 0;
   unsigned low_bits = 0;
-  FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs, const DeviceFacts& d)
+  FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs, const DeviceFacts& d,
+             bool tiled = false)
       : low_bits(hybrid_low_bits) {
     Carve c;
     const u64 m = min_u64(n, range);
@@ -119,7 +153,10 @@ struct FastArrays {
       window = reinterpret_cast<uint2*>(base + c.take(ceil_div(n, kExpandTile) * sizeof(uint2)));
       temp_bytes = runs_scan_temp_bytes<W>(range);
     }
-    if (low_bits) {
+    if (low_bits && tiled) {
+      buckets = buckets_for(range, low_bits);
+      seg_start = reinterpret_cast<u32*>(base + c.take(segment_table_words(buckets, ceil_div(n, kTile)) * sizeof(u32)));
+    } else if (low_bits) {
       parts = hybrid_parts(n, d);
       buckets = buckets_for(range, low_bits);
       counts = reinterpret_cast<u32*>(base + c.take(parts * buckets * sizeof(u32)));
@@ -131,7 +168,7 @@ struct FastArrays {
   std::size_t bytes = 0;
 };
 
-enum class Histogram { shared, global, hybrid };
+
 
 template <typename W>
 struct Run {
@@ -166,13 +203,17 @@ unsigned resident_grid(Kernel kernel, u64 items, unsigned block, std::size_t sme
 
 template <typename W>
 void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
-  const auto bins = static_cast<u32>(r.range);
-  const u32 copies = counter_copies(bins);
-  const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
-  hist_shared<W><<<resident_grid(hist_shared<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device), kHistBlock, smem,
-                   r.stream>>>(
-      x, r.n, r.min_word, bins, copies, A);
-  SB_CUDA_CHECK_LAUNCH();
+  const u64 bands = shared_bands(r.range, shared_bins_max(r.device));
+  for (u64 band = 0; band < bands; ++band) {
+    u64 lo, hi;
+    part_bounds(r.range, bands, band, 1, lo, hi);
+    const auto bins = static_cast<u32>(hi - lo);
+    const u32 copies = counter_copies(bins);
+    const std::size_t smem = std::size_t{bins} * copies * sizeof(u32);
+    hist_shared<W><<<resident_grid(hist_shared<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device), kHistBlock, smem,
+                     r.stream>>>(x, r.n, r.min_word, bins, copies, static_cast<u32>(lo), A);
+    SB_CUDA_CHECK_LAUNCH();
+  }
 }
 
 template <typename W>
@@ -195,9 +236,31 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
   SB_CUDA_CHECK_LAUNCH();
 }
 
-// Zeroes A and counts x[0, r.n) into it with histogram variant h.
+template <typename W>
+void hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+  const auto buckets = static_cast<u32>(a.buckets);
+  const u64 tiles = ceil_div(r.n, kTile);
+  const std::size_t group_smem = group_shared_bytes<W>(buckets);
+  group_tiles<W><<<resident_grid(group_tiles<W>, tiles * kTileBlock, kTileBlock, group_smem, r.device), kTileBlock,
+                   group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low);
+  SB_CUDA_CHECK_LAUNCH();
+  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
+  int per_sm = 0;
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_hist, static_cast<int>(kSegBlock),
+                                                              hist_smem));
+  const u64 groups = bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
+                                   kKeysPerFlushedBin);
+  // One group stores every bin of its bucket; several add into a zeroed A.
+  if (groups > 1) SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+  segment_hist<<<static_cast<unsigned>(buckets * groups), kSegBlock, hist_smem, r.stream>>>(
+      low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, static_cast<u32>(groups), a.A);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+// Counts x[0, r.n) into A (zeroed first where the variant adds into it) with histogram variant h.
 template <typename W>
 void launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+  if (h == Histogram::tiled) return hist_tiled_launch(r, a, x, low);
   SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
   switch (h) {
     case Histogram::shared: hist_shared_launch(r, x, a.A); break;
@@ -207,6 +270,7 @@ void launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, cons
       SB_CUDA_CHECK_LAUNCH();
       break;
     case Histogram::hybrid: hist_hybrid_launch(r, a, x, low); break;
+    case Histogram::tiled: break;
   }
 }
 
@@ -217,10 +281,10 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   constexpr bool pairs = Buffers<K, V>::has_values;
   const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.realized.min_ordered), b.stream, device_facts(b.device)};
   if (r.n == 0) return 0;
-  FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, pairs,
-                  r.device);
+  FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device,
+                  h == Histogram::tiled);
   const W* x = reinterpret_cast<const W*>(b.keys[0]);
-  // The hybrid's bucketed low bits (2 bytes a key) live in keys[1] until the scan.
+  // The split's low bits (2 bytes a key) live in keys[1] until the scan.
   launch_histogram(h, r, a, x, reinterpret_cast<std::uint16_t*>(b.keys[1]));
   std::size_t temp_bytes = a.temp_bytes;
   if constexpr (pairs) {
@@ -231,8 +295,8 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
     SB_CUDA_CHECK_LAUNCH();
     return 1;
   } else {
-    // The hybrid expands into keys[0] (its low bits are in keys[1]), the others into keys[1].
-    W* y = reinterpret_cast<W*>(b.keys[h == Histogram::hybrid ? 0 : 1]);
+    // The splits expand into keys[0] (their low bits are in keys[1]), the others into keys[1].
+    W* y = reinterpret_cast<W*>(b.keys[splits(h) ? 0 : 1]);
     SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
         a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
         RunsOut<W>(EmitRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
@@ -243,7 +307,7 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
     expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val, a.window, r.n,
                                                                                  y);
     SB_CUDA_CHECK_LAUNCH();
-    return h == Histogram::hybrid ? 0 : 1;
+    return splits(h) ? 0 : 1;
   }
 }
 
@@ -258,18 +322,29 @@ int run_fast_any(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
 }
 
 std::size_t fast_bytes(Histogram h, const SortProblem& p) {
-  const unsigned low_bits = h == Histogram::hybrid ? low_bits_of(p) : 0;
+  const unsigned low_bits = low_bits_for(h, p);
   return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
-    return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p)).bytes;
+    return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p),
+                         h == Histogram::tiled)
+        .bytes;
   });
 }
 
 std::optional<std::string> shared_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
-  const std::uint64_t bins_max = shared_bins_max(device_facts(p));
-  if (problem_range(p) > bins_max)
-    return fmt::format("range {} above {} bins: the histogram must fit in shared memory", problem_range(p), bins_max);
+  const DeviceFacts d = device_facts(p);
+  if (problem_range(p) > shared_range_max(d))
+    return fmt::format("range {} above {} bins: the histogram must fit in shared memory in {} passes of {} bins",
+                       problem_range(p), shared_range_max(d), kSmemMaxBands, shared_bins_max(d));
+  return std::nullopt;
+}
+
+std::optional<std::string> tiled_unsupported(const SortProblem& p) {
+  if (auto why = common_limits(p)) return why;
+  const unsigned low_bits = low_bits_of(p, kTiledLowBits, "hp-tiled");
+  if (buckets_for(problem_range(p), low_bits) > kTiledMaxBuckets)
+    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kTiledMaxBuckets, low_bits);
   return std::nullopt;
 }
 
@@ -289,16 +364,19 @@ const char* choice_name(Choice c) {
     case Choice::smem: return "hp-smem";
     case Choice::hybrid: return "hp-hybrid";
     case Choice::global: return "hp-global";
+    case Choice::tiled: return "hp-tiled";
     case Choice::cub: break;
   }
   return "cub-radix-bits";
 }
 
 Choice choose(const SortProblem& p) {
-  const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin, kAutoSparseKeysPerBin};
+  const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
+                      kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
+                      kAutoTiledKeysPerValue};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
-  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload()}, rule);
+  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.realized.len}, rule);
 }
 
 // Raises the shared-memory limit of the histogram kernels variant h launches, on `device`.
@@ -311,6 +389,10 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
       allow_large_shared(bucket_count<W>, d);
       allow_large_shared(bucket_scatter<W>, d);
       allow_large_shared(bucket_hist, d);
+    }
+    if (h == Histogram::tiled) {
+      allow_large_shared(group_tiles<W>, d);
+      allow_large_shared(segment_hist, d);
     }
   });
 }
@@ -350,6 +432,7 @@ const char* histogram_name(const SortProblem& p, std::uint64_t n) {
   switch (histogram_for(p, n)) {
     case Histogram::shared: return "shared";
     case Histogram::hybrid: return "hybrid";
+    case Histogram::tiled: return "tiled";
     case Histogram::global: break;
   }
   return "global";
@@ -359,6 +442,7 @@ std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint
   switch (histogram_for(p, n)) {
     case Histogram::shared: return shared_unsupported(p);
     case Histogram::hybrid: return hybrid_unsupported(p);
+    case Histogram::tiled: return tiled_unsupported(p);
     case Histogram::global: break;
   }
   return common_limits(p);
@@ -398,7 +482,7 @@ void add_fast(Registry& r) {
   Algorithm smem = fast_member("hp-smem", Histogram::shared,
                                "beyond seed 004: shared-memory privatized histogram, fused binarize/scan/compress, "
                                "run expansion with coalesced stores");
-  smem.constraints = "range fits in shared memory (about 56K bins on Hopper)";
+  smem.constraints = fmt::format("range fits in shared memory in at most {} passes (about 56K bins each on Hopper)", kSmemMaxBands);
   smem.unsupported = shared_unsupported;
   r.add(smem);
 
@@ -413,6 +497,16 @@ void add_fast(Registry& r) {
   hybrid.params = {"low_bits"};
   r.add(hybrid);
 
+  Algorithm tiled = fast_member("hp-tiled", Histogram::tiled,
+                                "beyond seed 004: each 8192-key tile grouped by high bits in place (no counting "
+                                "pass), shared-memory histogram per bucket over its tile segments, fused "
+                                "scan/compress, run expansion");
+  tiled.constraints = fmt::format("range at most {} buckets of 2^low_bits bins (low_bits default {})",
+                                  kTiledMaxBuckets, kTiledLowBits);
+  tiled.unsupported = tiled_unsupported;
+  tiled.params = {"low_bits"};
+  r.add(tiled);
+
   Algorithm aut = family_base("hp-auto", Backend::gpu,
                               "picks hp-smem, hp-hybrid, hp-global or CUB radix sort on the range's bits from n and range (CUB with a payload)");
   // Every scalar key and payload: what the H-P variants cannot take goes to CUB.
@@ -422,6 +516,7 @@ void add_fast(Registry& r) {
       case Choice::smem: return fast_bytes(Histogram::shared, p);
       case Choice::hybrid: return fast_bytes(Histogram::hybrid, p);
       case Choice::global: return fast_bytes(Histogram::global, p);
+      case Choice::tiled: return fast_bytes(Histogram::tiled, p);
       case Choice::cub: break;
     }
     return range_radix_sort_bytes(p);
@@ -430,6 +525,7 @@ void add_fast(Registry& r) {
     switch (choose(p)) {
       case Choice::smem: return prepare_fast(Histogram::shared, p, device);
       case Choice::hybrid: return prepare_fast(Histogram::hybrid, p, device);
+      case Choice::tiled: return prepare_fast(Histogram::tiled, p, device);
       case Choice::global:
       case Choice::cub: break;
     }
@@ -439,6 +535,7 @@ void add_fast(Registry& r) {
       case Choice::smem: return run_fast_any(Histogram::shared, p, b);
       case Choice::hybrid: return run_fast_any(Histogram::hybrid, p, b);
       case Choice::global: return run_fast_any(Histogram::global, p, b);
+      case Choice::tiled: return run_fast_any(Histogram::tiled, p, b);
       case Choice::cub: break;
     }
     return range_radix_sort(p, b);

@@ -81,13 +81,20 @@ __device__ __forceinline__ void count_privatized(u32 bins, u32 copies, Visit&& v
   }
 }
 
-// Shared-memory privatized histogram of the whole input, summed into the global A.
+// Shared-memory privatized histogram of the whole input's offsets in the band
+// [band_lo, band_lo + bins), summed into the global A.
 template <typename W>
-__global__ void hist_shared(const W* x, u64 n, W min_word, u32 bins, u32 copies, u32* A) {
+__global__ void hist_shared(const W* x, u64 n, W min_word, u32 bins, u32 copies, u32 band_lo, u32* A) {
   count_privatized(
-      bins, copies, [&](auto&& f) { for_each_offset(x, n, min_word, f); }, [](u32 off) { return off; },
+      bins, copies,
+      [&](auto&& f) {
+        for_each_offset(x, n, min_word, [&](u32 off) {
+          if (off - band_lo < bins) f(off - band_lo);  // offsets below band_lo wrap past bins
+        });
+      },
+      [](u32 off) { return off; },
       [&](u32 b, u32 c) {
-        if (c) atomicAdd(&A[b], c);
+        if (c) atomicAdd(&A[band_lo + b], c);
       });
 }
 
@@ -248,6 +255,183 @@ static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* o
       if (s_hist[i]) atomicAdd(&A[(u64{b} << low_bits) + i], s_hist[i]);
     __syncthreads();
     lo = end;
+  }
+}
+
+// ---- hp-tiled: the split without global bucket offsets ----
+// The hybrid's split needs each (bucket, part)'s place in the bucketed array, so it reads
+// the keys twice (a counting pass, then the scatter) and its stores land wherever the
+// offsets say. The per-bucket histograms only need to find a bucket's keys, not to have them
+// contiguous, so here each tile is grouped by bucket and written back in place (its stores
+// are the tile's own 16 KB, whole lines), and a table records where each bucket's segment
+// starts in each tile. The histogram of bucket b then reads its segment of every tile.
+constexpr unsigned kTileBlock = 512;
+constexpr unsigned kTileItems = 16;
+constexpr unsigned kTile = kTileBlock * kTileItems;
+// Two tiles of keys (the one being grouped, the next one arriving by cp.async), the grouped
+// low bits, and two words per bucket (tile counts, segment starts).
+template <typename W>
+constexpr std::size_t group_shared_bytes(u32 buckets) {
+  return 2 * std::size_t{kTile} * sizeof(W) + std::size_t{kTile} * sizeof(std::uint16_t) + 2 * std::size_t{buckets} * sizeof(u32);
+}
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// Starts copying tile t of x into s (16-byte cp.async for the whole chunks, plain loads for
+// a last tile's tail): the copy runs while the block groups the previous tile, which is what
+// the hybrid's scatter lacked (its loads waited behind every barrier of a tile).
+template <typename W>
+__device__ __forceinline__ void load_tile_async(const W* x, u64 n, u64 t, W* s) {
+  const u64 t0 = t * kTile;
+  const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
+  constexpr u32 per_chunk = 16 / sizeof(W);
+  const u32 chunks = len / per_chunk;
+  for (u32 c = threadIdx.x; c < chunks; c += blockDim.x) cp_async16(s + c * per_chunk, x + t0 + c * per_chunk);
+  for (u32 i = chunks * per_chunk + threadIdx.x; i < len; i += blockDim.x) s[i] = x[t0 + i];
+}
+
+using TileScan = cub::BlockScan<u32, kTileBlock>;
+// Persistent blocks, two per SM; tiles are independent, so block g takes tiles g, g + grid, ...
+template <typename W>
+__global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, W min_word, unsigned low_bits,
+                                                             u32 buckets, u32* seg_start, std::uint16_t* low) {
+  extern __shared__ __align__(16) unsigned char s_raw[];
+  __shared__ TileScan::TempStorage s_scan;
+  W* s_in = reinterpret_cast<W*>(s_raw);
+  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_in + 2 * kTile);
+  u32* s_count = reinterpret_cast<u32*>(s_low + kTile);
+  u32* s_start = s_count + buckets;
+  const u64 tiles = ceil_div(n, kTile);
+  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
+  u64 t = blockIdx.x;
+  if (t < tiles) load_tile_async(x, n, t, s_in);
+  cp_async_commit();
+  const u32 per_thread = static_cast<u32>(ceil_div(buckets, blockDim.x));
+  const u32 none = buckets << low_bits;  // the offset of no bucket, for positions past the tile
+  for (unsigned buf = 0; t < tiles; t += gridDim.x, buf ^= 1) {
+    // The other buffer was last read before the previous tile's final barrier.
+    if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in + (buf ^ 1) * kTile);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    const W* keys = s_in + buf * kTile;
+    const u64 t0 = t * kTile;
+    const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
+    u32 rank[kTileItems];
+#pragma unroll
+    for (unsigned it = 0; it < kTileItems; ++it) {
+      const u32 i = it * kTileBlock + threadIdx.x;
+      const u32 bucket = bucket_of(i < len ? word_offset<W>(keys[i], min_word) : none, low_bits);
+      // As in bucket_scatter: a warp whose keys share one bucket takes its ranks at once.
+      const u32 lane0_bucket = __shfl_sync(0xffffffffu, bucket, 0);
+      if (__all_sync(0xffffffffu, bucket == lane0_bucket)) {
+        u32 base = 0;
+        if (lane_id() == 0 && lane0_bucket < buckets) base = atomicAdd(&s_count[lane0_bucket], 32u);
+        rank[it] = __shfl_sync(0xffffffffu, base, 0) + lane_id();
+      } else {
+        rank[it] = bucket < buckets ? atomicAdd(&s_count[bucket], 1u) : 0;
+      }
+    }
+    __syncthreads();
+    const u32 b0 = threadIdx.x * per_thread;
+    u32 sum = 0;
+    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) sum += s_count[b];
+    TileScan(s_scan).ExclusiveSum(sum, sum);
+    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) {
+      s_start[b] = sum;
+      seg_start[segment_row(b, t, tiles)] = sum;
+      sum += s_count[b];
+    }
+    if (threadIdx.x == 0) seg_start[segment_row(buckets, t, tiles)] = len;
+    __syncthreads();
+#pragma unroll
+    for (unsigned it = 0; it < kTileItems; ++it) {
+      const u32 i = it * kTileBlock + threadIdx.x;
+      if (i < len) {
+        const u32 off = word_offset<W>(keys[i], min_word);
+        s_low[s_start[bucket_of(off, low_bits)] + rank[it]] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+      }
+    }
+    __syncthreads();
+    std::uint16_t* out = low + t0;
+    if (len == kTile) {
+      constexpr u32 chunks = kTile * sizeof(std::uint16_t) / sizeof(uint4);
+      for (u32 c = threadIdx.x; c < chunks; c += blockDim.x)
+        reinterpret_cast<uint4*>(out)[c] = reinterpret_cast<const uint4*>(s_low)[c];
+    } else {
+      for (u32 i = threadIdx.x; i < len; i += blockDim.x) out[i] = s_low[i];
+    }
+    for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
+    // s_count is next written after the next tile's first barrier, s_low and s_start after its second.
+  }
+  cp_async_wait<0>();
+}
+
+// Eight 2-byte values of the grouped array from word q (positions 8q .. 8q + 7); a word
+// reaching past n is read value by value (the array holds n values).
+__device__ __forceinline__ uint4 load_oct(const std::uint16_t* low, u64 n, u64 q) {
+  if (8 * q + 8 <= n) return reinterpret_cast<const uint4*>(low)[q];
+  u32 v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (u32 k = 0; k < 8 && 8 * q + k < n; ++k) v[k] = low[8 * q + k];
+  return make_uint4(v[0] | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6] | v[7] << 16);
+}
+
+// The histogram of bucket b over the tiles of group g, a thread per tile: it reads its
+// segment as 16-byte words, kSegUnroll in flight before it counts them, masking the values
+// of the neighbouring segments that the first and last words overlap. Segments are short
+// (8192 keys over the buckets: ~100 values at delta = 50, n = 2^26, 2^14-bin buckets): a
+// warp per segment left most lanes idle behind two dependent loads (178 us under Nsight
+// Compute, 16 % of DRAM), and numbering the words of many segments for the whole block
+// paid a binary search per word (201 us, compute bound). Three blocks per SM (registers
+// capped at 42) keep buckets * groups blocks in one wave at up to 3 * SMs.
+// One group stores its counts into A; several add the non-empty bins.
+constexpr unsigned kSegBlock = 512;
+constexpr unsigned kSegUnroll = 2;
+static __global__ void __launch_bounds__(kSegBlock, 3) segment_hist(const std::uint16_t* low, u64 n,
+                                                                   const u32* seg_start, u64 tiles, u32 buckets,
+                                                                   unsigned low_bits, u64 range, u32 groups, u32* A) {
+  extern __shared__ u32 s_hist[];
+  const u32 bins = 1u << low_bits;
+  const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
+  u64 t_lo, t_hi;
+  part_bounds(tiles, groups, g, 1, t_lo, t_hi);
+  for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
+  __syncthreads();
+  RunCounter run;
+  for (u64 t = t_lo + threadIdx.x; t < t_hi; t += blockDim.x) {
+    const u64 lo = t * kTile + seg_start[segment_row(b, t, tiles)];
+    const u64 hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
+    u64 q0, q1;
+    word_span(lo, hi, 8, q0, q1);
+    for (u64 q = q0; q < q1; q += kSegUnroll) {
+      uint4 v[kSegUnroll];
+#pragma unroll
+      for (u32 r = 0; r < kSegUnroll; ++r) v[r] = q + r < q1 ? load_oct(low, n, q + r) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (u32 r = 0; r < kSegUnroll; ++r) {
+        const u32 w[4] = {v[r].x, v[r].y, v[r].z, v[r].w};
+#pragma unroll
+        for (u32 k = 0; k < 8; ++k) {
+          const u64 pos = 8 * (q + r) + k;
+          if (pos >= lo && pos < hi) run.add(s_hist, k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu);
+        }
+      }
+    }
+  }
+  run.flush(s_hist);
+  __syncthreads();
+  const u64 first = u64{b} << low_bits;
+  for (u32 i = threadIdx.x; i < bins && first + i < range; i += blockDim.x) {
+    if (groups == 1) A[first + i] = s_hist[i];
+    else if (s_hist[i]) atomicAdd(&A[first + i], s_hist[i]);
   }
 }
 

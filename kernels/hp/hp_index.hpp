@@ -84,6 +84,13 @@ SB_HD_INLINE void aligned_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t
   if (mid_hi < mid_lo) mid_hi = mid_lo;
 }
 
+// hp-smem past one block's shared memory: the range is cut into `bands` equal bands of at
+// most bins_max bins, each counted by its own pass over the keys (part_bounds(range, bands,
+// band, 1, ...) gives a band's bins).
+SB_HD_INLINE std::uint64_t shared_bands(std::uint64_t range, std::uint64_t bins_max) {
+  return range ? ceil_div(range, bins_max) : 1;
+}
+
 // Large-range hybrid: an offset splits into a bucket (its high bits) and a bin inside the
 // bucket (its low_bits low bits), so that each bucket's histogram fits in shared memory.
 SB_HD_INLINE std::uint32_t bucket_of(std::uint32_t offset, unsigned low_bits) { return offset >> low_bits; }
@@ -92,6 +99,42 @@ SB_HD_INLINE std::uint32_t bin_in_bucket(std::uint32_t offset, unsigned low_bits
 }
 SB_HD_INLINE std::uint64_t buckets_for(std::uint64_t range, unsigned low_bits) {
   return ceil_div(range, std::uint64_t{1} << low_bits);
+}
+
+// Tiled hybrid (hp-tiled): each tile of `tile` keys is grouped by bucket in place, so the
+// split needs no global bucket offsets (no counting pass, no scan); the start of every
+// (bucket, tile) segment inside its tile is kept in a table of buckets + 1 rows of tiles
+// words, bucket-major so that the histogram of one bucket reads its row contiguously. Row
+// `buckets` holds each tile's length: the end of its last segment.
+SB_HD_INLINE std::uint64_t segment_row(std::uint64_t bucket, std::uint64_t tile, std::uint64_t tiles) {
+  return bucket * tiles + tile;
+}
+SB_HD_INLINE std::uint64_t segment_table_words(std::uint64_t buckets, std::uint64_t tiles) {
+  return (buckets + 1) * tiles;
+}
+
+// The words of `per_word` values (2-byte low bits; 8 to a 16-byte load) of the grouped
+// array that cover its positions [lo, hi): [q0, q1). Tiles start at multiples of per_word
+// values, so a segment read as whole words overlaps its neighbours by at most per_word - 1
+// values on each side, which the reader masks.
+SB_HD_INLINE void word_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t per_word, std::uint64_t& q0,
+                            std::uint64_t& q1) {
+  q0 = lo / per_word;
+  q1 = hi > lo ? ceil_div(hi, per_word) : q0;
+}
+
+// How many blocks (groups of tiles) share one bucket's histogram. Every group past the first
+// costs one global atomic per non-empty bin of the range when it adds its counts to A; one
+// group writes A with plain stores. So: as many groups as fill one wave of resident blocks
+// (a second, partial wave would leave SMs idle for a whole block's time), but no more than
+// keep groups * range within n / keys_per_flushed_bin, and no more than there are tiles.
+SB_HD_INLINE std::uint64_t bucket_groups(std::uint64_t buckets, std::uint64_t tiles, std::uint64_t resident_blocks,
+                                         std::uint64_t n, std::uint64_t range, std::uint64_t keys_per_flushed_bin) {
+  std::uint64_t g = buckets ? resident_blocks / buckets : 1;
+  const std::uint64_t by_flush = range ? n / (range * keys_per_flushed_bin) : 1;
+  g = min_u64(g, by_flush);
+  g = min_u64(g, tiles);
+  return g ? g : 1;
 }
 
 // Fused binarize + scan + compress: one 64-bit scan carries both prefix sums of
@@ -141,15 +184,27 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
 // dense_keys_per_bin keys per bin and a range the hybrid's buckets cover, the hybrid; with
 // at least sparse_keys_per_bin keys per bin the global (L2) histogram (ranges beyond the
 // hybrid's buckets); otherwise CUB radix sort on the range's bits (it won at delta = 1).
-enum class AutoChoice { smem, hybrid, global, cub };
+// hp-tiled, where its buckets cover the range (tiled_max_range; 0: never), with at least
+// tiled_keys_per_bin keys per bin and tiled_keys_per_value keys per distinct value (len; 0:
+// unknown, taken as all keys distinct), comes before the hybrid: with every key distinct
+// (delta = sigma = 1) CUB won, with a few copies of each value the tiled split did.
+enum class AutoChoice { smem, hybrid, global, cub, tiled };
 struct AutoRule {
   std::uint64_t shared_bins;
   std::uint64_t hybrid_max_range;
   std::uint64_t dense_keys_per_bin;
   std::uint64_t sparse_keys_per_bin;
+  std::uint64_t tiled_max_range = 0;
+  std::uint64_t tiled_keys_per_bin = 1;
+  std::uint64_t tiled_keys_per_value = 1;
 };
-SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule) {
+SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule,
+                                    std::uint64_t len = 0) {
   if (range <= rule.shared_bins) return AutoChoice::smem;
+  const std::uint64_t distinct = len ? len : min_u64(n, range);
+  if (range <= rule.tiled_max_range && range * rule.tiled_keys_per_bin <= n &&
+      distinct * rule.tiled_keys_per_value <= n)
+    return AutoChoice::tiled;
   if (range <= rule.hybrid_max_range && range * rule.dense_keys_per_bin <= n) return AutoChoice::hybrid;
   if (range * rule.sparse_keys_per_bin <= n) return AutoChoice::global;
   return AutoChoice::cub;
@@ -165,10 +220,11 @@ struct AutoInput {
   std::uint64_t range;  // saturated, range_of_ordered
   bool integer_keys;
   bool payload = false;
+  std::uint64_t len = 0;  // distinct values, 0: unknown
 };
 SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
   if (!in.integer_keys || in.payload || in.range > kMaxRange || in.n >= kMaxRange) return AutoChoice::cub;
-  return auto_choice(in.n, in.range, rule);
+  return auto_choice(in.n, in.range, rule, in.len);
 }
 
 // Stable variant: LSD passes of a stable counting sort over digits of digit_bits bits.

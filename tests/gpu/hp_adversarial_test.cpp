@@ -84,6 +84,31 @@ TEST(HpAdversarial, OnlyMinValAndMaxValMinusOne) {
   }
 }
 
+// The splitting variants (hp-hybrid, hp-tiled) at their bucket edges, for both bucket widths
+// in use (2^14 and 2^15 bins): every key in one bucket, every key but minVal in the last
+// bucket, one key per bucket; n past several 8192-key tiles, with a partial last tile.
+TEST(HpAdversarial, BucketEdges) {
+  for (unsigned width : {14u, 15u}) {
+    const std::uint32_t bucket = 1u << width;
+    for (std::uint64_t n : {1000ull, 3 * 8192ull + 5, 1ull << 20}) {
+      std::vector<std::uint32_t> one(n), last(n), per_bucket(n);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 3);
+        one[i] = 5 * bucket + h % 700;                  // range 700 inside bucket 5
+        last[i] = i == 0 ? 0 : 9 * bucket - 1 - h % 300;  // bucket 0 holds minVal alone
+        per_bucket[i] = (h % 97) * bucket + 3;         // 97 buckets, one value each
+      }
+      expect_sorted_like_std(one, false, "all keys in one bucket");
+      expect_sorted_like_std(last, false, "all keys but minVal in the last bucket");
+      expect_sorted_like_std(per_bucket, false, "one key per bucket");
+    }
+    // One key per bucket, each once: n = buckets.
+    std::vector<std::uint32_t> singles(300);
+    for (std::uint32_t i = 0; i < 300; ++i) singles[i] = ((i * 7919u) % 300) * bucket;
+    expect_sorted_like_std(singles, false, "each bucket's first bin once");
+  }
+}
+
 TEST(HpAdversarial, TwoTo28Keys) {
   // delta = 50 and a dense small range: the device verifier checks order and multiset.
   for (const InputSpec& spec : {make_spec(std::uint64_t{1} << 28, Distribution::uniform, KeyType::u32, Payload::none, 50.0),

@@ -21,7 +21,7 @@
 namespace sb::test {
 namespace {
 
-const char* const kPairAlgos[] = {"hp-smem", "hp-global", "hp-hybrid", "hp-auto", "hp-stable"};
+const char* const kPairAlgos[] = {"hp-smem", "hp-global", "hp-hybrid", "hp-tiled", "hp-auto", "hp-stable"};
 
 const Algorithm& by_name(const char* name) {
   const Algorithm* a = registry().find(name);

@@ -77,6 +77,64 @@ TEST(HpIndex, BucketSplitRecombines) {
   EXPECT_EQ(buckets_for(std::uint64_t{1} << 32, 15), std::uint64_t{1} << 17);
 }
 
+TEST(HpIndex, SharedBandsCoverTheRangeInBandsThatFit) {
+  EXPECT_EQ(shared_bands(1, 58112), 1u);
+  EXPECT_EQ(shared_bands(58112, 58112), 1u);
+  EXPECT_EQ(shared_bands(58113, 58112), 2u);
+  EXPECT_EQ(shared_bands(65536, 58112), 2u);  // delta = 256 at n = 2^24
+  for (std::uint64_t range : {1ull, 1000ull, 58113ull, 65536ull, 116224ull}) {
+    const std::uint64_t bands = shared_bands(range, 58112);
+    std::uint64_t next = 0;
+    for (std::uint64_t band = 0; band < bands; ++band) {
+      std::uint64_t lo, hi;
+      part_bounds(range, bands, band, 1, lo, hi);
+      EXPECT_EQ(lo, next);
+      EXPECT_LE(hi - lo, 58112u);
+      next = hi;
+    }
+    EXPECT_EQ(next, range);
+  }
+}
+
+TEST(HpIndex, SegmentTableIsBucketMajorWithALengthRow) {
+  EXPECT_EQ(segment_table_words(3, 10), 40u);
+  EXPECT_EQ(segment_row(0, 0, 10), 0u);
+  EXPECT_EQ(segment_row(0, 9, 10), 9u);
+  EXPECT_EQ(segment_row(1, 0, 10), 10u);
+  EXPECT_EQ(segment_row(3, 9, 10), 39u);  // the last tile's length, the table's last word
+}
+
+TEST(HpIndex, WordSpanCoversTheSegmentWithWholeWords) {
+  for (std::uint64_t per : {4ull, 8ull})
+    for (std::uint64_t lo : {0ull, 1ull, 3ull, 4ull, 5ull, 7ull, 8ull, 9ull, 8191ull, 8192ull})
+      for (std::uint64_t len : {0ull, 1ull, 2ull, 3ull, 4ull, 5ull, 7ull, 8ull, 9ull, 100ull}) {
+        std::uint64_t q0, q1;
+        word_span(lo, lo + len, per, q0, q1);
+        if (len == 0) {
+          EXPECT_EQ(q0, q1);
+          continue;
+        }
+        EXPECT_LE(per * q0, lo);
+        EXPECT_GT(per * q0 + per, lo);  // the first word holds lo
+        EXPECT_GE(per * q1, lo + len);
+        EXPECT_LT(per * q1 - per, lo + len);  // the last word holds lo + len - 1
+      }
+}
+
+TEST(HpIndex, BucketGroupsFillOneWaveWithinTheFlushBudget) {
+  // 82 buckets, 396 resident blocks: 4 groups (328 blocks, one wave).
+  EXPECT_EQ(bucket_groups(82, 8192, 396, 1ull << 26, (1ull << 26) / 50, 8), 4u);
+  // More buckets than resident blocks: one group, A written with stores.
+  EXPECT_EQ(bucket_groups(500, 8192, 396, 1ull << 26, 500ull << 14, 8), 1u);
+  // delta = 16: the flush budget (16 / 8 keys per flushed bin) allows 2 groups only.
+  EXPECT_EQ(bucket_groups(64, 2048, 396, 1ull << 24, 1ull << 20, 8), 2u);
+  // delta below keys_per_flushed_bin: one group.
+  EXPECT_EQ(bucket_groups(4, 2048, 396, 1ull << 24, 1ull << 22, 8), 1u);
+  // Never more groups than tiles, never none.
+  EXPECT_EQ(bucket_groups(1, 3, 396, 1ull << 20, 1000, 8), 3u);
+  EXPECT_EQ(bucket_groups(1, 0, 396, 0, 1, 8), 1u);
+}
+
 TEST(HpIndex, PackedScanCarriesBothSums) {
   const std::vector<std::uint32_t> A{0, 3, 0, 0, 5, 1, 0};
   std::uint64_t sum = 0;
@@ -125,6 +183,22 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true, true}, rule), AutoChoice::cub);
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, (1 << 26) / 50, true, false}, rule), AutoChoice::hybrid);
   EXPECT_EQ(auto_choice(1 << 21, 1 << 22, rule), AutoChoice::cub);                // delta 0.5
+  // hp-tiled where its buckets cover the range and there are enough keys per bin and per value.
+  AutoRule tiled = rule;
+  tiled.tiled_max_range = std::uint64_t{1} << 25;
+  tiled.tiled_keys_per_bin = 1;
+  tiled.tiled_keys_per_value = 2;
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, tiled), AutoChoice::tiled);
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled), AutoChoice::tiled);     // delta 2, len unknown
+  EXPECT_EQ(auto_choice(1 << 26, 1 << 26, tiled), AutoChoice::cub);             // delta 1, len unknown
+  EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled, (1 << 26) / 2), AutoChoice::tiled);  // delta 2, sigma 1
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled, 1 << 22), AutoChoice::tiled);  // delta 1, sigma 4
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled, 1 << 24), AutoChoice::cub);    // delta = sigma = 1
+  EXPECT_EQ(auto_choice(1 << 26, 1000, tiled), AutoChoice::smem);
+  EXPECT_EQ(auto_choice(1ull << 28, (1ull << 28) / 4, tiled), AutoChoice::hybrid);  // range 2^26 past the tiles' buckets
+  EXPECT_EQ(auto_choice(AutoInput{1 << 24, 1 << 24, true, false, 1 << 20}, tiled), AutoChoice::tiled);
+  EXPECT_EQ(auto_choice(AutoInput{1 << 24, 1 << 24, true, true, 1 << 20}, tiled), AutoChoice::cub);  // payload
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled), AutoChoice::cub);             // delta 1
 }
 
 TEST(HpIndex, AutoChoiceSendsWhatHpCannotTakeToCub) {

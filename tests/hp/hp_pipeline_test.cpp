@@ -151,6 +151,74 @@ TEST(HpPipelineModel, HybridMatchesStdSort) {
       }
 }
 
+// hp-tiled's histogram (group_tiles + segment_hist): every tile grouped by bucket in place
+// (ranks within a bucket in any order: here reversed) with its segment starts in the
+// bucket-major table; then each (bucket, group of tiles) reads its segments as whole 8-value
+// words, masking the neighbours' values, and either stores (one group) or adds its counts.
+std::vector<u32> tiled_histogram_model(const std::vector<u32>& x, u32 min_word, u64 range, unsigned low_bits, u64 tile,
+                                       u64 groups) {
+  const u64 n = x.size();
+  const u64 buckets = buckets_for(range, low_bits);
+  const u64 tiles = ceil_div(n, tile);
+  std::vector<u32> seg(segment_table_words(buckets, tiles), 0xdeadbeefu);
+  // The grouped array holds n values; the padding checks that the reader never counts past n.
+  std::vector<std::uint16_t> low(ceil_div(n, 8) * 8, 0xffff);
+  for (u64 t = 0; t < tiles; ++t) {
+    const u64 t0 = t * tile, len = std::min(tile, n - t0);
+    std::vector<u32> count(buckets, 0), start(buckets, 0), rank(buckets, 0);
+    for (u64 i = t0; i < t0 + len; ++i) ++count[bucket_of(key_offset(x[i], min_word), low_bits)];
+    for (u64 b = 1; b < buckets; ++b) start[b] = start[b - 1] + count[b - 1];
+    for (u64 b = 0; b < buckets; ++b) seg.at(segment_row(b, t, tiles)) = start[b];
+    seg.at(segment_row(buckets, t, tiles)) = u32(len);
+    for (u64 i = t0 + len; i-- > t0;) {
+      const u32 off = key_offset(x[i], min_word);
+      const u32 b = bucket_of(off, low_bits);
+      low.at(t0 + start[b] + rank[b]++) = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+    }
+  }
+  std::vector<u32> A(range, groups > 1 ? 0 : 0xdeadbeefu);
+  for (u64 g = 0; g < groups; ++g)
+    for (u64 b = 0; b < buckets; ++b) {
+      u64 t_lo, t_hi;
+      part_bounds(tiles, groups, g, 1, t_lo, t_hi);
+      std::vector<u32> hist(u64{1} << low_bits, 0);
+      // A thread per tile: its segment as whole 8-value words, the neighbours' values masked.
+      for (u64 t = t_lo; t < t_hi; ++t) {
+        const u64 lo = t * tile + seg.at(segment_row(b, t, tiles));
+        const u64 hi = t * tile + seg.at(segment_row(b + 1, t, tiles));
+        u64 q0, q1;
+        word_span(lo, hi, 8, q0, q1);
+        EXPECT_LE(q1 * 8, ceil_div(n, 8) * 8);
+        for (u64 q = q0; q < q1; ++q)
+          for (u64 k = 0; k < 8; ++k)
+            if (8 * q + k >= lo && 8 * q + k < hi) ++hist.at(low.at(8 * q + k));
+      }
+      for (u64 i = 0; i < hist.size() && (b << low_bits) + i < range; ++i) {
+        if (groups == 1) A[(b << low_bits) + i] = hist[i];
+        else A[(b << low_bits) + i] += hist[i];
+      }
+    }
+  return A;
+}
+
+TEST(HpPipelineModel, TiledHistogramCountsEveryKey) {
+  unsigned seed = 7;
+  for (u64 n : {1ull, 3ull, 5ull, 100ull, 1001ull, 40000ull})
+    for (u64 range : {1ull, 2ull, 17ull, 1000ull, 70000ull})
+      for (unsigned low_bits : {2u, 6u, 15u})
+        for (u64 tile : {8ull, 64ull, 8192ull})
+          for (u64 groups : {1ull, 3ull}) {
+            // The segment table has a word per (bucket, tile): keep the small shapes small.
+            if (buckets_for(range, low_bits) * ceil_div(n, tile) > (1u << 16)) continue;
+            const u64 len = std::min<u64>({n, range, 500});
+            const std::vector<u32> x = make_keys(n, u32(-1000), range, len, seed++);
+            std::vector<u32> want(range, 0);
+            for (u32 k : x) ++want[key_offset(k, u32(-1000))];
+            ASSERT_EQ(tiled_histogram_model(x, u32(-1000), range, low_bits, tile, groups), want)
+                << "n=" << n << " range=" << range << " low=" << low_bits << " tile=" << tile << " groups=" << groups;
+          }
+}
+
 // hp-stable: LSD digit passes; each pass counts digits per part, scans digit-major, and
 // scatters each part in input order.
 TEST(HpPipelineModel, StableDigitPassesMatchStableSort) {

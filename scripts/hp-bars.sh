@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue 17's single points, merged into one JSON document: the range past shared memory at
+# n = 2^26 and 2^28 (delta = 50, sigma = 50), delta = 2 at 2^26 and 2^24 (hp-auto's choice), hp-tiled
+# with 2^15-bin buckets beside the default, u32 keys with a u32 payload (the key-value path),
+# and maxVal = 1000, sigma = 1 (hp-smem, which must not get slower). The winner map's grid
+# is datasets/hp-winner-map.json (scripts/sweep.sh).
+#
+#   scripts/hp-bars.sh OUT.json        (SORTBENCH: the executable; BUDGET: seconds per algorithm)
+set -euo pipefail
+out=${1:?usage: scripts/hp-bars.sh OUT.json}
+sortbench=${SORTBENCH:-build/apps/sortbench/sortbench}
+budget=${BUDGET:-0.4}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() {  # NAME ARGS...
+  local name=$1
+  shift
+  "$sortbench" run --budget "$budget" --quiet --json "$tmp/$name.json" "$@"
+}
+
+fast='hp-smem,hp-global,hp-hybrid,hp-tiled,hp-auto,cub-radix-bits'
+run d50 -n 2^26 --delta 50 --sigma 50 --algo "$fast"
+run d50n28 -n 2^28 --delta 50 --sigma 50 --algo "$fast"
+run d2 -n 2^26 --delta 2 --algo "$fast"
+run d2n24 -n 2^24 --delta 2 --algo "$fast"
+run lb15 -n 2^26 --delta 50 --sigma 50 --algo hp-tiled --param low_bits=15
+run kv32 -n 2^26 --delta 50 --sigma 50 --payload u32 --algo hp-hybrid,hp-tiled,cub-radix-bits
+run m1000 -n 2^26 --max-val 1000 --sigma 1 --algo hp-smem,hp-auto,cub-radix-bits
+python3 "$here/merge_results.py" "$out" "$tmp"/d50.json "$tmp"/d50n28.json "$tmp"/d2.json "$tmp"/d2n24.json "$tmp"/lb15.json \
+  "$tmp"/kv32.json "$tmp"/m1000.json
+echo "hp-bars.sh: wrote $out"
