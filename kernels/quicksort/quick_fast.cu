@@ -181,16 +181,6 @@ __device__ u64 tile_length(u64 len) {
   return len - tb < Elem<K, V>::tile ? len - tb : Elem<K, V>::tile;
 }
 
-// The tile's first tl elements of src, striped over the block's threads.
-template <typename T, int I>
-__device__ void load_striped(const T* src, u64 tl, T (&x)[I]) {
-#pragma unroll
-  for (int it = 0; it < I; ++it) {
-    const u64 i = u64(it) * kGridThreads + threadIdx.x;
-    if (i < tl) x[it] = src[i];
-  }
-}
-
 // This block's tile of segment s: its keys (striped) and their buckets (-1: past the end).
 // The keys are requested before the pivots are read, so their loads overlap the sampling.
 template <typename K, typename V, int I>

@@ -237,4 +237,14 @@ __device__ void block_finish(ElemBuffers<K, V> b, Segment s) {
   __syncthreads();
 }
 
+// The tile's first tl elements of src, striped over the block's threads.
+template <typename T, int I>
+__device__ void load_striped(const T* src, u64 tl, T (&x)[I]) {
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    if (i < tl) x[it] = src[i];
+  }
+}
+
 }  // namespace sb::qs

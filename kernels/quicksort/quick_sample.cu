@@ -211,17 +211,6 @@ __device__ BlockOf block_of(const SampleWork<Ord<K, V>>& w, int level) {
   return t;
 }
 
-// The tile's keys and values, striped over the block: requested before the pivots are read,
-// so that their loads are in flight while the pivots are.
-template <typename T, int I>
-__device__ void load_tile_striped(const T* src, u64 len, T (&x)[I]) {
-#pragma unroll
-  for (int it = 0; it < I; ++it) {
-    const u64 i = u64(it) * kGridThreads + threadIdx.x;
-    if (i < len) x[it] = src[i];
-  }
-}
-
 // Every thread: the segment's pivots and their search tree (sample_tree_entry) into shared
 // memory. Ends with a barrier.
 template <typename U>
@@ -325,13 +314,13 @@ __global__ void __launch_bounds__(kGridThreads, 2) count_kernel(ElemBuffers<K, V
   const BlockOf t = block_of<K, V>(w, level);
   const K* src = b.buf[t.seg.buf] + t.seg.begin + t.begin;
   K x[I];
-  load_tile_striped(src, t.len < tile ? t.len : tile, x);
+  load_striped(src, t.len < tile ? t.len : tile, x);
   const int nb = bucket_count((1 << t.seg.bits) - 1);
   for (int k = threadIdx.x; k < nb; k += kGridThreads) count[k] = 0;
   load_pivots(w, level, t.seg, pivots, tree);
   for (u64 at = 0; at < t.len; at += tile) {
     const u64 tl = t.len - at < tile ? t.len - at : tile;
-    if (at > 0) load_tile_striped(src + at, tl, x);
+    if (at > 0) load_striped(src + at, tl, x);
     int bk[I];
     u32 unused[I];
     bucket_tile(x, tl, pivots, tree, t.seg.bits, bk);
@@ -403,8 +392,8 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
   const u64 from = t.seg.begin + t.begin;
   K x[I];
   V y[I];
-  load_tile_striped(b.buf[t.seg.buf] + from, t.len < tile ? t.len : tile, x);
-  if constexpr (carries) load_tile_striped(b.val[t.seg.buf] + from, t.len < tile ? t.len : tile, y);
+  load_striped(b.buf[t.seg.buf] + from, t.len < tile ? t.len : tile, x);
+  if constexpr (carries) load_striped(b.val[t.seg.buf] + from, t.len < tile ? t.len : tile, y);
   const int nb = bucket_count((1 << t.seg.bits) - 1);
   // Where this block's run of each bucket starts: the bucket's start in the segment (a scan of
   // the segment's sizes) plus the slots claimed before it, one atomic for the block's tiles.
@@ -430,8 +419,8 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
   for (u64 at = 0; at < t.len; at += tile) {
     const u64 tl = t.len - at < tile ? t.len - at : tile;
     if (at > 0) {
-      load_tile_striped(b.buf[t.seg.buf] + from + at, tl, x);
-      if constexpr (carries) load_tile_striped(b.val[t.seg.buf] + from + at, tl, y);
+      load_striped(b.buf[t.seg.buf] + from + at, tl, x);
+      if constexpr (carries) load_striped(b.val[t.seg.buf] + from + at, tl, y);
     }
     for (int k = threadIdx.x; k < nb; k += kGridThreads) sh.count[k] = 0;
     __syncthreads();
