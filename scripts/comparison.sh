@@ -8,28 +8,22 @@
 #   scripts/comparison.sh OUT.json        (SORTBENCH: the executable; BUDGET: seconds per algorithm)
 set -euo pipefail
 out=${1:?usage: scripts/comparison.sh OUT.json}
-sortbench=${SORTBENCH:-build/apps/sortbench/sortbench}
-budget=${BUDGET:-0.4}
 algos=${ALGOS:-quick-sample-nodp,quick-sample,quick-fast,cub-merge,cub-radix}
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/bench_runs.sh"
 
-run() {  # NAME ARGS...
+run_algos() {  # NAME ARGS...: every run of this script takes the same algorithms
   local name=$1
   shift
-  "$sortbench" run --budget "$budget" --quiet --json "$tmp/$name.json" --algo "$algos" "$@"
-  parts+=("$tmp/$name.json")
+  run "$name" --algo "$algos" "$@"
 }
 
-parts=()
-run u24 -n 2^24
-run u26 -n 2^26
-run sorted -n 2^26 --dist sorted
-run reverse -n 2^26 --dist reverse
-run zipf -n 2^26 --dist zipf
-run dup -n 2^26 --delta 1000
-run nearly -n 2^26 --dist nearly-sorted
-run u64kv -n 2^26 --key u64 --payload u64 --min-val 0 --max-val 2^64
-python3 "$here/merge_results.py" "$out" "${parts[@]}"
+run_algos u24 -n 2^24
+run_algos u26 -n 2^26
+run_algos sorted -n 2^26 --dist sorted
+run_algos reverse -n 2^26 --dist reverse
+run_algos zipf -n 2^26 --dist zipf
+run_algos dup -n 2^26 --delta 1000
+run_algos nearly -n 2^26 --dist nearly-sorted
+run_algos u64kv -n 2^26 --key u64 --payload u64 --min-val 0 --max-val 2^64
+merge_runs "$out"
 echo "comparison.sh: wrote $out"

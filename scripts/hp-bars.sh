@@ -8,17 +8,7 @@
 #   scripts/hp-bars.sh OUT.json        (SORTBENCH: the executable; BUDGET: seconds per algorithm)
 set -euo pipefail
 out=${1:?usage: scripts/hp-bars.sh OUT.json}
-sortbench=${SORTBENCH:-build/apps/sortbench/sortbench}
-budget=${BUDGET:-0.4}
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-run() {  # NAME ARGS...
-  local name=$1
-  shift
-  "$sortbench" run --budget "$budget" --quiet --json "$tmp/$name.json" "$@"
-}
+source "$(dirname "$0")/bench_runs.sh"
 
 fast='hp-smem,hp-global,hp-hybrid,hp-tiled,hp-auto,cub-radix-bits'
 run d50 -n 2^26 --delta 50 --sigma 50 --algo "$fast"
@@ -28,6 +18,5 @@ run d2n24 -n 2^24 --delta 2 --algo "$fast"
 run lb15 -n 2^26 --delta 50 --sigma 50 --algo hp-tiled --param low_bits=15
 run kv32 -n 2^26 --delta 50 --sigma 50 --payload u32 --algo hp-hybrid,hp-tiled,cub-radix-bits
 run m1000 -n 2^26 --max-val 1000 --sigma 1 --algo hp-smem,hp-auto,cub-radix-bits
-python3 "$here/merge_results.py" "$out" "$tmp"/d50.json "$tmp"/d50n28.json "$tmp"/d2.json "$tmp"/d2n24.json "$tmp"/lb15.json \
-  "$tmp"/kv32.json "$tmp"/m1000.json
+merge_runs "$out"
 echo "hp-bars.sh: wrote $out"

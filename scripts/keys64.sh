@@ -9,17 +9,7 @@
 #   scripts/keys64.sh OUT.json        (SORTBENCH: the executable; BUDGET: seconds per algorithm)
 set -euo pipefail
 out=${1:?usage: scripts/keys64.sh OUT.json}
-sortbench=${SORTBENCH:-build/apps/sortbench/sortbench}
-budget=${BUDGET:-0.4}
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-run() {  # NAME ARGS...
-  local name=$1
-  shift
-  "$sortbench" run --budget "$budget" --quiet --json "$tmp/$name.json" "$@"
-}
+source "$(dirname "$0")/bench_runs.sh"
 
 hp_and_cub='hp*,cub-radix-bits,cub-radix,cub-radix-pairs'
 run kv32 -n 2^26 --delta 50 --sigma 50 --payload u32 --algo "$hp_and_cub"
@@ -28,6 +18,5 @@ run u64kv -n 2^26 --delta 50 --sigma 50 --key u64 --payload u64 --algo "$hp_and_
 run u64full -n 2^26 --key u64 --min-val 0 --max-val 2^64 --algo all
 run u32d50 -n 2^26 --delta 50 --sigma 50 --algo 'hp*,cub-radix-bits'
 run u32m1000 -n 2^26 --max-val 1000 --sigma 1 --algo 'hp*,cub-radix-bits'
-python3 "$here/merge_results.py" "$out" "$tmp"/kv32.json "$tmp"/u64.json "$tmp"/u64kv.json "$tmp"/u64full.json \
-  "$tmp"/u32d50.json "$tmp"/u32m1000.json
+merge_runs "$out"
 echo "keys64.sh: wrote $out"

@@ -1,0 +1,20 @@
+# Sourced by the benchmark-bar scripts (keys64.sh, hp-bars.sh, comparison.sh): one `sortbench
+# run` per named input into a temporary JSON file, then all of them merged into OUT in the
+# order they ran. Reads SORTBENCH (the executable) and BUDGET (seconds per algorithm).
+sortbench=${SORTBENCH:-build/apps/sortbench/sortbench}
+budget=${BUDGET:-0.4}
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+parts=()
+
+run() {  # NAME ARGS...
+  local name=$1
+  shift
+  "$sortbench" run --budget "$budget" --quiet --json "$tmp/$name.json" "$@"
+  parts+=("$tmp/$name.json")
+}
+
+merge_runs() {  # OUT
+  python3 "$bench_dir/merge_results.py" "$1" "${parts[@]}"
+}
