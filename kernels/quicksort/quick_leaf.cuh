@@ -44,21 +44,30 @@ struct ElemBuffers {
   V* val[2];
 };
 
-// BlockRadixSort of the keys' ordered form, with the values when V is a payload.
-template <typename K, typename V, int ITEMS>
-using LeafRadix = cub::BlockRadixSort<typename Elem<K, V>::Ordered, kLeafThreads, ITEMS,
-                                      std::conditional_t<Elem<K, V>::carries, V, cub::NullType>>;
-template <typename K, typename V>
-using SmallRadix = LeafRadix<K, V, Elem<K, V>::small_items>;
-template <typename K, typename V>
-using LargeRadix = LeafRadix<K, V, Elem<K, V>::large_items>;
+// The leaf sorts of a block of THREADS threads: BlockRadixSort of the keys' ordered form, with
+// the values when V is a payload, of up to Elem::radix_max elements (large) or a quarter of
+// them (small), whatever THREADS: fewer threads hold more items each. quick-sample's leaves
+// take 256 threads: a 2^26-key microbenchmark of 4096-key leaves on an H200 sorted 18 bits in
+// 520 us with 256 x 16 against 680 us with quick-fast's 512 x 8 (1024 x 4: 1200 us).
+template <typename K, typename V, int THREADS = kLeafThreads>
+struct LeafSort {
+  static_assert(kLeafThreads % THREADS == 0, "the same part sizes as kLeafThreads");
+  static constexpr int threads = THREADS;
+  static constexpr int small_items = Elem<K, V>::small_items * (kLeafThreads / THREADS);
+  static constexpr int large_items = Elem<K, V>::large_items * (kLeafThreads / THREADS);
+  template <int ITEMS>
+  using Radix = cub::BlockRadixSort<typename Elem<K, V>::Ordered, THREADS, ITEMS,
+                                    std::conditional_t<Elem<K, V>::carries, V, cub::NullType>>;
+  using Small = Radix<small_items>;
+  using Large = Radix<large_items>;
+};
 
 // Shared state of one leaf radix sort: either sorter's storage, and the part's key bounds.
-template <typename K, typename V>
+template <typename K, typename V, int THREADS = kLeafThreads>
 struct RadixLeafShared {
   union {
-    typename SmallRadix<K, V>::TempStorage small;
-    typename LargeRadix<K, V>::TempStorage large;
+    typename LeafSort<K, V, THREADS>::Small::TempStorage small;
+    typename LeafSort<K, V, THREADS>::Large::TempStorage large;
   } radix;
   typename Elem<K, V>::Ordered bounds[2];  // smallest and largest ordered key of a radix-sorted part
 };
@@ -131,7 +140,7 @@ __device__ __forceinline__ void shared_max(std::uint64_t* at, std::uint64_t x) {
   atomicMax(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(x));
 }
 
-// Up to ITEMS * kLeafThreads elements: load, block radix sort, striped store to out (vout).
+// Up to ITEMS * THREADS elements (a block of THREADS threads): load, block radix sort, striped store to out (vout).
 // The sort looks only at the bits of the keys' ordered form below the common prefix of the
 // smallest and largest (a part between two pivots spans a narrow range: 3 of 8 four-bit
 // passes for 4096 uniform u32 keys below 2^24), and pads with the largest key, which has the
@@ -139,7 +148,7 @@ __device__ __forceinline__ void shared_max(std::uint64_t* at, std::uint64_t x) {
 // not matter to the keys). With values a pad must not sort before a real largest key, whose
 // value it would displace: loads are blocked, so pads come last in the sort's (stable) input
 // order and land past len.
-template <int ITEMS, typename Sorter, typename K, typename V>
+template <int ITEMS, int THREADS, typename Sorter, typename K, typename V>
 __device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* vout,
                               typename Sorter::TempStorage& temp, typename Elem<K, V>::Ordered* bounds) {
   using U = typename Elem<K, V>::Ordered;
@@ -154,7 +163,7 @@ __device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* v
   U lo = kAllOnes, hi = 0;
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
-    const u32 i = carries ? u32(threadIdx.x) * ITEMS + it : u32(it) * kLeafThreads + threadIdx.x;
+    const u32 i = carries ? u32(threadIdx.x) * ITEMS + it : u32(it) * THREADS + threadIdx.x;
     if (i < len) {
       keys[it] = KeyTraits<K>::ordered(src[i]);
       if constexpr (carries) vals[it] = vsrc[i];
@@ -174,7 +183,7 @@ __device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* v
   if (bits > 0) {  // else all keys are equal and need no sort
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
-      const u32 i = carries ? u32(threadIdx.x) * ITEMS + it : u32(it) * kLeafThreads + threadIdx.x;
+      const u32 i = carries ? u32(threadIdx.x) * ITEMS + it : u32(it) * THREADS + threadIdx.x;
       if (i >= len) keys[it] = bounds[1];
     }
     if constexpr (carries) Sorter(temp).SortBlockedToStriped(keys, vals, 0, bits);
@@ -195,7 +204,7 @@ __device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* v
   }
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
-    const u32 i = u32(it) * kLeafThreads + threadIdx.x;
+    const u32 i = u32(it) * THREADS + threadIdx.x;
     if (i < len) {
       out[i] = KeyTraits<K>::from_ordered(keys[it]);
       if constexpr (carries) vout[i] = vals[it];
@@ -204,13 +213,16 @@ __device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* v
   __syncthreads();  // the temporary storage and bounds are reused by the next sort
 }
 
-template <typename K, typename V>
-__device__ void radix_finish(const K* src, const V* vsrc, u64 len, K* out, V* vout, RadixLeafShared<K, V>& sh) {
-  constexpr int small = Elem<K, V>::small_items, large = Elem<K, V>::large_items;
-  if (len <= u64(small) * kLeafThreads)
-    radix_sort_to<small, SmallRadix<K, V>>(src, vsrc, len, out, vout, sh.radix.small, sh.bounds);
+template <typename K, typename V, int THREADS>
+__device__ void radix_finish(const K* src, const V* vsrc, u64 len, K* out, V* vout,
+                             RadixLeafShared<K, V, THREADS>& sh) {
+  using Sort = LeafSort<K, V, THREADS>;
+  if (len <= u64(Sort::small_items) * THREADS)
+    radix_sort_to<Sort::small_items, THREADS, typename Sort::Small>(src, vsrc, len, out, vout, sh.radix.small,
+                                                                    sh.bounds);
   else
-    radix_sort_to<large, LargeRadix<K, V>>(src, vsrc, len, out, vout, sh.radix.large, sh.bounds);
+    radix_sort_to<Sort::large_items, THREADS, typename Sort::Large>(src, vsrc, len, out, vout, sh.radix.large,
+                                                                    sh.bounds);
 }
 
 

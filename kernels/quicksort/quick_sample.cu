@@ -38,6 +38,7 @@ namespace {
 constexpr int kDeepestChild = kMaxNestingDepth - 2;
 constexpr int kGridsPerLevel = 4;
 constexpr int kMaxLevels = (kDeepestChild - 1) / kGridsPerLevel + 1;  // the last level's pivots grid fits
+constexpr int kSampleLeafThreads = 256;  // the leaf grid's block (LeafSort)
 constexpr u64 kCopyChunk = u64(1) << 16;  // elements of one copy leaf (an equal-key bucket to buffer 0)
 // Tiles of one count or place block: its bucket sizes are added to the segment's (count) and
 // its slots claimed (place) once for all of them, so the level's same-address atomics are a
@@ -284,15 +285,8 @@ __global__ void __launch_bounds__(kGridThreads) pivots_kernel(ElemBuffers<K, V> 
     keys[it] = i < ns ? KeyTraits<K>::ordered(src[sample_offset(s.len, s.begin, u64(i))]) : ~U{0};
   }
   Sorter(temp).Sort(keys);  // blocked: thread t holds ranks t*S .. t*S+S-1; pads sort last
-  // Each thread writes the pivots among its ranks (no shared copy of the sorted sample: for
-  // 8-byte keys it would not fit beside the sorter's storage).
-  for (int j = 0; j < np; ++j) {
-    const int r = pivot_sample(j, ns, np);
-    if (r / S != int(threadIdx.x)) continue;
-#pragma unroll
-    for (int it = 0; it < S; ++it)
-      if (r % S == it) w.pivots[p][s.pivot_at + j] = keys[it];
-  }
+  // Pivot j is thread j's last rank (pivot_is_group_last, tested on the CPU).
+  if (int(threadIdx.x) < np) w.pivots[p][s.pivot_at + threadIdx.x] = keys[S - 1];
   if (!last_block(&w.head->level[level].done[kPivots], flag)) return;
   if (threadIdx.x == 0) w.head->level[level].ended_ns[kPivots] = global_ns();
   if (!w.device_launches) return;
@@ -339,27 +333,17 @@ __global__ void __launch_bounds__(kGridThreads, 2) count_kernel(ElemBuffers<K, V
   hand_on(b, w, level, kPlace, flag);
 }
 
-template <typename K, typename V>
-__device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 index);
-
-// Consecutive small buckets gathered into one leaf. Only equal-key buckets: already in order
-// (each holds one key, in pivot order), so they need a copy at most, never a sort.
-struct LeafRun {
-  u64 begin = 0, len = 0;
-  bool equal_only = true;
-  __device__ void add(u64 at, u64 n, bool equal) {
-    if (len == 0) begin = at;
-    len += n;
-    equal_only = equal_only && equal;
-  }
-  template <typename U>
-  __device__ void flush(const SampleWork<U>& w, u64 seg_begin, int out) {
-    if (len > 0 && !(equal_only && out == 0))
-      append_leaf(w, LeafItem{seg_begin + begin, len, out, equal_only ? kLeafCopy : kLeafSort});
-    len = 0;
-    equal_only = true;
-  }
+// Shared memory of the plan of one segment (plan_segment).
+struct PlanShared {
+  typename cub::BlockScan<ull, kGridThreads>::TempStorage scan;
+  ull start_of[kSampleMaxBuckets + 1];
+  LeafItem run[kSampleMaxBuckets];
+  ull run_base;
+  u32 runs;
 };
+
+template <typename K, typename V>
+__device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 index, PlanShared& sh);
 
 template <typename K, typename V>
 struct PlaceShared {
@@ -376,7 +360,6 @@ struct PlaceShared {
   K keys[tile];
   std::conditional_t<Elem<K, V>::carries, V, char> vals[Elem<K, V>::carries ? tile : 1];
   std::uint16_t bucket[tile];
-  int flag;
 };
 
 template <typename K, typename V>
@@ -385,7 +368,13 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
   constexpr int I = Elem<K, V>::grid_items;
   constexpr u64 tile = Elem<K, V>::tile;
   constexpr bool carries = Elem<K, V>::carries;
-  __shared__ PlaceShared<K, V> sh;
+  // A block whose plan launch was refused plans in the place staging's memory.
+  __shared__ union {
+    PlaceShared<K, V> place;
+    PlanShared plan;
+  } shared;
+  __shared__ int flag;
+  PlaceShared<K, V>& sh = shared.place;
   note_began(&w.head->level[level].began_ns[kPlace]);
   const int p = level & 1;
   const BlockOf t = block_of<K, V>(w, level);
@@ -463,34 +452,34 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
     }
     __syncthreads();  // the staging buffers are refilled by the next tile
   }
-  if (!last_block(&w.head->level[level].done[kPlace], sh.flag)) return;
+  if (!last_block(&w.head->level[level].done[kPlace], flag)) return;
   if (threadIdx.x == 0) {
     w.head->level[level].ended_ns[kPlace] = global_ns();
-    sh.flag = !w.device_launches || launch_stage(b, w, level, kPlan);
+    flag = !w.device_launches || launch_stage(b, w, level, kPlan);
   }
   __syncthreads();
-  if (sh.flag) return;
+  if (flag) return;
   // The plan grid was refused: this block plans every segment itself, then starts the next level.
   const u32 count = *(volatile u32*)&w.head->level[level].segments;
-  for (u32 i = 0; i < count; ++i) plan_segment<K, V>(w, level, i);
+  for (u32 i = 0; i < count; ++i) plan_segment<K, V>(w, level, i, shared.plan);
   __syncthreads();
-  if (threadIdx.x == 0) sh.flag = launch_stage(b, w, level + 1, kPivots);
+  if (threadIdx.x == 0) flag = launch_stage(b, w, level + 1, kPivots);
   __syncthreads();
-  if (!sh.flag) abandon_level(w, level + 1);
+  if (!flag) abandon_level(w, level + 1);
 }
 
 // Every thread of the block: hands out the buckets of segment `index` of `level` (placed in
 // buffer 1 - buf). A bucket between pivots above the leaf size becomes a segment of the next
 // level, an equal-key bucket above it is copied to buffer 0 in chunks (or left where it is);
-// the rest are gathered in order into leaves of up to Elem::radix_max elements, so that a
-// leaf sort is filled rather than run on one small bucket, and keys equal to a pivot (a
-// bucket of one key, for distinct keys) ride in the leaf beside them.
+// the rest are gathered into leaves (sample_leaf_runs), so that keys equal to a pivot (a
+// bucket of one key, for distinct keys) ride in the leaf beside them. A run of equal-key
+// buckets only is in order already: a copy leaf, or nothing in buffer 0. Thread 0 finds the
+// runs in shared memory and the block appends them with one atomic: appending each from
+// thread 0 cost a global atomic's round trip a leaf (128 of the 3100 us of 2^26 keys).
 template <typename K, typename V>
-__device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 index) {
+__device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 index, PlanShared& sh) {
   using Scan = cub::BlockScan<ull, kGridThreads>;
   constexpr u64 leaf_max = Elem<K, V>::radix_max;
-  __shared__ typename Scan::TempStorage scan;
-  __shared__ ull start_of[kSampleMaxBuckets + 1];
   const int p = level & 1;
   const SampleSegment s = w.segments[p][index];
   const int nb = bucket_count((1 << s.bits) - 1), out = 1 - s.buf;
@@ -501,12 +490,12 @@ __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 inde
     const int k = 2 * threadIdx.x + j;
     len[j] = k < nb ? totals[k] : 0;
   }
-  Scan(scan).ExclusiveSum(len, start);
+  Scan(sh.scan).ExclusiveSum(len, start);
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     const int k = 2 * threadIdx.x + j;
     if (k > nb) continue;
-    start_of[k] = start[j];
+    sh.start_of[k] = start[j];
     if (len[j] <= leaf_max) continue;
     const u64 at = s.begin + start[j];
     if (!is_equal_bucket(k)) {
@@ -518,24 +507,29 @@ __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 inde
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    LeafRun run;
-    for (int k = 0; k < nb; ++k) {
-      const u64 n = start_of[k + 1] - start_of[k];
-      if (n == 0) continue;
-      if (n > leaf_max || run.len + n > leaf_max) run.flush(w, s.begin, out);
-      if (n > leaf_max) continue;
-      run.add(start_of[k], n, is_equal_bucket(k));
-    }
-    run.flush(w, s.begin, out);
+    u32 n = 0, c = 0;
+    sample_leaf_runs(sh.start_of, nb, leaf_max, [&](u64 run_begin, u64 run_len, bool equal_only) {
+      if (equal_only && out == 0) return;
+      sh.run[n++] = LeafItem{s.begin + run_begin, run_len, out, equal_only ? kLeafCopy : kLeafSort};
+      c += equal_only ? 1 : 0;
+    });
+    sh.runs = n;
+    sh.run_base = n != 0 ? atomicAdd(&w.head->leaves, ull(n)) : 0;
+    if (c != 0) atomicAdd(&w.head->leaf_kinds[kLeafCopy], ull(c));
+    if (n != c) atomicAdd(&w.head->leaf_kinds[kLeafSort], ull(n - c));
   }
-  __syncthreads();  // the scan storage and starts are reused by the next segment
+  __syncthreads();
+  for (u32 i = threadIdx.x; i < sh.runs; i += kGridThreads)
+    if (sh.run_base + i < w.cap.leaves) w.leaves[sh.run_base + i] = sh.run[i];
+  __syncthreads();  // the scan storage, starts and runs are reused by the next segment
 }
 
 template <typename K, typename V>
 __global__ void __launch_bounds__(kGridThreads) plan_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, int level) {
+  __shared__ PlanShared sh;
   __shared__ int flag;
   note_began(&w.head->level[level].began_ns[kPlan]);
-  plan_segment<K, V>(w, level, blockIdx.x);
+  plan_segment<K, V>(w, level, blockIdx.x, sh);
   if (!last_block(&w.head->level[level].done[kPlan], flag)) return;
   if (threadIdx.x == 0) w.head->level[level].ended_ns[kPlan] = global_ns();
   if (!w.device_launches) return;
@@ -556,7 +550,7 @@ __global__ void root_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, u64 n)
 
 // Every thread of the block: one leaf into buffer 0.
 template <typename K, typename V>
-__device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf, RadixLeafShared<K, V>& sh) {
+__device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf, RadixLeafShared<K, V, kSampleLeafThreads>& sh) {
   V* vals = nullptr;
   V* vout = nullptr;
   if constexpr (Elem<K, V>::carries) {
@@ -578,9 +572,8 @@ __device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf, RadixLeaf
 // The leaf grid (host-launched after the tree, no device launches): each block takes the
 // next leaf of the list until none is left.
 template <typename K, typename V>
-__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) sample_leaf_kernel(ElemBuffers<K, V> b,
-                                                                                  SampleWork<Ord<K, V>> w) {
-  __shared__ RadixLeafShared<K, V> sh;
+__global__ void __launch_bounds__(kSampleLeafThreads) sample_leaf_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w) {
+  __shared__ RadixLeafShared<K, V, kSampleLeafThreads> sh;
   __shared__ ull taken;
   __shared__ int flag;
   note_began(&w.head->leaf_began_ns);
@@ -635,7 +628,7 @@ unsigned sample_leaf_blocks() {
     int device = 0, sms = 0, per_sm = 0;
     SB_CUDA_CHECK(cudaGetDevice(&device));
     SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_leaf_kernel<K, V>, kLeafThreads, 0));
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_leaf_kernel<K, V>, kSampleLeafThreads, 0));
     blocks = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
   }
   return blocks;
@@ -692,7 +685,7 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
     }
   }
   // The stream starts the leaf grid once the root and every grid launched below it are done.
-  sample_leaf_kernel<<<sample_leaf_blocks<K, V>(), kLeafThreads, 0, stream>>>(b, w);
+  sample_leaf_kernel<<<sample_leaf_blocks<K, V>(), kSampleLeafThreads, 0, stream>>>(b, w);
   SB_CUDA_CHECK_LAUNCH();
 }
 

@@ -231,6 +231,15 @@ SB_HD_INLINE int sample_tree_bucket(T x, const T* tree, const T* p, int bits) {
   return (t < (1 << bits) - 1 && !(x < p[t])) ? 2 * t + 1 : 2 * t;
 }
 
+// The high 64 bits of a * b.
+SB_HD_INLINE u64 mul_high(u64 a, u64 b) {
+#ifdef __CUDA_ARCH__
+  return __umul64hi(a, b);
+#else
+  return u64((unsigned __int128)a * b >> 64);
+#endif
+}
+
 // Offset of sample i of a segment of len elements that starts at `begin`: hashed rather than
 // strided, so that a periodic input (organ pipe, sawtooth) cannot hand every sample the same
 // few keys; the segment's start seeds it, so segments draw different offsets.
@@ -239,7 +248,7 @@ SB_HD_INLINE u64 sample_offset(u64 len, u64 begin, u64 i) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
-  return z % len;
+  return mul_high(z, len);  // z * len / 2^64: in [0, len) without a 64-bit division
 }
 
 // Grid tiles and leaf sizes of an element of element_bytes (key plus value), the Elem sizes
@@ -255,6 +264,39 @@ SB_HD_INLINE constexpr u64 radix_leaf_elements(int element_bytes) {
 // vary by about a third, so at a quarter almost none overflows a leaf (which would cost a
 // level), and the plan gathers neighbouring buckets into full leaves anyway.
 SB_HD_INLINE constexpr u64 sample_leaf_target(u64 leaf_max) { return leaf_max / 4; }
+
+// Pivot j of a split's (np + 1) * kSampleOversampling sorted samples is the last sample of
+// the j-th group of kSampleOversampling (pivot_sample): thread j of a block that holds
+// kSampleOversampling sorted samples a thread (blocked) holds it as its last.
+SB_HD_INLINE constexpr bool pivot_is_group_last(int j, int np) {
+  return pivot_sample(j, (np + 1) * kSampleOversampling, np) == (j + 1) * kSampleOversampling - 1;
+}
+
+// The leaves of a split segment's small buckets (size at most leaf_max), bucket k being
+// [start[k], start[k + 1]): consecutive small buckets are gathered greedily, in order, into
+// runs of at most leaf_max elements, so that a leaf sort is filled rather than run on one
+// small bucket; a bucket above leaf_max (a segment of the next level, or a copied equal-key
+// bucket) ends the run. emit(begin, len, equal_only) gets each run; equal_only: every bucket
+// of the run holds keys equal to a pivot (already in order).
+template <typename Offset, typename Emit>
+SB_HD_INLINE void sample_leaf_runs(const Offset* start, int nb, u64 leaf_max, Emit&& emit) {
+  u64 begin = 0, len = 0;
+  bool equal_only = true;
+  for (int k = 0; k < nb; ++k) {
+    const u64 n = start[k + 1] - start[k];
+    if (n == 0) continue;
+    if (len > 0 && (n > leaf_max || len + n > leaf_max)) {
+      emit(begin, len, equal_only);
+      len = 0;
+      equal_only = true;
+    }
+    if (n > leaf_max) continue;
+    if (len == 0) begin = start[k];
+    len += n;
+    equal_only = equal_only && is_equal_bucket(k);
+  }
+  if (len > 0) emit(begin, len, equal_only);
+}
 
 // What one level of quick-sample may hold at most, for the workspace. A level's segments are
 // disjoint and longer than leaf_max; a segment of len elements takes at most

@@ -382,21 +382,24 @@ struct CpuSample {
       const std::uint32_t x = src[s.begin + i];
       dst[at[sample_bucket(x, p.data(), bits)]++] = x;
     }
-    u64 begin = s.begin;
+    std::vector<u64> start(nb + 1, 0);
+    for (int k = 0; k < nb; ++k) start[k + 1] = start[k] + count[k];
+    const int out = 1 - s.buf;
     for (int k = 0; k < nb; ++k) {
-      const Seg piece{begin, count[k], 1 - s.buf};
-      begin += count[k];
-      if (piece.len == 0) continue;
+      const Seg piece{s.begin + start[k], count[k], out};
+      if (piece.len <= leaf_max) continue;  // a leaf run's
       if (is_equal_bucket(k)) {
-        leaves += piece.buf != 0 ? (piece.len + (u64(1) << 16) - 1) >> 16 : 0;
-        if (piece.buf != 0) std::copy_n(dst.begin() + piece.begin, piece.len, buf[0]->begin() + piece.begin);
-      } else if (piece.len <= leaf_max) {
-        leaf(piece);
+        leaves += out != 0 ? (piece.len + (u64(1) << 16) - 1) >> 16 : 0;
+        if (out != 0) std::copy_n(dst.begin() + piece.begin, piece.len, buf[0]->begin() + piece.begin);
       } else {
         EXPECT_LT(piece.len, s.len);  // a bucket between pivots excludes the pivots: levels end
         next.push_back(piece);
       }
     }
+    // Small buckets in leaves as the plan grid gathers them; a run of equal keys is in order.
+    sample_leaf_runs(start.data(), nb, leaf_max, [&](u64 begin, u64 len, bool equal_only) {
+      if (!(equal_only && out == 0)) leaf({s.begin + begin, len, out});
+    });
   }
 };
 
@@ -478,6 +481,67 @@ TEST(QuicksortIndex, SampleSplitsShareTheHalvingsEvenly) {
       const int levels = need - 1 <= kSampleMaxBits ? 1 : (need - 1 + kSampleMaxBits - 1) / kSampleMaxBits;
       ASSERT_GE(bits * levels, std::min(need, kSampleMaxBits * levels) - (levels == 1 ? 1 : 0)) << len;
     }
+}
+
+TEST(QuicksortIndex, PivotsAreEachSampleGroupsLast) {
+  for (int np = 1; np <= kSampleMaxPivots; ++np)
+    for (int j = 0; j < np; ++j) ASSERT_TRUE(pivot_is_group_last(j, np)) << "np=" << np << " j=" << j;
+}
+
+TEST(QuicksortIndex, MulHighIsTheTopOfTheProduct) {
+  EXPECT_EQ(mul_high(u64(1) << 63, 4), u64(2));
+  EXPECT_EQ(mul_high(~u64(0), ~u64(0)), ~u64(0) - 1);
+  EXPECT_EQ(mul_high(0x123456789ABCDEF0ull, 1), u64(0));
+}
+
+// The leaf runs: every small bucket in exactly one run, in order, runs of at most leaf_max
+// that stop at a large bucket and are as full as greedy packing makes them.
+TEST(QuicksortIndex, SampleLeafRunsCoverSmallBucketsGreedily) {
+  std::mt19937 rng(11);
+  const u64 leaf_max = 100;
+  for (int trial = 0; trial < 500; ++trial) {
+    const int nb = 1 + int(rng() % 511);
+    std::vector<u64> size(nb), start(nb + 1, 0);
+    for (int k = 0; k < nb; ++k) {
+      const unsigned r = rng() % 10;
+      size[k] = r == 0 ? 0 : r == 1 ? leaf_max + 1 + rng() % 300 : r < 4 ? rng() % 3 : rng() % (leaf_max + 1);
+      start[k + 1] = start[k] + size[k];
+    }
+    struct Run {
+      u64 begin, len;
+      bool equal_only;
+    };
+    std::vector<Run> runs;
+    sample_leaf_runs(start.data(), nb, leaf_max, [&](u64 b, u64 l, bool e) { runs.push_back({b, l, e}); });
+    std::vector<int> covered(nb, 0);
+    u64 last_end = 0;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const Run& run = runs[r];
+      ASSERT_GT(run.len, 0u);
+      ASSERT_LE(run.len, leaf_max);
+      ASSERT_GE(run.begin, last_end);
+      last_end = run.begin + run.len;
+      bool equal_only = true;
+      int first = -1, last = -1;
+      for (int k = 0; k < nb; ++k)
+        if (size[k] > 0 && start[k] >= run.begin && start[k + 1] <= run.begin + run.len) {
+          ASSERT_LE(size[k], leaf_max);
+          ++covered[k];
+          equal_only = equal_only && is_equal_bucket(k);
+          if (first < 0) first = k;
+          last = k;
+        }
+      ASSERT_GE(first, 0);
+      ASSERT_EQ(start[first], run.begin);  // whole buckets only
+      ASSERT_EQ(start[last + 1], run.begin + run.len);
+      ASSERT_EQ(run.equal_only, equal_only);
+      // Greedy: the next non-empty bucket would not fit, or is large.
+      int next = last + 1;
+      while (next < nb && size[next] == 0) ++next;
+      if (next < nb && size[next] <= leaf_max) ASSERT_GT(run.len + size[next], leaf_max) << "trial " << trial;
+    }
+    for (int k = 0; k < nb; ++k) ASSERT_EQ(covered[k], size[k] > 0 && size[k] <= leaf_max ? 1 : 0) << "bucket " << k;
+  }
 }
 
 TEST(QuicksortIndex, SampleOffsetsStayInsideTheSegment) {
