@@ -39,6 +39,7 @@ constexpr int kDeepestChild = kMaxNestingDepth - 2;
 constexpr int kGridsPerLevel = 4;
 constexpr int kMaxLevels = (kDeepestChild - 1) / kGridsPerLevel + 1;  // the last level's pivots grid fits
 constexpr int kSampleLeafThreads = 256;  // the leaf grid's block (LeafSort)
+constexpr int kSampleLeafMinBlocks = 3;
 constexpr u64 kCopyChunk = u64(1) << 16;  // elements of one copy leaf (an equal-key bucket to buffer 0)
 // Tiles of one count or place block: its bucket sizes are added to the segment's (count) and
 // its slots claimed (place) once for all of them, so the level's same-address atomics are a
@@ -120,6 +121,47 @@ __device__ void append_leaf(const SampleWork<U>& w, LeafItem item) {
   atomicAdd(&w.head->leaf_kinds[item.kind], 1ull);
 }
 
+// A segment's places in its level's pools: its index, first block, pivots, bucket counters
+// and bucket sizes per block. Summed over a plan block's new segments, then the block's bases.
+struct PoolClaim {
+  u32 segment, block, pivot, bucket;
+  ull hist;
+};
+
+// [begin, begin + len) of buffer buf as a segment (its places in the pools not set yet), and
+// what it takes of each pool.
+template <typename K, typename V>
+__device__ SampleSegment segment_of(u64 begin, u64 len, int buf, PoolClaim& needs) {
+  SampleSegment s;
+  s.begin = begin;
+  s.len = len;
+  s.buf = buf;
+  s.bits = sample_split_bits(len, sample_leaf_target(Elem<K, V>::radix_max));
+  s.blocks = u32((len + kBlockElements<K, V> - 1) / kBlockElements<K, V>);
+  const int np = (1 << s.bits) - 1;
+  needs = PoolClaim{1, s.blocks, u32(np), u32(bucket_count(np)), ull(s.blocks) * ull(bucket_count(np))};
+  return s;
+}
+
+// Adds `by` to the claims at `to` (shared or global counters) and returns where they stood.
+__device__ PoolClaim claim(u32* segment, u32* block, u32* pivot, u32* bucket, ull* hist, const PoolClaim& by) {
+  return PoolClaim{atomicAdd(segment, by.segment), atomicAdd(block, by.block), atomicAdd(pivot, by.pivot),
+                   atomicAdd(bucket, by.bucket), atomicAdd(hist, by.hist)};
+}
+__device__ PoolClaim claim_in_level(LevelState& l, const PoolClaim& by) {
+  return claim(&l.segments, &l.blocks, &l.pivots, &l.buckets, &l.hists, by);
+}
+
+// Stores segment s of `level` at the places `at`.
+template <typename U>
+__device__ void store_segment(const SampleWork<U>& w, int level, SampleSegment s, const PoolClaim& at) {
+  s.first_block = at.block;
+  s.pivot_at = at.pivot;
+  s.bucket_at = at.bucket;
+  s.hist_at = at.hist;
+  w.segments[level & 1][at.segment] = s;
+}
+
 // One thread: appends [begin, begin + len) of buffer buf as a segment of `level`.
 template <typename K, typename V>
 __device__ void append_segment(const SampleWork<Ord<K, V>>& w, int level, u64 begin, u64 len, int buf) {
@@ -127,22 +169,9 @@ __device__ void append_segment(const SampleWork<Ord<K, V>>& w, int level, u64 be
     append_leaf(w, LeafItem{begin, len, buf, kLeafBitonic});
     return;
   }
-  LevelState& l = w.head->level[level];
-  const int bits = sample_split_bits(len, sample_leaf_target(Elem<K, V>::radix_max));
-  const int np = (1 << bits) - 1;
-  const u32 blocks = u32((len + kBlockElements<K, V> - 1) / kBlockElements<K, V>);
-  SampleSegment s;
-  s.begin = begin;
-  s.len = len;
-  s.bits = bits;
-  s.buf = buf;
-  s.blocks = blocks;
-  s.first_block = atomicAdd(&l.blocks, blocks);
-  s.pivot_at = atomicAdd(&l.pivots, u32(np));
-  s.bucket_at = atomicAdd(&l.buckets, u32(bucket_count(np)));
-  s.hist_at = atomicAdd(&l.hists, ull(blocks) * ull(bucket_count(np)));
-  const u32 at = atomicAdd(&l.segments, 1u);
-  w.segments[level & 1][at] = s;
+  PoolClaim needs;
+  const SampleSegment s = segment_of<K, V>(begin, len, buf, needs);
+  store_segment(w, level, s, claim_in_level(w.head->level[level], needs));
 }
 
 // Every thread of the block: the segments of `level` go to the leaf list whole (a launch was
@@ -259,34 +288,88 @@ __device__ __forceinline__ void warp_count(const int (&bk)[I], u32* counter, u32
   }
 }
 
+// The sample sorts of a pivots block: ITEMS samples a thread, 16 for a full split of 255
+// pivots, 2 for splits of up to 31 (the small segments of a deep level: a 4096-slot sort of 128
+// samples cost 0.9 of 11.4 ms at 2^26 u64 keys with u64 values).
+template <typename U>
+struct PivotSort {
+  static constexpr int full = kSampleMaxPivots + 1;  // samples (in units of kSampleOversampling)
+  static constexpr int small_items = 2;
+  using Full = cub::BlockRadixSort<U, kGridThreads, kSampleOversampling>;
+  using Small = cub::BlockRadixSort<U, kGridThreads, small_items>;
+  static_assert(kGridThreads * kSampleOversampling == full * kSampleOversampling, "one sample sort a block");
+  static_assert(kSampleOversampling % small_items == 0, "a pivot is the last sample of a thread");
+  union Storage {
+    typename Full::TempStorage full;
+    typename Small::TempStorage small;
+  };
+};
+
+// Every thread: sorts the segment's ns samples (ITEMS a thread, ns <= ITEMS * kGridThreads)
+// on the bits below their common prefix, and writes its np pivots. Pivot j is sample rank
+// (j + 1) * S - 1 (pivot_is_group_last), the last of its thread's ITEMS when S % ITEMS == 0.
+template <int ITEMS, typename Sorter, typename K, typename U>
+__device__ void sort_samples(const K* src, const SampleSegment& s, int np, typename Sorter::TempStorage& temp,
+                             U* bounds, U* pivots) {
+  constexpr int S = kSampleOversampling;
+  const int ns = (np + 1) * S;
+  if (threadIdx.x == 0) {
+    bounds[0] = ~U{0};
+    bounds[1] = 0;
+  }
+  U keys[ITEMS];
+  U lo = ~U{0}, hi = 0;
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it) {
+    const int i = threadIdx.x * ITEMS + it;
+    if (i < ns) {
+      keys[it] = KeyTraits<K>::ordered(src[sample_offset(s.len, s.begin, u64(i))]);
+      lo = keys[it] < lo ? keys[it] : lo;
+      hi = keys[it] > hi ? keys[it] : hi;
+    }
+  }
+  lo = warp_min(lo);
+  hi = warp_max(hi);
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) {
+    shared_min(&bounds[0], lo);
+    shared_max(&bounds[1], hi);
+  }
+  __syncthreads();
+  // Pads take the largest sample, which shares the prefix: they sort after it (blocked
+  // loads put them last; the sort is stable) at ranks past ns, where no pivot is read.
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it)
+    if (int(threadIdx.x) * ITEMS + it >= ns) keys[it] = bounds[1];
+  const int bits = differing_low_bits(bounds[0], bounds[1]);
+  if (bits > 0) Sorter(temp).Sort(keys, 0, bits);  // blocked: thread t holds ranks t*ITEMS ..
+  const int end = (int(threadIdx.x) + 1) * ITEMS;
+  if (end % S == 0 && end / S - 1 < np) pivots[end / S - 1] = keys[ITEMS - 1];
+}
+
 template <typename K, typename V>
 __global__ void __launch_bounds__(kGridThreads) pivots_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
                                                               int level) {
   using U = Ord<K, V>;
-  constexpr int S = kSampleOversampling;
-  using Sorter = cub::BlockRadixSort<U, kGridThreads, S>;
-  static_assert(kGridThreads * S == (kSampleMaxPivots + 1) * kSampleOversampling, "one sample sort a block");
-  __shared__ typename Sorter::TempStorage temp;
+  using Sort = PivotSort<U>;
+  __shared__ typename Sort::Storage temp;
+  __shared__ U bounds[2];
   __shared__ int flag;
   note_began(&w.head->level[level].began_ns[kPivots]);
   const int p = level & 1;
   const SampleSegment s = w.segments[p][blockIdx.x];
   for (u32 i = threadIdx.x; i < s.blocks; i += kGridThreads) w.block_segment[p][s.first_block + i] = blockIdx.x;
-  const int np = (1 << s.bits) - 1, nb = bucket_count(np), ns = (np + 1) * S;
+  const int np = (1 << s.bits) - 1, nb = bucket_count(np);
   for (int k = threadIdx.x; k < nb; k += kGridThreads) {
     w.totals[p][s.bucket_at + k] = 0;
     w.claimed[p][s.bucket_at + k] = 0;
   }
   const K* src = b.buf[s.buf] + s.begin;
-  U keys[S];
-#pragma unroll
-  for (int it = 0; it < S; ++it) {
-    const int i = threadIdx.x * S + it;
-    keys[it] = i < ns ? KeyTraits<K>::ordered(src[sample_offset(s.len, s.begin, u64(i))]) : ~U{0};
-  }
-  Sorter(temp).Sort(keys);  // blocked: thread t holds ranks t*S .. t*S+S-1; pads sort last
-  // Pivot j is thread j's last rank (pivot_is_group_last, tested on the CPU).
-  if (int(threadIdx.x) < np) w.pivots[p][s.pivot_at + threadIdx.x] = keys[S - 1];
+  U* pivots = w.pivots[p] + s.pivot_at;
+  if ((np + 1) * kSampleOversampling <= Sort::small_items * kGridThreads)
+    sort_samples<Sort::small_items, typename Sort::Small>(src, s, np, temp.small, bounds, pivots);
+  else
+    sort_samples<kSampleOversampling, typename Sort::Full>(src, s, np, temp.full, bounds, pivots);
   if (!last_block(&w.head->level[level].done[kPivots], flag)) return;
   if (threadIdx.x == 0) w.head->level[level].ended_ns[kPivots] = global_ns();
   if (!w.device_launches) return;
@@ -336,6 +419,7 @@ __global__ void __launch_bounds__(kGridThreads, 2) count_kernel(ElemBuffers<K, V
 // Shared memory of the plan of one segment (plan_segment).
 struct PlanShared {
   typename cub::BlockScan<ull, kGridThreads>::TempStorage scan;
+  PoolClaim made;  // what the block's new segments take of the next level's pools, then its bases there
   ull start_of[kSampleMaxBuckets + 1];
   LeafItem run[kSampleMaxBuckets];
   ull run_base;
@@ -484,6 +568,8 @@ __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 inde
   const SampleSegment s = w.segments[p][index];
   const int nb = bucket_count((1 << s.bits) - 1), out = 1 - s.buf;
   const ull* totals = w.totals[p] + s.bucket_at;
+  if (threadIdx.x == 0) sh.made = PoolClaim{};
+  __syncthreads();
   ull len[2], start[2];
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
@@ -491,6 +577,13 @@ __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 inde
     len[j] = k < nb ? totals[k] : 0;
   }
   Scan(sh.scan).ExclusiveSum(len, start);
+  // New segments claim their places in the next level's pools in shared memory first, then
+  // with one global atomic a pool for the block (from each thread, 128 to 256 segments of
+  // 2^24 to 2^26 keys queued on the same five counters).
+  const bool next_level = level + 1 < kMaxLevels;
+  SampleSegment made[2];
+  PoolClaim mine[2];
+  bool makes[2] = {false, false};
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     const int k = 2 * threadIdx.x + j;
@@ -499,13 +592,30 @@ __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 inde
     if (len[j] <= leaf_max) continue;
     const u64 at = s.begin + start[j];
     if (!is_equal_bucket(k)) {
-      append_segment<K, V>(w, level + 1, at, len[j], out);
+      if (next_level) {
+        PoolClaim needs;
+        made[j] = segment_of<K, V>(at, len[j], out, needs);
+        mine[j] = claim(&sh.made.segment, &sh.made.block, &sh.made.pivot, &sh.made.bucket, &sh.made.hist, needs);
+        makes[j] = true;
+      } else {
+        append_segment<K, V>(w, level + 1, at, len[j], out);  // to the leaf list
+      }
     } else {
       for (u64 c = 0; out != 0 && c < len[j]; c += kCopyChunk)
         append_leaf(w, LeafItem{at + c, len[j] - c < kCopyChunk ? len[j] - c : kCopyChunk, out, kLeafCopy});
     }
   }
   __syncthreads();
+  if (threadIdx.x == 0 && sh.made.segment != 0) sh.made = claim_in_level(w.head->level[level + 1], sh.made);
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    if (!makes[j]) continue;
+    const PoolClaim& base = sh.made;
+    store_segment(w, level + 1, made[j],
+                  PoolClaim{base.segment + mine[j].segment, base.block + mine[j].block, base.pivot + mine[j].pivot,
+                            base.bucket + mine[j].bucket, base.hist + mine[j].hist});
+  }
   if (threadIdx.x == 0) {
     u32 n = 0, c = 0;
     sample_leaf_runs(sh.start_of, nb, leaf_max, [&](u64 run_begin, u64 run_len, bool equal_only) {
@@ -572,7 +682,7 @@ __device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf, RadixLeaf
 // The leaf grid (host-launched after the tree, no device launches): each block takes the
 // next leaf of the list until none is left.
 template <typename K, typename V>
-__global__ void __launch_bounds__(kSampleLeafThreads) sample_leaf_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w) {
+__global__ void __launch_bounds__(kSampleLeafThreads, kSampleLeafMinBlocks) sample_leaf_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w) {
   __shared__ RadixLeafShared<K, V, kSampleLeafThreads> sh;
   __shared__ ull taken;
   __shared__ int flag;
