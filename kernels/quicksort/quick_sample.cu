@@ -290,7 +290,8 @@ __device__ __forceinline__ void warp_count(const int (&bk)[I], u32* counter, u32
 
 // The sample sorts of a pivots block: ITEMS samples a thread, 16 for a full split of 255
 // pivots, 4 for splits of up to 63 (2^26 u64 keys with u64 values take three levels, the last
-// of 5952 segments split 64 ways: with 4096-slot sorts its pivots grid took 0.74 of 11.1 ms).
+// of 5952 segments split 64 ways: with 4096-slot sorts its pivots grid took 0.74 of 11.1 ms,
+// with 1024-slot sorts 0.45 of 10.8 ms).
 template <typename U>
 struct PivotSort {
   static constexpr int full = kSampleMaxPivots + 1;  // samples (in units of kSampleOversampling)
@@ -356,24 +357,20 @@ __global__ void __launch_bounds__(kGridThreads) pivots_kernel(ElemBuffers<K, V> 
   __shared__ U bounds[2];
   __shared__ int flag;
   note_began(&w.head->level[level].began_ns[kPivots]);
-  // The host may launch a level's grids before it knows their sizes (quick-sample-nodp):
-  // blocks past them only take their ticket.
-  if (blockIdx.x < w.head->level[level].segments) {
-    const int p = level & 1;
-    const SampleSegment s = w.segments[p][blockIdx.x];
-    for (u32 i = threadIdx.x; i < s.blocks; i += kGridThreads) w.block_segment[p][s.first_block + i] = blockIdx.x;
-    const int np = (1 << s.bits) - 1, nb = bucket_count(np);
-    for (int k = threadIdx.x; k < nb; k += kGridThreads) {
-      w.totals[p][s.bucket_at + k] = 0;
-      w.claimed[p][s.bucket_at + k] = 0;
-    }
-    const K* src = b.buf[s.buf] + s.begin;
-    U* pivots = w.pivots[p] + s.pivot_at;
-    if ((np + 1) * kSampleOversampling <= Sort::small_items * kGridThreads)
-      sort_samples<Sort::small_items, typename Sort::Small>(src, s, np, temp.small, bounds, pivots);
-    else
-      sort_samples<kSampleOversampling, typename Sort::Full>(src, s, np, temp.full, bounds, pivots);
+  const int p = level & 1;
+  const SampleSegment s = w.segments[p][blockIdx.x];
+  for (u32 i = threadIdx.x; i < s.blocks; i += kGridThreads) w.block_segment[p][s.first_block + i] = blockIdx.x;
+  const int np = (1 << s.bits) - 1, nb = bucket_count(np);
+  for (int k = threadIdx.x; k < nb; k += kGridThreads) {
+    w.totals[p][s.bucket_at + k] = 0;
+    w.claimed[p][s.bucket_at + k] = 0;
   }
+  const K* src = b.buf[s.buf] + s.begin;
+  U* pivots = w.pivots[p] + s.pivot_at;
+  if ((np + 1) * kSampleOversampling <= Sort::small_items * kGridThreads)
+    sort_samples<Sort::small_items, typename Sort::Small>(src, s, np, temp.small, bounds, pivots);
+  else
+    sort_samples<kSampleOversampling, typename Sort::Full>(src, s, np, temp.full, bounds, pivots);
   if (!last_block(&w.head->level[level].done[kPivots], flag)) return;
   if (threadIdx.x == 0) w.head->level[level].ended_ns[kPivots] = global_ns();
   if (!w.device_launches) return;
@@ -391,30 +388,28 @@ __global__ void __launch_bounds__(kGridThreads, 2) count_kernel(ElemBuffers<K, V
   __shared__ u32 count[kSampleMaxBuckets];
   __shared__ int flag;
   note_began(&w.head->level[level].began_ns[kCount]);
-  if (blockIdx.x < w.head->level[level].blocks) {
-    const int p = level & 1;
-    const BlockOf t = block_of<K, V>(w, level);
-    const K* src = b.buf[t.seg.buf] + t.seg.begin + t.begin;
-    K x[I];
-    load_striped(src, t.len < tile ? t.len : tile, x);
-    const int nb = bucket_count((1 << t.seg.bits) - 1);
-    for (int k = threadIdx.x; k < nb; k += kGridThreads) count[k] = 0;
-    load_pivots(w, level, t.seg, pivots, tree);
-    for (u64 at = 0; at < t.len; at += tile) {
-      const u64 tl = t.len - at < tile ? t.len - at : tile;
-      if (at > 0) load_striped(src + at, tl, x);
-      int bk[I];
-      u32 unused[I];
-      bucket_tile(x, tl, pivots, tree, t.seg.bits, bk);
-      warp_count<false>(bk, count, unused);
-    }
-    __syncthreads();
-    ull* totals = w.totals[p] + t.seg.bucket_at;
-    u32* hist = w.hist[p] + t.seg.hist_at + u64(t.index) * nb;
-    for (int k = threadIdx.x; k < nb; k += kGridThreads) {
-      hist[k] = count[k];
-      if (count[k] != 0) atomicAdd(&totals[k], ull(count[k]));
-    }
+  const int p = level & 1;
+  const BlockOf t = block_of<K, V>(w, level);
+  const K* src = b.buf[t.seg.buf] + t.seg.begin + t.begin;
+  K x[I];
+  load_striped(src, t.len < tile ? t.len : tile, x);
+  const int nb = bucket_count((1 << t.seg.bits) - 1);
+  for (int k = threadIdx.x; k < nb; k += kGridThreads) count[k] = 0;
+  load_pivots(w, level, t.seg, pivots, tree);
+  for (u64 at = 0; at < t.len; at += tile) {
+    const u64 tl = t.len - at < tile ? t.len - at : tile;
+    if (at > 0) load_striped(src + at, tl, x);
+    int bk[I];
+    u32 unused[I];
+    bucket_tile(x, tl, pivots, tree, t.seg.bits, bk);
+    warp_count<false>(bk, count, unused);
+  }
+  __syncthreads();
+  ull* totals = w.totals[p] + t.seg.bucket_at;
+  u32* hist = w.hist[p] + t.seg.hist_at + u64(t.index) * nb;
+  for (int k = threadIdx.x; k < nb; k += kGridThreads) {
+    hist[k] = count[k];
+    if (count[k] != 0) atomicAdd(&totals[k], ull(count[k]));
   }
   if (!last_block(&w.head->level[level].done[kCount], flag)) return;
   if (threadIdx.x == 0) w.head->level[level].ended_ns[kCount] = global_ns();
@@ -466,83 +461,81 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
   __shared__ int flag;
   PlaceShared<K, V>& sh = shared.place;
   note_began(&w.head->level[level].began_ns[kPlace]);
-  if (blockIdx.x < w.head->level[level].blocks) {
-    const int p = level & 1;
-    const BlockOf t = block_of<K, V>(w, level);
-    const u64 from = t.seg.begin + t.begin;
-    K x[I];
-    V y[I];
-    load_striped(b.buf[t.seg.buf] + from, t.len < tile ? t.len : tile, x);
-    if constexpr (carries) load_striped(b.val[t.seg.buf] + from, t.len < tile ? t.len : tile, y);
-    const int nb = bucket_count((1 << t.seg.bits) - 1);
-    // Where this block's run of each bucket starts: the bucket's start in the segment (a scan of
-    // the segment's sizes) plus the slots claimed before it, one atomic for the block's tiles.
-    {
-      const ull* totals = w.totals[p] + t.seg.bucket_at;
-      const u32* hist = w.hist[p] + t.seg.hist_at + u64(t.index) * nb;
-      ull size[2], start[2];
+  const int p = level & 1;
+  const BlockOf t = block_of<K, V>(w, level);
+  const u64 from = t.seg.begin + t.begin;
+  K x[I];
+  V y[I];
+  load_striped(b.buf[t.seg.buf] + from, t.len < tile ? t.len : tile, x);
+  if constexpr (carries) load_striped(b.val[t.seg.buf] + from, t.len < tile ? t.len : tile, y);
+  const int nb = bucket_count((1 << t.seg.bits) - 1);
+  // Where this block's run of each bucket starts: the bucket's start in the segment (a scan of
+  // the segment's sizes) plus the slots claimed before it, one atomic for the block's tiles.
+  {
+    const ull* totals = w.totals[p] + t.seg.bucket_at;
+    const u32* hist = w.hist[p] + t.seg.hist_at + u64(t.index) * nb;
+    ull size[2], start[2];
 #pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const int k = 2 * threadIdx.x + j;
-        size[j] = k < nb ? totals[k] : 0;
-      }
-      typename PlaceShared<K, V>::Scan(sh.scan).ExclusiveSum(size, start);
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const int k = 2 * threadIdx.x + j;
-        if (k >= nb) continue;
-        const u32 mine = hist[k];
-        sh.dest[k] = t.seg.begin + start[j] + (mine != 0 ? atomicAdd(&w.claimed[p][t.seg.bucket_at + k], ull(mine)) : 0);
-      }
+    for (int j = 0; j < 2; ++j) {
+      const int k = 2 * threadIdx.x + j;
+      size[j] = k < nb ? totals[k] : 0;
     }
-    load_pivots(w, level, t.seg, sh.pivots, sh.tree);  // its barrier also publishes dest
-    for (u64 at = 0; at < t.len; at += tile) {
-      const u64 tl = t.len - at < tile ? t.len - at : tile;
-      if (at > 0) {
-        load_striped(b.buf[t.seg.buf] + from + at, tl, x);
-        if constexpr (carries) load_striped(b.val[t.seg.buf] + from + at, tl, y);
-      }
-      for (int k = threadIdx.x; k < nb; k += kGridThreads) sh.count[k] = 0;
-      __syncthreads();
-      int bk[I];
-      u32 slot[I];
-      bucket_tile(x, tl, sh.pivots, sh.tree, t.seg.bits, bk);
-      warp_count<true>(bk, sh.count, slot);
-      __syncthreads();
-      // The tile's bucket starts (a scan of its sizes); dest becomes the run's start less that.
-      ull size[2], start[2];
+    typename PlaceShared<K, V>::Scan(sh.scan).ExclusiveSum(size, start);
 #pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const int k = 2 * threadIdx.x + j;
-        size[j] = k < nb ? sh.count[k] : 0;
-      }
-      typename PlaceShared<K, V>::Scan(sh.scan).ExclusiveSum(size, start);
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const int k = 2 * threadIdx.x + j;
-        if (k >= nb) continue;
-        sh.tile_start[k] = u32(start[j]);
-        sh.run[k] = sh.dest[k] - start[j];
-        sh.dest[k] += size[j];  // the next tile's keys of bucket k follow these
-      }
-      __syncthreads();
-#pragma unroll
-      for (int it = 0; it < I; ++it)
-        if (bk[it] >= 0) {
-          const u32 to = sh.tile_start[bk[it]] + slot[it];
-          sh.keys[to] = x[it];
-          if constexpr (carries) sh.vals[to] = y[it];
-          sh.bucket[to] = std::uint16_t(bk[it]);
-        }
-      __syncthreads();
-      K* dst = b.buf[1 - t.seg.buf];
-      for (u32 i = threadIdx.x; i < tl; i += kGridThreads) {
-        const u64 to = sh.run[sh.bucket[i]] + i;
-        dst[to] = sh.keys[i];
-        if constexpr (carries) b.val[1 - t.seg.buf][to] = sh.vals[i];
-      }
-      __syncthreads();  // the staging buffers are refilled by the next tile
+    for (int j = 0; j < 2; ++j) {
+      const int k = 2 * threadIdx.x + j;
+      if (k >= nb) continue;
+      const u32 mine = hist[k];
+      sh.dest[k] = t.seg.begin + start[j] + (mine != 0 ? atomicAdd(&w.claimed[p][t.seg.bucket_at + k], ull(mine)) : 0);
     }
+  }
+  load_pivots(w, level, t.seg, sh.pivots, sh.tree);  // its barrier also publishes dest
+  for (u64 at = 0; at < t.len; at += tile) {
+    const u64 tl = t.len - at < tile ? t.len - at : tile;
+    if (at > 0) {
+      load_striped(b.buf[t.seg.buf] + from + at, tl, x);
+      if constexpr (carries) load_striped(b.val[t.seg.buf] + from + at, tl, y);
+    }
+    for (int k = threadIdx.x; k < nb; k += kGridThreads) sh.count[k] = 0;
+    __syncthreads();
+    int bk[I];
+    u32 slot[I];
+    bucket_tile(x, tl, sh.pivots, sh.tree, t.seg.bits, bk);
+    warp_count<true>(bk, sh.count, slot);
+    __syncthreads();
+    // The tile's bucket starts (a scan of its sizes); dest becomes the run's start less that.
+    ull size[2], start[2];
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int k = 2 * threadIdx.x + j;
+      size[j] = k < nb ? sh.count[k] : 0;
+    }
+    typename PlaceShared<K, V>::Scan(sh.scan).ExclusiveSum(size, start);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int k = 2 * threadIdx.x + j;
+      if (k >= nb) continue;
+      sh.tile_start[k] = u32(start[j]);
+      sh.run[k] = sh.dest[k] - start[j];
+      sh.dest[k] += size[j];  // the next tile's keys of bucket k follow these
+    }
+    __syncthreads();
+#pragma unroll
+    for (int it = 0; it < I; ++it)
+      if (bk[it] >= 0) {
+        const u32 to = sh.tile_start[bk[it]] + slot[it];
+        sh.keys[to] = x[it];
+        if constexpr (carries) sh.vals[to] = y[it];
+        sh.bucket[to] = std::uint16_t(bk[it]);
+      }
+    __syncthreads();
+    K* dst = b.buf[1 - t.seg.buf];
+    for (u32 i = threadIdx.x; i < tl; i += kGridThreads) {
+      const u64 to = sh.run[sh.bucket[i]] + i;
+      dst[to] = sh.keys[i];
+      if constexpr (carries) b.val[1 - t.seg.buf][to] = sh.vals[i];
+    }
+    __syncthreads();  // the staging buffers are refilled by the next tile
   }
   if (!last_block(&w.head->level[level].done[kPlace], flag)) return;
   if (threadIdx.x == 0) {
@@ -647,7 +640,7 @@ __global__ void __launch_bounds__(kGridThreads) plan_kernel(ElemBuffers<K, V> b,
   __shared__ PlanShared sh;
   __shared__ int flag;
   note_began(&w.head->level[level].began_ns[kPlan]);
-  if (blockIdx.x < w.head->level[level].segments) plan_segment<K, V>(w, level, blockIdx.x, sh);
+  plan_segment<K, V>(w, level, blockIdx.x, sh);
   if (!last_block(&w.head->level[level].done[kPlan], flag)) return;
   if (threadIdx.x == 0) w.head->level[level].ended_ns[kPlan] = global_ns();
   if (!w.device_launches) return;
@@ -787,29 +780,19 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
   SB_CUDA_CHECK(cudaMemsetAsync(w.head, 0, sizeof(SampleHeader), stream));
   root_kernel<<<1, 1, 0, stream>>>(b, w, n);
   SB_CUDA_CHECK_LAUNCH();
-  if (!device_launches && n > Elem<K, V>::radix_max) {
-    // The paper's noDP form: the host launches each level's four grids. The first two levels'
-    // sizes have bounds the host knows (one segment of n; then at most one a bucket between
-    // pivots, each adding at most one partial block), so their grids go out at those sizes
-    // without a wait, and blocks past the level's real sizes only take their ticket; deeper
-    // levels are read back first (one stream synchronization a level).
-    const auto launch_level = [&](int level, u64 segments, u64 blocks) {
-      pivots_kernel<K, V><<<unsigned(segments), kGridThreads, 0, stream>>>(b, w, level);
-      count_kernel<K, V><<<unsigned(blocks), kGridThreads, 0, stream>>>(b, w, level);
-      place_kernel<K, V><<<unsigned(blocks), kGridThreads, 0, stream>>>(b, w, level);
-      plan_kernel<K, V><<<unsigned(segments), kGridThreads, 0, stream>>>(b, w, level);
-      SB_CUDA_CHECK_LAUNCH();
-    };
-    const u64 whole_blocks = n / kBlockElements<K, V>;
-    launch_level(0, 1, whole_blocks + 1);
-    const u64 level1_segments = u64(1) << kSampleMaxBits;
-    launch_level(1, level1_segments, whole_blocks + level1_segments);
-    for (int level = 2; level < kMaxLevels; ++level) {
+  if (!device_launches) {
+    // The paper's noDP form: the host reads each level's sizes back (one stream
+    // synchronization a level) and launches its four grids.
+    for (int level = 0; level < kMaxLevels; ++level) {
       LevelState ls;
       SB_CUDA_CHECK(cudaMemcpyAsync(&ls, &w.head->level[level], sizeof ls, cudaMemcpyDeviceToHost, stream));
       SB_CUDA_CHECK(cudaStreamSynchronize(stream));
       if (ls.segments == 0) break;
-      launch_level(level, ls.segments, ls.blocks);
+      pivots_kernel<K, V><<<ls.segments, kGridThreads, 0, stream>>>(b, w, level);
+      count_kernel<K, V><<<ls.blocks, kGridThreads, 0, stream>>>(b, w, level);
+      place_kernel<K, V><<<ls.blocks, kGridThreads, 0, stream>>>(b, w, level);
+      plan_kernel<K, V><<<ls.segments, kGridThreads, 0, stream>>>(b, w, level);
+      SB_CUDA_CHECK_LAUNCH();
     }
   }
   // The stream starts the leaf grid once the root and every grid launched below it are done.
