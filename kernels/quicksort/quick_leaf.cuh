@@ -140,6 +140,24 @@ __device__ __forceinline__ void shared_max(std::uint64_t* at, std::uint64_t x) {
   atomicMax(reinterpret_cast<unsigned long long*>(at), static_cast<unsigned long long>(x));
 }
 
+// Every thread, with the smallest (lo) and largest (hi) of its keys: the block's into
+// bounds[0] and bounds[1]. Ends with a barrier; bounds must be free when it starts.
+template <typename U>
+__device__ void block_bounds(U lo, U hi, U* bounds) {
+  if (threadIdx.x == 0) {
+    bounds[0] = ~U{0};
+    bounds[1] = 0;
+  }
+  lo = warp_min(lo);
+  hi = warp_max(hi);
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) {
+    shared_min(&bounds[0], lo);
+    shared_max(&bounds[1], hi);
+  }
+  __syncthreads();
+}
+
 // Up to ITEMS * THREADS elements (a block of THREADS threads): load, block radix sort, striped store to out (vout).
 // The sort looks only at the bits of the keys' ordered form below the common prefix of the
 // smallest and largest (a part between two pivots spans a narrow range: 3 of 8 four-bit
@@ -154,10 +172,6 @@ __device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* v
   using U = typename Elem<K, V>::Ordered;
   constexpr bool carries = Elem<K, V>::carries;
   constexpr U kAllOnes = ~U{0};
-  if (threadIdx.x == 0) {
-    bounds[0] = kAllOnes;
-    bounds[1] = 0;
-  }
   U keys[ITEMS];
   V vals[ITEMS];
   U lo = kAllOnes, hi = 0;
@@ -171,14 +185,7 @@ __device__ void radix_sort_to(const K* src, const V* vsrc, u64 len, K* out, V* v
       hi = keys[it] > hi ? keys[it] : hi;
     }
   }
-  lo = warp_min(lo);
-  hi = warp_max(hi);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) {
-    shared_min(&bounds[0], lo);
-    shared_max(&bounds[1], hi);
-  }
-  __syncthreads();
+  block_bounds(lo, hi, bounds);
   const int bits = differing_low_bits(bounds[0], bounds[1]);
   if (bits > 0) {  // else all keys are equal and need no sort
 #pragma unroll

@@ -314,10 +314,6 @@ __device__ void sort_samples(const K* src, const SampleSegment& s, int np, typen
                              U* bounds, U* pivots) {
   constexpr int S = kSampleOversampling;
   const int ns = (np + 1) * S;
-  if (threadIdx.x == 0) {
-    bounds[0] = ~U{0};
-    bounds[1] = 0;
-  }
   U keys[ITEMS];
   U lo = ~U{0}, hi = 0;
 #pragma unroll
@@ -329,14 +325,7 @@ __device__ void sort_samples(const K* src, const SampleSegment& s, int np, typen
       hi = keys[it] > hi ? keys[it] : hi;
     }
   }
-  lo = warp_min(lo);
-  hi = warp_max(hi);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) {
-    shared_min(&bounds[0], lo);
-    shared_max(&bounds[1], hi);
-  }
-  __syncthreads();
+  block_bounds(lo, hi, bounds);
   // Pads take the largest sample, which shares the prefix: they sort after it (blocked
   // loads put them last; the sort is stable) at ranks past ns, where no pivot is read.
 #pragma unroll
