@@ -52,7 +52,6 @@ struct ElemBuffers {
 template <typename K, typename V, int THREADS = kLeafThreads>
 struct LeafSort {
   static_assert(kLeafThreads % THREADS == 0, "the same part sizes as kLeafThreads");
-  static constexpr int threads = THREADS;
   static constexpr int small_items = Elem<K, V>::small_items * (kLeafThreads / THREADS);
   static constexpr int large_items = Elem<K, V>::large_items * (kLeafThreads / THREADS);
   template <int ITEMS>
@@ -158,7 +157,8 @@ __device__ void block_bounds(U lo, U hi, U* bounds) {
   __syncthreads();
 }
 
-// Up to ITEMS * THREADS elements (a block of THREADS threads): load, block radix sort, striped store to out (vout).
+// Up to ITEMS * THREADS elements (a block of THREADS threads): load, block radix sort,
+// striped store to out (vout).
 // The sort looks only at the bits of the keys' ordered form below the common prefix of the
 // smallest and largest (a part between two pivots spans a narrow range: 3 of 8 four-bit
 // passes for 4096 uniform u32 keys below 2^24), and pads with the largest key, which has the

@@ -59,9 +59,18 @@ struct SampleSegment {
   int bits, buf;
 };
 
+// Places in a level's pools: segments, count/place blocks, pivots, bucket counters and bucket
+// sizes per block. A level's sizes so far; what a segment takes of them, or its first places.
+struct PoolClaim {
+  u32 segment, block, pivot, bucket;
+  ull hist;
+};
+__host__ __device__ inline PoolClaim operator+(const PoolClaim& a, const PoolClaim& b) {
+  return PoolClaim{a.segment + b.segment, a.block + b.block, a.pivot + b.pivot, a.bucket + b.bucket, a.hist + b.hist};
+}
+
 struct LevelState {
-  u32 segments, blocks, pivots, buckets;  // appended so far (pools of the level)
-  ull hists;
+  PoolClaim size;                         // appended so far (pools of the level)
   u32 done[kGridsPerLevel];               // ticket counters of the level's grids
   ull began_ns[kGridsPerLevel], ended_ns[kGridsPerLevel];  // block 0's start, the last block's end
 };
@@ -121,13 +130,6 @@ __device__ void append_leaf(const SampleWork<U>& w, LeafItem item) {
   atomicAdd(&w.head->leaf_kinds[item.kind], 1ull);
 }
 
-// A segment's places in its level's pools: its index, first block, pivots, bucket counters
-// and bucket sizes per block. Summed over a plan block's new segments, then the block's bases.
-struct PoolClaim {
-  u32 segment, block, pivot, bucket;
-  ull hist;
-};
-
 // [begin, begin + len) of buffer buf as a segment (its places in the pools not set yet), and
 // what it takes of each pool.
 template <typename K, typename V>
@@ -143,13 +145,10 @@ __device__ SampleSegment segment_of(u64 begin, u64 len, int buf, PoolClaim& need
   return s;
 }
 
-// Adds `by` to the claims at `to` (shared or global counters) and returns where they stood.
-__device__ PoolClaim claim(u32* segment, u32* block, u32* pivot, u32* bucket, ull* hist, const PoolClaim& by) {
-  return PoolClaim{atomicAdd(segment, by.segment), atomicAdd(block, by.block), atomicAdd(pivot, by.pivot),
-                   atomicAdd(bucket, by.bucket), atomicAdd(hist, by.hist)};
-}
-__device__ PoolClaim claim_in_level(LevelState& l, const PoolClaim& by) {
-  return claim(&l.segments, &l.blocks, &l.pivots, &l.buckets, &l.hists, by);
+// Adds `by` to the sizes at `at` (shared or global) and returns where they stood.
+__device__ PoolClaim claim(PoolClaim& at, const PoolClaim& by) {
+  return PoolClaim{atomicAdd(&at.segment, by.segment), atomicAdd(&at.block, by.block),
+                   atomicAdd(&at.pivot, by.pivot), atomicAdd(&at.bucket, by.bucket), atomicAdd(&at.hist, by.hist)};
 }
 
 // Stores segment s of `level` at the places `at`.
@@ -171,7 +170,7 @@ __device__ void append_segment(const SampleWork<Ord<K, V>>& w, int level, u64 be
   }
   PoolClaim needs;
   const SampleSegment s = segment_of<K, V>(begin, len, buf, needs);
-  store_segment(w, level, s, claim_in_level(w.head->level[level], needs));
+  store_segment(w, level, s, claim(w.head->level[level].size, needs));
 }
 
 // Every thread of the block: the segments of `level` go to the leaf list whole (a launch was
@@ -179,7 +178,7 @@ __device__ void append_segment(const SampleWork<Ord<K, V>>& w, int level, u64 be
 template <typename U>
 __device__ void abandon_level(const SampleWork<U>& w, int level) {
   if (level >= kMaxLevels) return;
-  const u32 count = *(volatile u32*)&w.head->level[level].segments;
+  const u32 count = *(volatile u32*)&w.head->level[level].size.segment;
   for (u32 i = threadIdx.x; i < count; i += blockDim.x) {
     const SampleSegment s = w.segments[level & 1][i];
     append_leaf(w, LeafItem{s.begin, s.len, s.buf, kLeafBitonic});
@@ -202,7 +201,8 @@ __device__ bool launch_stage(ElemBuffers<K, V> b, const SampleWork<Ord<K, V>>& w
   if (level >= kMaxLevels) return true;  // append_segment sent its segments to the leaf list
   if (level * kGridsPerLevel + int(stage) + 1 > kDeepestChild) return false;
   const LevelState& l = w.head->level[level];
-  const unsigned grid = (stage == kCount || stage == kPlace) ? *(volatile u32*)&l.blocks : *(volatile u32*)&l.segments;
+  const unsigned grid = (stage == kCount || stage == kPlace) ? *(volatile u32*)&l.size.block
+                                                                     : *(volatile u32*)&l.size.segment;
   if (grid == 0) return true;
   switch (stage) {
     case kPivots: pivots_kernel<K, V><<<grid, kGridThreads, 0, cudaStreamFireAndForget>>>(b, w, level); break;
@@ -294,11 +294,10 @@ __device__ __forceinline__ void warp_count(const int (&bk)[I], u32* counter, u32
 // with 1024-slot sorts 0.45 of 10.8 ms).
 template <typename U>
 struct PivotSort {
-  static constexpr int full = kSampleMaxPivots + 1;  // samples (in units of kSampleOversampling)
   static constexpr int small_items = 4;
   using Full = cub::BlockRadixSort<U, kGridThreads, kSampleOversampling>;
   using Small = cub::BlockRadixSort<U, kGridThreads, small_items>;
-  static_assert(kGridThreads * kSampleOversampling == full * kSampleOversampling, "one sample sort a block");
+  static_assert(kGridThreads == kSampleMaxPivots + 1, "a thread per bucket of a full split's samples");
   static_assert(kSampleOversampling % small_items == 0, "a pivot is the last sample of a thread");
   union Storage {
     typename Full::TempStorage full;
@@ -534,7 +533,7 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
   __syncthreads();
   if (flag) return;
   // The plan grid was refused: this block plans every segment itself, then starts the next level.
-  const u32 count = *(volatile u32*)&w.head->level[level].segments;
+  const u32 count = *(volatile u32*)&w.head->level[level].size.segment;
   for (u32 i = 0; i < count; ++i) plan_segment<K, V>(w, level, i, shared.plan);
   __syncthreads();
   if (threadIdx.x == 0) flag = launch_stage(b, w, level + 1, kPivots);
@@ -585,7 +584,7 @@ __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 inde
       if (next_level) {
         PoolClaim needs;
         made[j] = segment_of<K, V>(at, len[j], out, needs);
-        mine[j] = claim(&sh.made.segment, &sh.made.block, &sh.made.pivot, &sh.made.bucket, &sh.made.hist, needs);
+        mine[j] = claim(sh.made, needs);
         makes[j] = true;
       } else {
         append_segment<K, V>(w, level + 1, at, len[j], out);  // to the leaf list
@@ -596,16 +595,11 @@ __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 inde
     }
   }
   __syncthreads();
-  if (threadIdx.x == 0 && sh.made.segment != 0) sh.made = claim_in_level(w.head->level[level + 1], sh.made);
+  if (threadIdx.x == 0 && sh.made.segment != 0) sh.made = claim(w.head->level[level + 1].size, sh.made);
   __syncthreads();
 #pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    if (!makes[j]) continue;
-    const PoolClaim& base = sh.made;
-    store_segment(w, level + 1, made[j],
-                  PoolClaim{base.segment + mine[j].segment, base.block + mine[j].block, base.pivot + mine[j].pivot,
-                            base.bucket + mine[j].bucket, base.hist + mine[j].hist});
-  }
+  for (int j = 0; j < 2; ++j)
+    if (makes[j]) store_segment(w, level + 1, made[j], sh.made + mine[j]);
   if (threadIdx.x == 0) {
     u32 n = 0, c = 0;
     sample_leaf_runs(sh.start_of, nb, leaf_max, [&](u64 run_begin, u64 run_len, bool equal_only) {
@@ -650,7 +644,8 @@ __global__ void root_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w, u64 n)
 
 // Every thread of the block: one leaf into buffer 0.
 template <typename K, typename V>
-__device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf, RadixLeafShared<K, V, kSampleLeafThreads>& sh) {
+__device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf,
+                            RadixLeafShared<K, V, kSampleLeafThreads>& sh) {
   V* vals = nullptr;
   V* vout = nullptr;
   if constexpr (Elem<K, V>::carries) {
@@ -672,7 +667,8 @@ __device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf, RadixLeaf
 // The leaf grid (host-launched after the tree, no device launches): each block takes the
 // next leaf of the list until none is left.
 template <typename K, typename V>
-__global__ void __launch_bounds__(kSampleLeafThreads, kSampleLeafMinBlocks) sample_leaf_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w) {
+__global__ void __launch_bounds__(kSampleLeafThreads, kSampleLeafMinBlocks)
+    sample_leaf_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w) {
   __shared__ RadixLeafShared<K, V, kSampleLeafThreads> sh;
   __shared__ ull taken;
   __shared__ int flag;
@@ -728,7 +724,8 @@ unsigned sample_leaf_blocks() {
     int device = 0, sms = 0, per_sm = 0;
     SB_CUDA_CHECK(cudaGetDevice(&device));
     SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_leaf_kernel<K, V>, kSampleLeafThreads, 0));
+    SB_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_leaf_kernel<K, V>, kSampleLeafThreads, 0));
     blocks = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
   }
   return blocks;
@@ -776,11 +773,11 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
       LevelState ls;
       SB_CUDA_CHECK(cudaMemcpyAsync(&ls, &w.head->level[level], sizeof ls, cudaMemcpyDeviceToHost, stream));
       SB_CUDA_CHECK(cudaStreamSynchronize(stream));
-      if (ls.segments == 0) break;
-      pivots_kernel<K, V><<<ls.segments, kGridThreads, 0, stream>>>(b, w, level);
-      count_kernel<K, V><<<ls.blocks, kGridThreads, 0, stream>>>(b, w, level);
-      place_kernel<K, V><<<ls.blocks, kGridThreads, 0, stream>>>(b, w, level);
-      plan_kernel<K, V><<<ls.segments, kGridThreads, 0, stream>>>(b, w, level);
+      if (ls.size.segment == 0) break;
+      pivots_kernel<K, V><<<ls.size.segment, kGridThreads, 0, stream>>>(b, w, level);
+      count_kernel<K, V><<<ls.size.block, kGridThreads, 0, stream>>>(b, w, level);
+      place_kernel<K, V><<<ls.size.block, kGridThreads, 0, stream>>>(b, w, level);
+      plan_kernel<K, V><<<ls.size.segment, kGridThreads, 0, stream>>>(b, w, level);
       SB_CUDA_CHECK_LAUNCH();
     }
   }
@@ -798,9 +795,9 @@ SampleReport read_sample_report(const void* workspace, cudaStream_t stream) {
   ull tree_end = h.root_ns;
   for (int level = 0; level < kMaxLevels; ++level) {
     const LevelState& l = h.level[level];
-    if (l.segments == 0) break;
-    r.segments.push_back(l.segments);
-    r.blocks.push_back(l.blocks);
+    if (l.size.segment == 0) break;
+    r.segments.push_back(l.size.segment);
+    r.blocks.push_back(l.size.block);
     std::array<double, 4> stage{};
     for (int k = 0; k < kGridsPerLevel; ++k) {
       stage[k] = us(l.began_ns[k], l.ended_ns[k]);
