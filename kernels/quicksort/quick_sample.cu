@@ -10,9 +10,10 @@
 //   pivots  a block per segment: 16 samples a bucket at hashed offsets (sample_offset), sorted
 //           by BlockRadixSort; every 16th is a pivot. It also maps its segment to its blocks;
 //   count   kTilesPerBlock tiles (Elem::tile elements each) per block: the keys' buckets by a
-//           search tree of the pivots in shared memory (sample_tree_bucket), summed in shared memory
-//           (warp_count), stored per block and added to the segment's with one atomic a bucket;
-//   place   the same tiles ranked again; a block scan of the segment's bucket sizes gives each
+//           search tree of the pivots in shared memory (sample_tree_bucket), kept at the keys'
+//           positions for place, summed in shared memory (warp_count), stored per block and
+//           added to the segment's with one atomic a bucket;
+//   place   the same tiles, their buckets kept by count (key_buckets); a block scan of the segment's bucket sizes gives each
 //           bucket's start, one atomic per bucket claims the block's slots in it, and each tile
 //           is reordered by bucket in shared memory so that warps write whole runs;
 //   plan    a block per segment: a bucket above the leaf size becomes a segment of the next
@@ -84,7 +85,7 @@ struct LeafItem {
 // Zeroed by the host before each sort; read back after it for the row's details.
 struct SampleHeader {
   LevelState level[kMaxLevels];
-  ull leaves, leaf_taken;
+  ull leaves, leaf_taken;  // appended; handed to leaf blocks (each leaf grid ends it at the leaves it saw)
   ull leaf_kinds[3];
   u32 launches, refused;
   u32 leaf_blocks_done;
@@ -114,6 +115,7 @@ struct SampleWork {
   ull* totals[2];   // bucket sizes, summed by the count grid
   ull* claimed[2];  // slots claimed in each bucket by the place grid
   u32* hist[2];     // each count block's bucket sizes, for its place block
+  std::int16_t* key_buckets;  // the bucket of the key at each position of the level, from count for place
   LeafItem* leaves;
   SampleCapacity cap;
   bool device_launches;  // false: the host launches each grid (quick-sample-nodp)
@@ -130,6 +132,12 @@ __device__ void append_leaf(const SampleWork<U>& w, LeafItem item) {
   atomicAdd(&w.head->leaf_kinds[item.kind], 1ull);
 }
 
+// Blocks of the count and place grids of a segment of len elements.
+template <typename K, typename V>
+__host__ __device__ u32 segment_blocks(u64 len) {
+  return u32((len + kBlockElements<K, V> - 1) / kBlockElements<K, V>);
+}
+
 // [begin, begin + len) of buffer buf as a segment (its places in the pools not set yet), and
 // what it takes of each pool.
 template <typename K, typename V>
@@ -139,7 +147,7 @@ __device__ SampleSegment segment_of(u64 begin, u64 len, int buf, PoolClaim& need
   s.len = len;
   s.buf = buf;
   s.bits = sample_split_bits(len, sample_leaf_target(Elem<K, V>::radix_max));
-  s.blocks = u32((len + kBlockElements<K, V> - 1) / kBlockElements<K, V>);
+  s.blocks = segment_blocks<K, V>(len);
   const int np = (1 << s.bits) - 1;
   needs = PoolClaim{1, s.blocks, u32(np), u32(bucket_count(np)), ull(s.blocks) * ull(bucket_count(np))};
   return s;
@@ -263,6 +271,26 @@ __device__ void bucket_tile(const K (&x)[I], u64 tl, const U* pivots, const U* t
   }
 }
 
+// The tile's buckets kept at their keys' positions (at: the tile's first), striped as the keys
+// are: the count grid's search serves the place grid too, which found them by a second search
+// of the same tree before.
+template <int I>
+__device__ void store_buckets(std::int16_t* at, u64 tl, const int (&bk)[I]) {
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    if (i < tl) at[i] = std::int16_t(bk[it]);
+  }
+}
+template <int I>
+__device__ void load_buckets(const std::int16_t* at, u64 tl, int (&bk)[I]) {
+#pragma unroll
+  for (int it = 0; it < I; ++it) {
+    const u64 i = u64(it) * kGridThreads + threadIdx.x;
+    bk[it] = i < tl ? int(at[i]) : -1;
+  }
+}
+
 // Shared counters of a warp's keys, one row of I items at a time (bk < 0: no key). Lane 0's
 // bucket takes one atomic for all the lanes that share it (sorted runs, a heavy key), the
 // other lanes one each (random keys seldom collide): cheaper than __match_any_sync, whose
@@ -366,7 +394,7 @@ __global__ void __launch_bounds__(kGridThreads) pivots_kernel(ElemBuffers<K, V> 
 }
 
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) count_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
+__global__ void __launch_bounds__(kGridThreads, 4) count_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
                                                                 int level) {
   using U = Ord<K, V>;
   constexpr int I = Elem<K, V>::grid_items;
@@ -390,6 +418,7 @@ __global__ void __launch_bounds__(kGridThreads, 2) count_kernel(ElemBuffers<K, V
     int bk[I];
     u32 unused[I];
     bucket_tile(x, tl, pivots, tree, t.seg.bits, bk);
+    store_buckets(w.key_buckets + t.seg.begin + t.begin + at, tl, bk);
     warp_count<false>(bk, count, unused);
   }
   __syncthreads();
@@ -420,12 +449,9 @@ __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 inde
 
 template <typename K, typename V>
 struct PlaceShared {
-  using U = Ord<K, V>;
   using Scan = cub::BlockScan<ull, kGridThreads>;
   static constexpr u64 tile = Elem<K, V>::tile;
   typename Scan::TempStorage scan;
-  U pivots[kSampleMaxPivots];
-  U tree[kSampleTreeNodes + 1];
   u32 count[kSampleMaxBuckets];       // the tile's bucket sizes
   u32 tile_start[kSampleMaxBuckets];  // their starts in the tile
   ull dest[kSampleMaxBuckets];        // where the block's next key of a bucket goes
@@ -454,8 +480,10 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
   const u64 from = t.seg.begin + t.begin;
   K x[I];
   V y[I];
+  int bk[I];
   load_striped(b.buf[t.seg.buf] + from, t.len < tile ? t.len : tile, x);
   if constexpr (carries) load_striped(b.val[t.seg.buf] + from, t.len < tile ? t.len : tile, y);
+  load_buckets(w.key_buckets + from, t.len < tile ? t.len : tile, bk);
   const int nb = bucket_count((1 << t.seg.bits) - 1);
   // Where this block's run of each bucket starts: the bucket's start in the segment (a scan of
   // the segment's sizes) plus the slots claimed before it, one atomic for the block's tiles.
@@ -477,18 +505,17 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
       sh.dest[k] = t.seg.begin + start[j] + (mine != 0 ? atomicAdd(&w.claimed[p][t.seg.bucket_at + k], ull(mine)) : 0);
     }
   }
-  load_pivots(w, level, t.seg, sh.pivots, sh.tree);  // its barrier also publishes dest
+  __syncthreads();  // dest
   for (u64 at = 0; at < t.len; at += tile) {
     const u64 tl = t.len - at < tile ? t.len - at : tile;
     if (at > 0) {
       load_striped(b.buf[t.seg.buf] + from + at, tl, x);
       if constexpr (carries) load_striped(b.val[t.seg.buf] + from + at, tl, y);
+      load_buckets(w.key_buckets + from + at, tl, bk);
     }
     for (int k = threadIdx.x; k < nb; k += kGridThreads) sh.count[k] = 0;
     __syncthreads();
-    int bk[I];
     u32 slot[I];
-    bucket_tile(x, tl, sh.pivots, sh.tree, t.seg.bits, bk);
     warp_count<true>(bk, sh.count, slot);
     __syncthreads();
     // The tile's bucket starts (a scan of its sizes); dest becomes the run's start less that.
@@ -665,14 +692,15 @@ __device__ void finish_leaf(ElemBuffers<K, V> b, const LeafItem& leaf,
 }
 
 // The leaf grid (host-launched after the tree, no device launches): each block takes the
-// next leaf of the list until none is left.
+// next leaf of the list until none is left. quick-sample-nodp may run one after a level and
+// another after a level it did not expect: each takes the leaves the ones before it left.
 template <typename K, typename V>
 __global__ void __launch_bounds__(kSampleLeafThreads, kSampleLeafMinBlocks)
     sample_leaf_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w) {
   __shared__ RadixLeafShared<K, V, kSampleLeafThreads> sh;
   __shared__ ull taken;
   __shared__ int flag;
-  note_began(&w.head->leaf_began_ns);
+  if (blockIdx.x == 0 && threadIdx.x == 0 && w.head->leaf_began_ns == 0) w.head->leaf_began_ns = global_ns();
   const ull count = w.head->leaves < w.cap.leaves ? w.head->leaves : w.cap.leaves;
   for (;;) {
     if (threadIdx.x == 0) taken = atomicAdd(&w.head->leaf_taken, 1ull);
@@ -682,7 +710,11 @@ __global__ void __launch_bounds__(kSampleLeafThreads, kSampleLeafMinBlocks)
     if (i >= count) break;
     finish_leaf(b, w.leaves[i], sh);
   }
-  if (last_block(&w.head->leaf_blocks_done, flag) && threadIdx.x == 0) w.head->leaf_ended_ns = global_ns();
+  if (last_block(&w.head->leaf_blocks_done, flag) && threadIdx.x == 0) {
+    w.head->leaf_ended_ns = global_ns();
+    w.head->leaf_taken = count;  // every block took one past the list: the next leaf grid starts here
+    w.head->leaf_blocks_done = 0;
+  }
 }
 
 constexpr std::size_t kAlign = 256;
@@ -691,7 +723,7 @@ std::size_t aligned(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * 
 // Where the workspace's parts start, for elements of element_bytes and keys of key_bytes.
 struct SampleLayout {
   SampleCapacity cap;
-  std::size_t segments[2], block_segment[2], pivots[2], totals[2], claimed[2], hist[2], leaves, bytes;
+  std::size_t segments[2], block_segment[2], pivots[2], totals[2], claimed[2], hist[2], key_buckets, leaves, bytes;
 };
 SampleLayout sample_layout(std::uint64_t n, int element_bytes, int key_bytes) {
   SampleLayout l;
@@ -711,6 +743,7 @@ SampleLayout sample_layout(std::uint64_t n, int element_bytes, int key_bytes) {
     l.claimed[p] = take(l.cap.buckets * sizeof(ull));
     l.hist[p] = take(l.cap.hists * sizeof(u32));
   }
+  l.key_buckets = take(n * sizeof(std::int16_t));
   l.leaves = take(l.cap.leaves * sizeof(LeafItem));
   l.bytes = at;
   return l;
@@ -729,6 +762,23 @@ unsigned sample_leaf_blocks() {
     blocks = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
   }
   return blocks;
+}
+
+// The tree's grids ask for the largest shared-memory carveout: a grid launched from the device
+// is not given the carveout that the host's launch would pick for its occupancy (quick-sample's
+// count and place grids ran 2.7 and 1.6 times as long as the same grids launched by the host).
+template <typename K, typename V>
+void prefer_shared_memory() {
+  static bool done = false;
+  if (done) return;
+  const void* kernels[] = {reinterpret_cast<const void*>(root_kernel<K, V>),
+                           reinterpret_cast<const void*>(pivots_kernel<K, V>),
+                           reinterpret_cast<const void*>(count_kernel<K, V>),
+                           reinterpret_cast<const void*>(place_kernel<K, V>),
+                           reinterpret_cast<const void*>(plan_kernel<K, V>)};
+  for (const void* k : kernels)
+    SB_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+  done = true;
 }
 
 }  // namespace
@@ -755,6 +805,7 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
     w.claimed[p] = reinterpret_cast<ull*>(base + l.claimed[p]);
     w.hist[p] = reinterpret_cast<u32*>(base + l.hist[p]);
   }
+  w.key_buckets = reinterpret_cast<std::int16_t*>(base + l.key_buckets);
   w.leaves = reinterpret_cast<LeafItem*>(base + l.leaves);
   w.cap = l.cap;
   w.device_launches = device_launches;
@@ -763,27 +814,47 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
     b.val[0] = vals[0];
     b.val[1] = vals[1];
   }
+  if (device_launches) prefer_shared_memory<K, V>();
   SB_CUDA_CHECK(cudaMemsetAsync(w.head, 0, sizeof(SampleHeader), stream));
   root_kernel<<<1, 1, 0, stream>>>(b, w, n);
   SB_CUDA_CHECK_LAUNCH();
-  if (!device_launches) {
-    // The paper's noDP form: the host reads each level's sizes back (one stream
-    // synchronization a level) and launches its four grids.
-    for (int level = 0; level < kMaxLevels; ++level) {
-      LevelState ls;
-      SB_CUDA_CHECK(cudaMemcpyAsync(&ls, &w.head->level[level], sizeof ls, cudaMemcpyDeviceToHost, stream));
+  const unsigned leaf_blocks = sample_leaf_blocks<K, V>();
+  if (device_launches) {
+    // The stream starts the leaf grid once the root and every grid launched below it are done.
+    sample_leaf_kernel<<<leaf_blocks, kSampleLeafThreads, 0, stream>>>(b, w);
+    SB_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  // The paper's noDP form: the host launches each level's four grids at the sizes it reads
+  // back (one stream synchronization a level), but knows the first level's (the root's
+  // segment), and queues the leaf grid after the level it expects to be the last, before
+  // reading the next level's sizes: 2^24 keys wait for one read-back instead of three.
+  const int expected = sample_expected_levels(n, Elem<K, V>::radix_max);
+  bool leaves_queued = false;
+  for (int level = 0; level < kMaxLevels; ++level) {
+    PoolClaim size{};
+    if (level == 0) {
+      if (n > Elem<K, V>::radix_max) size = PoolClaim{1, segment_blocks<K, V>(n), 0, 0, 0};
+    } else {
+      SB_CUDA_CHECK(cudaMemcpyAsync(&size, &w.head->level[level].size, sizeof size, cudaMemcpyDeviceToHost, stream));
       SB_CUDA_CHECK(cudaStreamSynchronize(stream));
-      if (ls.size.segment == 0) break;
-      pivots_kernel<K, V><<<ls.size.segment, kGridThreads, 0, stream>>>(b, w, level);
-      count_kernel<K, V><<<ls.size.block, kGridThreads, 0, stream>>>(b, w, level);
-      place_kernel<K, V><<<ls.size.block, kGridThreads, 0, stream>>>(b, w, level);
-      plan_kernel<K, V><<<ls.size.segment, kGridThreads, 0, stream>>>(b, w, level);
+    }
+    if (size.segment == 0) break;
+    pivots_kernel<K, V><<<size.segment, kGridThreads, 0, stream>>>(b, w, level);
+    count_kernel<K, V><<<size.block, kGridThreads, 0, stream>>>(b, w, level);
+    place_kernel<K, V><<<size.block, kGridThreads, 0, stream>>>(b, w, level);
+    plan_kernel<K, V><<<size.segment, kGridThreads, 0, stream>>>(b, w, level);
+    SB_CUDA_CHECK_LAUNCH();
+    leaves_queued = level + 1 >= expected;
+    if (leaves_queued) {
+      sample_leaf_kernel<<<leaf_blocks, kSampleLeafThreads, 0, stream>>>(b, w);
       SB_CUDA_CHECK_LAUNCH();
     }
   }
-  // The stream starts the leaf grid once the root and every grid launched below it are done.
-  sample_leaf_kernel<<<sample_leaf_blocks<K, V>(), kSampleLeafThreads, 0, stream>>>(b, w);
-  SB_CUDA_CHECK_LAUNCH();
+  if (!leaves_queued) {
+    sample_leaf_kernel<<<leaf_blocks, kSampleLeafThreads, 0, stream>>>(b, w);
+    SB_CUDA_CHECK_LAUNCH();
+  }
 }
 
 SampleReport read_sample_report(const void* workspace, cudaStream_t stream) {

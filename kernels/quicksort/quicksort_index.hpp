@@ -260,10 +260,23 @@ SB_HD_INLINE constexpr u64 radix_leaf_elements(int element_bytes) {
   return u64(512) * items_per_thread(kLargeRadixBytes, element_bytes);
 }
 
-// The bucket size a split aims at, a quarter of the leaf: buckets drawn from 8 samples each
-// vary by about a third, so at a quarter almost none overflows a leaf (which would cost a
+// The bucket size a split aims at, a quarter of the leaf: buckets drawn from
+// kSampleOversampling samples each vary by about a quarter, so at a quarter almost none overflows a leaf (which would cost a
 // level), and the plan gathers neighbouring buckets into full leaves anyway.
 SB_HD_INLINE constexpr u64 sample_leaf_target(u64 leaf_max) { return leaf_max / 4; }
+
+// Levels a segment of len elements is expected to take when every split gives buckets of the
+// same size: quick-sample-nodp queues its leaf grid after the level it expects to be the last
+// instead of first reading the next level back (a bucket that still overflows a leaf costs one
+// more level and one more leaf grid, never a wrong sort).
+SB_HD_INLINE constexpr int sample_expected_levels(u64 len, u64 leaf_max) {
+  int levels = 0;
+  for (; len > leaf_max; ++levels) {
+    const int bits = sample_split_bits(len, sample_leaf_target(leaf_max));
+    len = (len + (u64(1) << bits) - 1) >> bits;
+  }
+  return levels;
+}
 
 // Pivot j of a split's (np + 1) * kSampleOversampling sorted samples is the last sample of
 // the j-th group of kSampleOversampling (pivot_sample): thread j of a block that holds

@@ -483,6 +483,26 @@ TEST(QuicksortIndex, SampleSplitsShareTheHalvingsEvenly) {
     }
 }
 
+TEST(QuicksortIndex, SampleExpectedLevelsFollowTheSplitBits) {
+  EXPECT_EQ(sample_expected_levels(4096, 4096), 0);  // one leaf
+  EXPECT_EQ(sample_expected_levels(4097, 4096), 1);
+  EXPECT_EQ(sample_expected_levels(u64(1) << 24, 4096), 2);  // 7 + 7 bits to 2^10
+  EXPECT_EQ(sample_expected_levels(u64(1) << 26, 4096), 2);  // 8 + 8
+  EXPECT_EQ(sample_expected_levels(u64(1) << 29, 4096), 3);  // 19 halvings: 7, 6, 6
+  EXPECT_EQ(sample_expected_levels(u64(1) << 26, 1024), 3);  // 16-byte elements: 6, 6, 6
+  for (u64 leaf_max : {u64(1024), u64(4096)})
+    for (u64 len = leaf_max + 1; len < (u64(1) << 40); len = len * 5 / 3 + 1) {
+      const int levels = sample_expected_levels(len, leaf_max);
+      // As many levels as sample_split_bits plans for the first split, and never fewer than
+      // leaf_max's share of len asks for.
+      const int need = ceil_log2((len + leaf_max - 1) / leaf_max);
+      EXPECT_GE(levels, (need + kSampleMaxBits - 1) / kSampleMaxBits) << len;
+      const int first = sample_split_bits(len, sample_leaf_target(leaf_max));
+      const int planned = ceil_log2((len + sample_leaf_target(leaf_max) - 1) / sample_leaf_target(leaf_max));
+      EXPECT_LE(levels, (planned + first - 1) / first) << len;
+    }
+}
+
 TEST(QuicksortIndex, PivotsAreEachSampleGroupsLast) {
   for (int np = 1; np <= kSampleMaxPivots; ++np)
     for (int j = 0; j < np; ++j) ASSERT_TRUE(pivot_is_group_last(j, np)) << "np=" << np << " j=" << j;
@@ -577,6 +597,7 @@ TEST(QuicksortIndex, CpuSampleSortFromIndexMathFitsItsWorkspace) {
         // share; equal keys in one level (every key equals a pivot).
         if (n == (std::size_t(1) << 20) && leaf_max == 4096) {
           if (std::string(kind) == "uniform") {
+            EXPECT_EQ(sample_expected_levels(n, leaf_max), 2);  // nodp's leaf grid follows level 2
             ASSERT_GE(q.segments.size(), 2u);
             EXPECT_LE(q.segments.size(), 3u);
             if (q.segments.size() == 3) EXPECT_LE(q.segments[2] * 20, q.segments[1] * 16) << q.segments[2];
