@@ -119,6 +119,11 @@ struct SampleWork {
   LeafItem* leaves;
   SampleCapacity cap;
   bool device_launches;  // false: the host launches each grid (quick-sample-nodp)
+  // Blocks of a device-launched count and place grid: as many as the GPU holds at once, each
+  // taking every gridDim.x-th block of the level's work. The device starts a grid's blocks
+  // about 190 ns apart (H200: 4096 count blocks took 820 us launched from the device, 298 us
+  // from the host, 1024 took 215 against 83), so a block a tile group made those grids slower.
+  u32 resident_count, resident_place;
 };
 
 template <typename K, typename V>
@@ -209,9 +214,11 @@ __device__ bool launch_stage(ElemBuffers<K, V> b, const SampleWork<Ord<K, V>>& w
   if (level >= kMaxLevels) return true;  // append_segment sent its segments to the leaf list
   if (level * kGridsPerLevel + int(stage) + 1 > kDeepestChild) return false;
   const LevelState& l = w.head->level[level];
-  const unsigned grid = (stage == kCount || stage == kPlace) ? *(volatile u32*)&l.size.block
-                                                                     : *(volatile u32*)&l.size.segment;
+  unsigned grid = (stage == kCount || stage == kPlace) ? *(volatile u32*)&l.size.block
+                                                       : *(volatile u32*)&l.size.segment;
   if (grid == 0) return true;
+  if (stage == kCount) grid = min(grid, w.resident_count);
+  if (stage == kPlace) grid = min(grid, w.resident_place);
   switch (stage) {
     case kPivots: pivots_kernel<K, V><<<grid, kGridThreads, 0, cudaStreamFireAndForget>>>(b, w, level); break;
     case kCount: count_kernel<K, V><<<grid, kGridThreads, 0, cudaStreamFireAndForget>>>(b, w, level); break;
@@ -232,18 +239,18 @@ __device__ void hand_on(ElemBuffers<K, V> b, const SampleWork<Ord<K, V>>& w, int
   if (!flag) abandon_level(w, level);
 }
 
-// The segment and the elements of this block of a count or place grid (up to kTilesPerBlock tiles).
+// The segment and the elements of block v of a level's count or place work (up to kTilesPerBlock tiles).
 struct BlockOf {
   SampleSegment seg;
   u32 index;       // of the block in its segment
   u64 begin, len;  // relative to the segment
 };
 template <typename K, typename V>
-__device__ BlockOf block_of(const SampleWork<Ord<K, V>>& w, int level) {
+__device__ BlockOf block_of(const SampleWork<Ord<K, V>>& w, int level, u32 v) {
   const int p = level & 1;
   BlockOf t;
-  t.seg = w.segments[p][w.block_segment[p][blockIdx.x]];
-  t.index = blockIdx.x - t.seg.first_block;
+  t.seg = w.segments[p][w.block_segment[p][v]];
+  t.index = v - t.seg.first_block;
   t.begin = u64(t.index) * kBlockElements<K, V>;
   t.len = t.seg.len - t.begin < kBlockElements<K, V> ? t.seg.len - t.begin : kBlockElements<K, V>;
   return t;
@@ -393,41 +400,60 @@ __global__ void __launch_bounds__(kGridThreads) pivots_kernel(ElemBuffers<K, V> 
   hand_on(b, w, level, kCount, flag);
 }
 
+template <typename U>
+struct CountShared {
+  U pivots[kSampleMaxPivots];
+  U tree[kSampleTreeNodes + 1];
+  u32 count[kSampleMaxBuckets];
+};
+
+// Block t of the level's count work: its keys' buckets, kept for place, and their sizes.
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 4) count_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
-                                                                int level) {
-  using U = Ord<K, V>;
+__device__ void count_block(const ElemBuffers<K, V>& b, const SampleWork<Ord<K, V>>& w, int level, const BlockOf& t,
+                            CountShared<Ord<K, V>>& sh) {
   constexpr int I = Elem<K, V>::grid_items;
   constexpr u64 tile = Elem<K, V>::tile;
-  __shared__ U pivots[kSampleMaxPivots];
-  __shared__ U tree[kSampleTreeNodes + 1];
-  __shared__ u32 count[kSampleMaxBuckets];
-  __shared__ int flag;
-  note_began(&w.head->level[level].began_ns[kCount]);
   const int p = level & 1;
-  const BlockOf t = block_of<K, V>(w, level);
   const K* src = b.buf[t.seg.buf] + t.seg.begin + t.begin;
   K x[I];
   load_striped(src, t.len < tile ? t.len : tile, x);
   const int nb = bucket_count((1 << t.seg.bits) - 1);
-  for (int k = threadIdx.x; k < nb; k += kGridThreads) count[k] = 0;
-  load_pivots(w, level, t.seg, pivots, tree);
+  for (int k = threadIdx.x; k < nb; k += kGridThreads) sh.count[k] = 0;
+  load_pivots(w, level, t.seg, sh.pivots, sh.tree);
   for (u64 at = 0; at < t.len; at += tile) {
     const u64 tl = t.len - at < tile ? t.len - at : tile;
     if (at > 0) load_striped(src + at, tl, x);
     int bk[I];
     u32 unused[I];
-    bucket_tile(x, tl, pivots, tree, t.seg.bits, bk);
+    bucket_tile(x, tl, sh.pivots, sh.tree, t.seg.bits, bk);
     store_buckets(w.key_buckets + t.seg.begin + t.begin + at, tl, bk);
-    warp_count<false>(bk, count, unused);
+    warp_count<false>(bk, sh.count, unused);
   }
   __syncthreads();
   ull* totals = w.totals[p] + t.seg.bucket_at;
   u32* hist = w.hist[p] + t.seg.hist_at + u64(t.index) * nb;
   for (int k = threadIdx.x; k < nb; k += kGridThreads) {
-    hist[k] = count[k];
-    if (count[k] != 0) atomicAdd(&totals[k], ull(count[k]));
+    hist[k] = sh.count[k];
+    if (sh.count[k] != 0) atomicAdd(&totals[k], ull(sh.count[k]));
   }
+  __syncthreads();  // the counters and pivots are refilled by the block's next work
+}
+
+// Blocks of the level's count and place work. A grid launched from the device may have fewer
+// blocks (SampleWork::resident), each taking every gridDim.x-th.
+template <typename U>
+__device__ u32 level_blocks(const SampleWork<U>& w, int level) {
+  return w.head->level[level].size.block;
+}
+
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads, 4) count_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
+                                                                int level) {
+  __shared__ CountShared<Ord<K, V>> sh;
+  __shared__ int flag;
+  note_began(&w.head->level[level].began_ns[kCount]);
+  const u32 blocks = level_blocks(w, level);
+  for (u32 v = blockIdx.x; v < blocks; v += gridDim.x) count_block<K, V>(b, w, level, block_of<K, V>(w, level, v), sh);
   if (!last_block(&w.head->level[level].done[kCount], flag)) return;
   if (threadIdx.x == 0) w.head->level[level].ended_ns[kCount] = global_ns();
   if (!w.device_launches) return;
@@ -461,22 +487,14 @@ struct PlaceShared {
   std::uint16_t bucket[tile];
 };
 
+// Block t of the level's place work: its keys to their buckets' places in the other buffer.
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
-                                                                int level) {
+__device__ void place_block(const ElemBuffers<K, V>& b, const SampleWork<Ord<K, V>>& w, int level, const BlockOf& t,
+                            PlaceShared<K, V>& sh) {
   constexpr int I = Elem<K, V>::grid_items;
   constexpr u64 tile = Elem<K, V>::tile;
   constexpr bool carries = Elem<K, V>::carries;
-  // A block whose plan launch was refused plans in the place staging's memory.
-  __shared__ union {
-    PlaceShared<K, V> place;
-    PlanShared plan;
-  } shared;
-  __shared__ int flag;
-  PlaceShared<K, V>& sh = shared.place;
-  note_began(&w.head->level[level].began_ns[kPlace]);
   const int p = level & 1;
-  const BlockOf t = block_of<K, V>(w, level);
   const u64 from = t.seg.begin + t.begin;
   K x[I];
   V y[I];
@@ -552,6 +570,21 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
     }
     __syncthreads();  // the staging buffers are refilled by the next tile
   }
+}
+
+template <typename K, typename V>
+__global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V> b, SampleWork<Ord<K, V>> w,
+                                                                int level) {
+  // A block whose plan launch was refused plans in the place staging's memory.
+  __shared__ union {
+    PlaceShared<K, V> place;
+    PlanShared plan;
+  } shared;
+  __shared__ int flag;
+  note_began(&w.head->level[level].began_ns[kPlace]);
+  const u32 blocks = level_blocks(w, level);
+  for (u32 v = blockIdx.x; v < blocks; v += gridDim.x)
+    place_block<K, V>(b, w, level, block_of<K, V>(w, level, v), shared.place);
   if (!last_block(&w.head->level[level].done[kPlace], flag)) return;
   if (threadIdx.x == 0) {
     w.head->level[level].ended_ns[kPlace] = global_ns();
@@ -749,36 +782,26 @@ SampleLayout sample_layout(std::uint64_t n, int element_bytes, int key_bytes) {
   return l;
 }
 
-// Blocks of the leaf grid: as many as the GPU runs at once (queried once per element type).
-template <typename K, typename V>
-unsigned sample_leaf_blocks() {
-  static unsigned blocks = 0;
-  if (blocks == 0) {
-    int device = 0, sms = 0, per_sm = 0;
-    SB_CUDA_CHECK(cudaGetDevice(&device));
-    SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SB_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_leaf_kernel<K, V>, kSampleLeafThreads, 0));
-    blocks = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
-  }
-  return blocks;
+// Blocks of `kernel` (kGridThreads or kSampleLeafThreads threads) that the GPU runs at once.
+template <typename Kernel>
+u32 resident_blocks(Kernel kernel, int threads) {
+  int device = 0, sms = 0, per_sm = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&device));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  return u32(sms) * u32(per_sm > 0 ? per_sm : 1);
 }
 
-// The tree's grids ask for the largest shared-memory carveout: a grid launched from the device
-// is not given the carveout that the host's launch would pick for its occupancy (quick-sample's
-// count and place grids ran 2.7 and 1.6 times as long as the same grids launched by the host).
+// The leaf grid's and the device-launched count and place grids' blocks (queried once per element type).
+struct ResidentGrids {
+  u32 leaf, count, place;
+};
 template <typename K, typename V>
-void prefer_shared_memory() {
-  static bool done = false;
-  if (done) return;
-  const void* kernels[] = {reinterpret_cast<const void*>(root_kernel<K, V>),
-                           reinterpret_cast<const void*>(pivots_kernel<K, V>),
-                           reinterpret_cast<const void*>(count_kernel<K, V>),
-                           reinterpret_cast<const void*>(place_kernel<K, V>),
-                           reinterpret_cast<const void*>(plan_kernel<K, V>)};
-  for (const void* k : kernels)
-    SB_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-  done = true;
+const ResidentGrids& resident_grids() {
+  static const ResidentGrids grids{resident_blocks(sample_leaf_kernel<K, V>, kSampleLeafThreads),
+                                   resident_blocks(count_kernel<K, V>, kGridThreads),
+                                   resident_blocks(place_kernel<K, V>, kGridThreads)};
+  return grids;
 }
 
 }  // namespace
@@ -809,16 +832,18 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
   w.leaves = reinterpret_cast<LeafItem*>(base + l.leaves);
   w.cap = l.cap;
   w.device_launches = device_launches;
+  const ResidentGrids& resident = resident_grids<K, V>();
+  w.resident_count = resident.count;
+  w.resident_place = resident.place;
   ElemBuffers<K, V> b{{keys[0], keys[1]}, {nullptr, nullptr}};
   if constexpr (Elem<K, V>::carries) {
     b.val[0] = vals[0];
     b.val[1] = vals[1];
   }
-  if (device_launches) prefer_shared_memory<K, V>();
   SB_CUDA_CHECK(cudaMemsetAsync(w.head, 0, sizeof(SampleHeader), stream));
   root_kernel<<<1, 1, 0, stream>>>(b, w, n);
   SB_CUDA_CHECK_LAUNCH();
-  const unsigned leaf_blocks = sample_leaf_blocks<K, V>();
+  const unsigned leaf_blocks = resident.leaf;
   if (device_launches) {
     // The stream starts the leaf grid once the root and every grid launched below it are done.
     sample_leaf_kernel<<<leaf_blocks, kSampleLeafThreads, 0, stream>>>(b, w);
