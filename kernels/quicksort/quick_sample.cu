@@ -120,9 +120,9 @@ struct SampleWork {
   SampleCapacity cap;
   bool device_launches;  // false: the host launches each grid (quick-sample-nodp)
   // Blocks of a device-launched count and place grid: as many as the GPU holds at once, each
-  // taking every gridDim.x-th block of the level's work. The device starts a grid's blocks
-  // about 190 ns apart (H200: 4096 count blocks took 820 us launched from the device, 298 us
-  // from the host, 1024 took 215 against 83), so a block a tile group made those grids slower.
+  // taking every gridDim.x-th block of the level's work (H200, 2^26 keys: count 776 against
+  // 820 us, place 712 against 751, with a block per 4 tiles; the host-launched grids take 291
+  // and 530, for a cause not found: docs/quicksort.md).
   u32 resident_count, resident_place;
 };
 
