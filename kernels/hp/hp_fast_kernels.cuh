@@ -129,6 +129,21 @@ __global__ void bucket_count(const W* x, u64 n, W min_word, unsigned low_bits, u
 
 __device__ __forceinline__ unsigned lane_id() { return threadIdx.x % 32; }
 
+// A key's rank among the tile's keys of its bucket, counted in s_count (bucket >= buckets: no
+// key, rank 0). A shared atomic per key; a warp whose keys share one bucket (sorted or
+// clustered input) takes its 32 ranks with one atomic instead of 32 conflicting ones.
+// (Ranking with __match_any_sync left the hybrid's scatter compute bound: 633 us of its 915
+// under Nsight Compute, delta = 50, n = 2^26.) Every lane of the warp calls it.
+__device__ __forceinline__ u32 rank_in_bucket(u32 bucket, u32 buckets, u32* s_count) {
+  const u32 lane0_bucket = __shfl_sync(0xffffffffu, bucket, 0);
+  if (__all_sync(0xffffffffu, bucket == lane0_bucket)) {
+    u32 base = 0;
+    if (lane_id() == 0 && lane0_bucket < buckets) base = atomicAdd(&s_count[lane0_bucket], 32u);
+    return __shfl_sync(0xffffffffu, base, 0) + lane_id();
+  }
+  return bucket < buckets ? atomicAdd(&s_count[bucket], 1u) : 0;
+}
+
 // Hybrid step 2: each key's low bits go to its bucket's region, 2 bytes per key. A part is
 // done in tiles of kSplitTile keys; a tile is first grouped by bucket in shared memory, so
 // that the keys of one bucket leave as one run of consecutive 2-byte stores instead of a
@@ -168,19 +183,7 @@ __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64
     }
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
-      const u32 bucket = bucket_of(off[it], low_bits);
-      // A shared atomic per key ranks it in its bucket; a warp whose keys share one bucket
-      // (sorted or clustered input) takes its 32 ranks with one atomic instead of 32
-      // conflicting ones. (Ranking with __match_any_sync left this kernel compute bound: 633 us
-      // of the hybrid's 915 under Nsight Compute, delta = 50, n = 2^26.)
-      const u32 lane0_bucket = __shfl_sync(0xffffffffu, bucket, 0);
-      if (__all_sync(0xffffffffu, bucket == lane0_bucket)) {
-        u32 base = 0;
-        if (lane_id() == 0 && lane0_bucket < buckets) base = atomicAdd(&s_count[lane0_bucket], 32u);
-        rank[it] = __shfl_sync(0xffffffffu, base, 0) + lane_id();
-      } else {
-        rank[it] = bucket < buckets ? atomicAdd(&s_count[bucket], 1u) : 0;
-      }
+      rank[it] = rank_in_bucket(bucket_of(off[it], low_bits), buckets, s_count);
     }
     __syncthreads();
     // Exclusive scan of the tile's bucket counts, per_thread consecutive buckets a thread.
@@ -329,16 +332,8 @@ __global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, 
 #pragma unroll
     for (unsigned it = 0; it < kTileItems; ++it) {
       const u32 i = it * kTileBlock + threadIdx.x;
-      const u32 bucket = bucket_of(i < len ? word_offset<W>(keys[i], min_word) : none, low_bits);
-      // As in bucket_scatter: a warp whose keys share one bucket takes its ranks at once.
-      const u32 lane0_bucket = __shfl_sync(0xffffffffu, bucket, 0);
-      if (__all_sync(0xffffffffu, bucket == lane0_bucket)) {
-        u32 base = 0;
-        if (lane_id() == 0 && lane0_bucket < buckets) base = atomicAdd(&s_count[lane0_bucket], 32u);
-        rank[it] = __shfl_sync(0xffffffffu, base, 0) + lane_id();
-      } else {
-        rank[it] = bucket < buckets ? atomicAdd(&s_count[bucket], 1u) : 0;
-      }
+      rank[it] = rank_in_bucket(bucket_of(i < len ? word_offset<W>(keys[i], min_word) : none, low_bits), buckets,
+                                s_count);
     }
     __syncthreads();
     const u32 b0 = threadIdx.x * per_thread;
