@@ -53,7 +53,9 @@ void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, cons
 // quick-sample: sample sort, up to 255 pivots a split from a sorted sample, every segment of a
 // level split by one set of grids (quick_sample.cu), leaves of up to 4096 4-byte elements
 // sorted by one leaf grid. The device launches each level's grids (device_launches), or the
-// host does after reading the level's sizes back, one stream synchronization a level (noDP).
+// host does after reading the level's sizes back, one stream synchronization a level past the
+// first (noDP; its leaf grid goes after the level it expects to be the last, and another
+// follows any level it did not expect).
 // K and V as for quick-fast.
 std::size_t sample_workspace_bytes(std::uint64_t n, int key_bytes, int value_bytes);
 template <typename K, typename V>
@@ -66,7 +68,8 @@ struct SampleReport {
   std::uint64_t sort_leaves = 0, copy_leaves = 0, bitonic_leaves = 0;
   std::uint32_t launches = 0, refused = 0;  // grids the device launched, and launches it refused
   // Microseconds, on the GPU's clock: each level's pivots, count, place and plan grids (first
-  // block's start to last block's end), the whole tree (root to the last grid's end), the leaf grid.
+  // block's start to last block's end), the whole tree (root to the last grid's end), the leaf
+  // grids (the first one's start to the last one's end).
   std::vector<std::array<double, 4>> stage_us;
   double tree_us = 0, leaf_us = 0;
 };

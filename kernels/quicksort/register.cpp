@@ -122,7 +122,7 @@ void add_sample_variant(Registry& r, const std::string& name, bool device_launch
   Algorithm sample = base(name, std::string("beyond seed 002 (issue 18): sample sort, up to 255 pivots a split from a "
                                             "sorted sample, all segments of a level split by one set of grids ") +
                                     (device_launches ? "launched from the device (Dynamic Parallelism)"
-                                                     : "launched by the host (noDP: one synchronization a level)") +
+                                                     : "launched by the host (noDP: one synchronization a level past the first)") +
                                     ", leaves by CUB BlockRadixSort");
   sample.constraints = "not stable";
   sample.params = {};
