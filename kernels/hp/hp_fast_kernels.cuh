@@ -389,8 +389,9 @@ __device__ __forceinline__ uint4 load_oct(const std::uint16_t* low, u64 n, u64 q
 // capped at 42) keep buckets * groups blocks in one wave at up to 3 * SMs.
 // One group stores its counts into A; several add the non-empty bins.
 constexpr unsigned kSegBlock = 512;
+constexpr unsigned kSegBlocksPerSm = 3;
 constexpr unsigned kSegUnroll = 2;
-static __global__ void __launch_bounds__(kSegBlock, 3) segment_hist(const std::uint16_t* low, u64 n,
+static __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_hist(const std::uint16_t* low, u64 n,
                                                                    const u32* seg_start, u64 tiles, u32 buckets,
                                                                    unsigned low_bits, u64 range, u32 groups, u32* A) {
   extern __shared__ u32 s_hist[];

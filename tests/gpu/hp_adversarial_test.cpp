@@ -84,11 +84,12 @@ TEST(HpAdversarial, OnlyMinValAndMaxValMinusOne) {
   }
 }
 
-// The splitting variants (hp-hybrid, hp-tiled) at their bucket edges, for both bucket widths
-// in use (2^14 and 2^15 bins): every key in one bucket, every key but minVal in the last
-// bucket, one key per bucket; n past several 8192-key tiles, with a partial last tile.
+// The splitting variants (hp-hybrid, hp-tiled) at their bucket edges, for every bucket width
+// in use (the hybrid's 2^15 bins, hp-tiled's 2^12 to 2^14 by n and range): every key in one
+// bucket, every key but minVal in the last bucket, one key per bucket; n past several
+// 8192-key tiles, with a partial last tile.
 TEST(HpAdversarial, BucketEdges) {
-  for (unsigned width : {14u, 15u}) {
+  for (unsigned width : {12u, 13u, 14u, 15u}) {
     const std::uint32_t bucket = 1u << width;
     for (std::uint64_t n : {1000ull, 3 * 8192ull + 5, 1ull << 20}) {
       std::vector<std::uint32_t> one(n), last(n), per_bucket(n);

@@ -135,6 +135,32 @@ TEST(HpIndex, BucketGroupsFillOneWaveWithinTheFlushBudget) {
   EXPECT_EQ(bucket_groups(1, 0, 396, 0, 1, 8), 1u);
 }
 
+TEST(HpIndex, TiledLowBitsTakesTheWidestBucketsThatKeepSegmentHistBusy) {
+  const std::uint64_t resident[3] = {396, 396, 396};  // 132 SMs, 3 blocks each, low bits 12..14
+  auto width = [&](std::uint64_t n, std::uint64_t delta) {
+    return tiled_low_bits(n, n / delta, 8192, resident, 8, 12, 14, 32);
+  };
+  // n = 2^24 (the winner map's n): the fastest width measured on an H200 at each delta.
+  EXPECT_EQ(width(1ull << 24, 4), 14u);    // 256 buckets; narrower ones leave segments under 32 keys
+  EXPECT_EQ(width(1ull << 24, 16), 13u);   // 256 segment_hist blocks against 128 at 14
+  EXPECT_EQ(width(1ull << 24, 64), 12u);   // 384 against 256 and 128
+  EXPECT_EQ(width(1ull << 24, 128), 12u);
+  // n = 2^26 and 2^28: enough tiles per bucket for a wave at 14.
+  EXPECT_EQ(width(1ull << 26, 50), 14u);
+  EXPECT_EQ(width(1ull << 26, 64), 14u);   // 384 blocks at 13 and 14: the wider
+  EXPECT_EQ(width(1ull << 26, 16), 14u);
+  EXPECT_EQ(width(1ull << 28, 50), 14u);   // 328 buckets even at 14: no narrower width qualifies
+  // Whatever n and range: a width in 12..14, and narrower than 14 only with segments of at
+  // least 32 keys a tile on average (at most 256 buckets).
+  for (std::uint64_t n = 1; n < (1ull << 34); n = n * 3 + 1)
+    for (std::uint64_t range = 1; range < (1ull << 30); range = range * 5 + 3) {
+      const unsigned w = tiled_low_bits(n, range, 8192, resident, 8, 12, 14, 32);
+      ASSERT_GE(w, 12u);
+      ASSERT_LE(w, 14u);
+      if (w < 14) ASSERT_LE(buckets_for(range, w) * 32, 8192u) << n << " " << range;
+    }
+}
+
 TEST(HpIndex, PackedScanCarriesBothSums) {
   const std::vector<std::uint32_t> A{0, 3, 0, 0, 5, 1, 0};
   std::uint64_t sum = 0;
