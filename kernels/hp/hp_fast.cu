@@ -80,9 +80,9 @@ constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
 constexpr std::uint64_t kAutoTiledKeysPerValue = 2;
 
 std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
-// hp-smem counts a range of up to kSmemMaxBands blocks' worth of bins in as many passes
-// over the keys (4 bytes a key each); measured against hp-tiled just past one band in
-// docs/hp.md (delta = 256 at n = 2^24, range 65,536).
+// hp-smem counts a range of up to kSmemMaxBands blocks' worth of 32-bit bins: one band in
+// one pass, two as 16-bit pairs in one pass (hist_shared_pairs); measured against hp-tiled
+// just past one band in docs/hp.md (delta = 256 at n = 2^24, range 65,536).
 constexpr std::uint64_t kSmemMaxBands = 2;
 std::uint64_t shared_range_max(const DeviceFacts& d) { return kSmemMaxBands * shared_bins_max(d); }
 
@@ -218,6 +218,17 @@ unsigned resident_grid(Kernel kernel, u64 items, unsigned block, std::size_t sme
 template <typename W>
 void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
   const u64 bands = shared_bands(r.range, shared_bins_max(r.device));
+  if (bands == 2) {
+    // Two bands of 32-bit counters are one of 16-bit pairs: the keys are read once. (H200,
+    // n = 2^24, range 2^16: two passes took 0.109-0.121 ms, one band of 2^14 bins 0.062-0.071.)
+    const auto bins = static_cast<u32>(r.range);
+    const std::size_t smem = std::size_t{(bins + 1) / 2} * sizeof(u32);
+    hist_shared_pairs<W><<<resident_grid(hist_shared_pairs<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device),
+                           kHistBlock, smem, r.stream>>>(x, r.n, r.min_word, bins,
+                                                         pair_flush_steps(kHistBlock, 4, 3), A);
+    SB_CUDA_CHECK_LAUNCH();
+    return;
+  }
   for (u64 band = 0; band < bands; ++band) {
     u64 lo, hi;
     part_bounds(r.range, bands, band, 1, lo, hi);
@@ -398,7 +409,10 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
   const DeviceFacts d = device_facts(&device);
   dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
-    if (h == Histogram::shared) allow_large_shared(hist_shared<W>, d);
+    if (h == Histogram::shared) {
+      allow_large_shared(hist_shared<W>, d);
+      allow_large_shared(hist_shared_pairs<W>, d);
+    }
     if (h == Histogram::hybrid) {
       allow_large_shared(bucket_count<W>, d);
       allow_large_shared(bucket_scatter<W>, d);

@@ -21,22 +21,29 @@ __device__ __forceinline__ u64 global_thread() { return blockIdx.x * u64{blockDi
 __device__ __forceinline__ u64 global_threads() { return u64{gridDim.x} * blockDim.x; }
 
 // Counts equal neighbours of one thread in a register and adds a whole run at once: an
-// input of one value costs one atomic per thread instead of one per key.
-struct RunCounter {
+// input of one value costs one atomic per thread instead of one per key. Pairs: two 16-bit
+// counters a word (pair_word, pair_add).
+template <bool Pairs = false>
+struct RunCounterOf {
   u32 bin = 0, run = 0;
   __device__ __forceinline__ void add(u32* hist, u32 b) {
     if (b == bin) {
       ++run;
       return;
     }
-    if (run) atomicAdd(&hist[bin], run);
+    flush(hist);
     bin = b;
     run = 1;
   }
   __device__ __forceinline__ void flush(u32* hist) {
-    if (run) atomicAdd(&hist[bin], run);
+    if constexpr (Pairs) {
+      if (run) atomicAdd(&hist[pair_word(bin)], pair_add(bin, run));
+    } else {
+      if (run) atomicAdd(&hist[bin], run);
+    }
   }
 };
+using RunCounter = RunCounterOf<false>;
 
 // Key words W: u32 (u32, i32 keys) or u64 (u64, i64 keys); offsets are 32-bit either way.
 // Loads four keys of x starting at 4 * i (16-byte loads) and visits their offsets in order.
@@ -96,6 +103,39 @@ __global__ void hist_shared(const W* x, u64 n, W min_word, u32 bins, u32 copies,
       [&](u32 b, u32 c) {
         if (c) atomicAdd(&A[band_lo + b], c);
       });
+}
+
+// The same histogram for a range of up to two bands in one pass: bins in 16-bit pairs
+// (pair_word), the block's counts added into A and cleared every `steps` grid steps
+// (pair_flush_steps), before a counter could pass 65535. Every block runs the same rounds
+// (those of its thread 0, which has the most steps), so the barriers are uniform.
+template <typename W>
+__global__ void hist_shared_pairs(const W* x, u64 n, W min_word, u32 bins, u32 steps, u32* A) {
+  extern __shared__ u32 s_pair[];
+  const u32 words = (bins + 1) / 2;
+  for (u32 w = threadIdx.x; w < words; w += blockDim.x) s_pair[w] = 0;
+  __syncthreads();
+  const u64 n4 = n / 4, stride = global_threads(), first = u64(blockIdx.x) * blockDim.x;
+  const u64 block_steps = first < n4 ? ceil_div(n4 - first, stride) : 0;
+  const u64 rounds = block_steps ? ceil_div(block_steps, steps) : 1;
+  u64 i = global_thread();
+  for (u64 round = 0; round < rounds; ++round) {
+    RunCounterOf<true> run;
+    for (u32 step = 0; step < steps && i < n4; ++step, i += stride)
+      visit_four(x, i, min_word, [&](u32 off) { run.add(s_pair, off); });
+    if (round == 0)
+      for (u64 j = n4 * 4 + global_thread(); j < n; j += stride) run.add(s_pair, word_offset<W>(x[j], min_word));
+    run.flush(s_pair);
+    __syncthreads();
+    for (u32 w = threadIdx.x; w < words; w += blockDim.x) {
+      const u32 v = s_pair[w];
+      if (v == 0) continue;
+      s_pair[w] = 0;
+      if (const u32 c = pair_count(v, 2 * w)) atomicAdd(&A[2 * w], c);
+      if (const u32 c = pair_count(v, 2 * w + 1)) atomicAdd(&A[2 * w + 1], c);
+    }
+    __syncthreads();
+  }
 }
 
 // Global-atomic histogram (A is L2-resident for ranges of a few million bins).

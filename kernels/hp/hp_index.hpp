@@ -91,6 +91,19 @@ SB_HD_INLINE std::uint64_t shared_bands(std::uint64_t range, std::uint64_t bins_
   return range ? ceil_div(range, bins_max) : 1;
 }
 
+// hp-smem past one band of 32-bit counters: two 16-bit counters a shared word, bin 2w in the
+// low half of word w and bin 2w + 1 in the high half, so that a range of up to two bands is
+// counted in one pass over the keys instead of one pass a band. A half never carries into
+// the other while no counter passes 65535: a block flushes its counts into A (and starts from
+// zero) after pair_flush_steps grid steps of `keys_per_step` keys a thread, `tail` more keys
+// counted in its first round (the n % 4 keys past the last four).
+SB_HD_INLINE std::uint32_t pair_word(std::uint32_t bin) { return bin >> 1; }
+SB_HD_INLINE std::uint32_t pair_add(std::uint32_t bin, std::uint32_t count) { return count << ((bin & 1u) * 16); }
+SB_HD_INLINE std::uint32_t pair_count(std::uint32_t word, std::uint32_t bin) { return (word >> ((bin & 1u) * 16)) & 0xffffu; }
+SB_HD_INLINE std::uint32_t pair_flush_steps(std::uint32_t block, std::uint32_t keys_per_step, std::uint32_t tail) {
+  return (0xffffu - tail) / (block * keys_per_step);
+}
+
 // Large-range hybrid: an offset splits into a bucket (its high bits) and a bin inside the
 // bucket (its low_bits low bits), so that each bucket's histogram fits in shared memory.
 SB_HD_INLINE std::uint32_t bucket_of(std::uint32_t offset, unsigned low_bits) { return offset >> low_bits; }

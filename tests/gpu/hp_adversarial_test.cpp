@@ -84,6 +84,33 @@ TEST(HpAdversarial, OnlyMinValAndMaxValMinusOne) {
   }
 }
 
+// hp-smem's ranges past one band of 32-bit counters, counted as 16-bit pairs in one pass:
+// one bin (even or odd: the low or the high half of its word) or two neighbours of one word
+// taking nearly every key, so that a block's round brings a counter near 65535 and a carry
+// from a low half would show; uniform keys with n % 4 = 3 (the tail keys).
+TEST(HpAdversarial, RangesPastOneBandInSixteenBitPairs) {
+  for (std::uint32_t range : {65536u, 100001u, 116000u}) {
+    for (std::uint64_t n : {std::uint64_t{1} << 22, (std::uint64_t{1} << 20) + 3}) {
+      std::vector<std::uint32_t> even(n), odd(n), pair(n), uniform(n);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 5);
+        even[i] = 20000;
+        odd[i] = 20001;
+        pair[i] = 30000 + (h & 1);
+        uniform[i] = h % range;
+      }
+      for (auto* keys : {&even, &odd, &pair, &uniform}) {
+        (*keys)[0] = 0;  // the range: [0, range)
+        (*keys)[n / 2] = range - 1;
+      }
+      expect_sorted_like_std(even, false, "one even bin past 65535 keys a block");
+      expect_sorted_like_std(odd, false, "one odd bin past 65535 keys a block");
+      expect_sorted_like_std(pair, false, "both halves of one word");
+      expect_sorted_like_std(uniform, false, "uniform over two bands, a tail");
+    }
+  }
+}
+
 // The splitting variants (hp-hybrid, hp-tiled) at their bucket edges, for every bucket width
 // in use (the hybrid's 2^15 bins, hp-tiled's 2^12 to 2^14 by n and range): every key in one
 // bucket, every key but minVal in the last bucket, one key per bucket; n past several

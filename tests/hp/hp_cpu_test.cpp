@@ -161,6 +161,28 @@ TEST(HpIndex, TiledLowBitsTakesTheWidestBucketsThatKeepSegmentHistBusy) {
     }
 }
 
+TEST(HpIndex, SixteenBitPairsCountWithoutCarriesBetweenFlushes) {
+  // 1024 threads, four keys a step, up to 3 tail keys: 15 steps keep a block under 65536 keys.
+  EXPECT_EQ(pair_flush_steps(1024, 4, 3), 15u);
+  EXPECT_LE(15u * 4 * 1024 + 3, 0xffffu);
+  EXPECT_GT(16u * 4 * 1024 + 3, 0xffffu);
+  // A block's round: up to 61443 keys over 9 bins, the counts added as the kernel adds them
+  // (runs of up to 60 keys), read back exactly from the words (no half carries into the other).
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    const std::uint32_t bins = 9, keys = trial == 0 ? 61443u : 1 + rng() % 61443u;
+    std::vector<std::uint32_t> words((bins + 1) / 2, 0), want(bins, 0);
+    for (std::uint32_t left = keys; left > 0;) {
+      const std::uint32_t bin = trial == 1 ? 1 : rng() % bins;  // trial 1: every key in a high half
+      const std::uint32_t run = std::min<std::uint32_t>(left, 1 + rng() % 60);
+      words[pair_word(bin)] += pair_add(bin, run);
+      want[bin] += run;
+      left -= run;
+    }
+    for (std::uint32_t b = 0; b < bins; ++b) ASSERT_EQ(pair_count(words[pair_word(b)], b), want[b]) << trial << " " << b;
+  }
+}
+
 TEST(HpIndex, PackedScanCarriesBothSums) {
   const std::vector<std::uint32_t> A{0, 3, 0, 0, 5, 1, 0};
   std::uint64_t sum = 0;
