@@ -219,8 +219,9 @@ template <typename W>
 void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
   const u64 bands = shared_bands(r.range, shared_bins_max(r.device));
   if (bands == 2) {
-    // Two bands of 32-bit counters are one of 16-bit pairs: the keys are read once. (H200,
-    // n = 2^24, range 2^16: two passes took 0.109-0.121 ms, one band of 2^14 bins 0.062-0.071.)
+    // Two bands of 32-bit counters are one of 16-bit pairs: the keys are read once (H200,
+    // n = 2^24, range 2^16: 0.075-0.115 ms from 16,384 distinct keys down, against 0.109-0.117
+    // in two passes; 0.133 against 0.121 with 65,536 distinct keys, docs/hp.md).
     const auto bins = static_cast<u32>(r.range);
     const std::size_t smem = std::size_t{(bins + 1) / 2} * sizeof(u32);
     hist_shared_pairs<W><<<resident_grid(hist_shared_pairs<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device),
@@ -360,7 +361,7 @@ std::optional<std::string> shared_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
   const DeviceFacts d = device_facts(p);
   if (problem_range(p) > shared_range_max(d))
-    return fmt::format("range {} above {} bins: the histogram must fit in shared memory in {} passes of {} bins",
+    return fmt::format("range {} above {} bins: the histogram must fit in shared memory in {} bands of {} bins",
                        problem_range(p), shared_range_max(d), kSmemMaxBands, shared_bins_max(d));
   return std::nullopt;
 }
@@ -510,7 +511,9 @@ void add_fast(Registry& r) {
   Algorithm smem = fast_member("hp-smem", Histogram::shared,
                                "beyond seed 004: shared-memory privatized histogram, fused binarize/scan/compress, "
                                "run expansion with coalesced stores");
-  smem.constraints = fmt::format("range fits in shared memory in at most {} passes (about 56K bins each on Hopper)", kSmemMaxBands);
+  smem.constraints = fmt::format(
+      "range fits in shared memory in at most {} bands of 32-bit bins (about 56K each on Hopper; two are counted as 16-bit pairs)",
+      kSmemMaxBands);
   smem.unsupported = shared_unsupported;
   r.add(smem);
 
