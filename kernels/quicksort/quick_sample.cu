@@ -13,16 +13,18 @@
 //           search tree of the pivots in shared memory (sample_tree_bucket), kept at the keys'
 //           positions for place, summed in shared memory (warp_count), stored per block and
 //           added to the segment's with one atomic a bucket;
-//   place   the same tiles, their buckets kept by count (key_buckets); a block scan of the segment's bucket sizes gives each
-//           bucket's start, one atomic per bucket claims the block's slots in it, and each tile
-//           is reordered by bucket in shared memory so that warps write whole runs;
+//   place   the same tiles with the buckets count kept (key_buckets); a block scan of the
+//           segment's bucket sizes gives each bucket's start, one atomic per bucket claims the
+//           block's slots in it, and each tile is reordered by bucket in shared memory so that
+//           warps write whole runs;
 //   plan    a block per segment: a bucket above the leaf size becomes a segment of the next
 //           level (its pivot bits from sample_split_bits, so the levels share the halvings
 //           evenly), smaller ones and equal-key buckets that need a copy go to the leaf list.
-// The host enqueues one leaf grid after the tree, as quick-fast does: each block takes leaves
-// from the list and sorts each with BlockRadixSort on the bits below the leaf's common prefix
-// (radix_finish), copies equal-key buckets to buffer 0, and sorts any part that a refused
-// launch left behind with a block-wide bitonic sort, so a sort never fails. Not stable: slots
+// The host enqueues a leaf grid after the tree, as quick-fast does (quick-sample-nodp may
+// enqueue one more, launch_quick_sample): each block takes leaves from the list and sorts
+// each with BlockRadixSort on the bits below the leaf's common prefix (radix_finish), copies
+// equal-key buckets to buffer 0, and sorts any part that a refused launch left behind with a
+// block-wide bitonic sort, so a sort never fails. Not stable: slots
 // are claimed with atomics. Level L's grids run at nesting depths 4L+1 to 4L+4.
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
