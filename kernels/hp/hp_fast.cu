@@ -122,8 +122,7 @@ unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const c
 // and the run agree).
 unsigned tiled_width(const SortProblem& p) {
   if (p.params.count("low_bits")) return low_bits_of(p, kTiledLowBits, "hp-tiled");
-  std::uint64_t resident[kTiledLowBits - kLowBitsMin + 1];
-  for (std::uint64_t& r : resident) r = std::uint64_t(kSegBlocksPerSm) * device_facts(p).sms;
+  const std::uint64_t resident = std::uint64_t(kSegBlocksPerSm) * device_facts(p).sms;
   return tiled_low_bits(p.n(), problem_range(p), kTile, resident, kKeysPerFlushedBin, kLowBitsMin, kTiledLowBits,
                         kTiledMinSegmentKeys);
 }

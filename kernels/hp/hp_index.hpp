@@ -155,12 +155,12 @@ SB_HD_INLINE std::uint64_t bucket_groups(std::uint64_t buckets, std::uint64_t ti
 // wider ones keep the grouping pass cheap and its segments long (tile / buckets keys a tile
 // on average). So: among the widths lo..hi whose segments average at least min_segment keys,
 // the widest whose segment_hist grid holds at least 9/10 of the most blocks any of them gets
-// (resident[w - lo]: blocks of width w the GPU holds at once); hi when none qualifies. On an
+// (resident: the segment_hist blocks the GPU holds at once); hi when none qualifies. On an
 // H200 (hp-tiled at low bits 12, 13, 14) this picked the fastest width at n = 2^24, delta = 4,
 // 16, 64, 128, n = 2^26, delta = 16, 50, 64 and n = 2^28, delta = 50; at n = 2^24, delta = 32
 // it takes 12 where 13 was 6 % faster.
 SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::uint64_t tile,
-                                     const std::uint64_t* resident, std::uint64_t keys_per_flushed_bin, unsigned lo,
+                                     std::uint64_t resident, std::uint64_t keys_per_flushed_bin, unsigned lo,
                                      unsigned hi, std::uint64_t min_segment) {
   const std::uint64_t tiles = ceil_div(n, tile);
   std::uint64_t blocks[32] = {};
@@ -168,8 +168,8 @@ SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::
   for (unsigned w = lo; w <= hi; ++w) {
     const std::uint64_t buckets = buckets_for(range, w);
     if (buckets * min_segment > tile) continue;
-    const std::uint64_t grid = buckets * bucket_groups(buckets, tiles, resident[w - lo], n, range, keys_per_flushed_bin);
-    blocks[w] = min_u64(grid, resident[w - lo]);
+    const std::uint64_t grid = buckets * bucket_groups(buckets, tiles, resident, n, range, keys_per_flushed_bin);
+    blocks[w] = min_u64(grid, resident);
     most = blocks[w] > most ? blocks[w] : most;
   }
   for (unsigned w = hi + 1; most != 0 && w-- > lo;)

@@ -136,7 +136,7 @@ TEST(HpIndex, BucketGroupsFillOneWaveWithinTheFlushBudget) {
 }
 
 TEST(HpIndex, TiledLowBitsTakesTheWidestBucketsThatKeepSegmentHistBusy) {
-  const std::uint64_t resident[3] = {396, 396, 396};  // 132 SMs, 3 blocks each, low bits 12..14
+  const std::uint64_t resident = 396;  // 132 SMs, 3 blocks each
   auto width = [&](std::uint64_t n, std::uint64_t delta) {
     return tiled_low_bits(n, n / delta, 8192, resident, 8, 12, 14, 32);
   };
