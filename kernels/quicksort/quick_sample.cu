@@ -845,11 +845,13 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
   SB_CUDA_CHECK(cudaMemsetAsync(w.head, 0, sizeof(SampleHeader), stream));
   root_kernel<<<1, 1, 0, stream>>>(b, w, n);
   SB_CUDA_CHECK_LAUNCH();
-  const unsigned leaf_blocks = resident.leaf;
+  auto launch_leaves = [&] {
+    sample_leaf_kernel<<<resident.leaf, kSampleLeafThreads, 0, stream>>>(b, w);
+    SB_CUDA_CHECK_LAUNCH();
+  };
   if (device_launches) {
     // The stream starts the leaf grid once the root and every grid launched below it are done.
-    sample_leaf_kernel<<<leaf_blocks, kSampleLeafThreads, 0, stream>>>(b, w);
-    SB_CUDA_CHECK_LAUNCH();
+    launch_leaves();
     return;
   }
   // The paper's noDP form: the host launches each level's four grids at the sizes it reads
@@ -873,15 +875,9 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
     plan_kernel<K, V><<<size.segment, kGridThreads, 0, stream>>>(b, w, level);
     SB_CUDA_CHECK_LAUNCH();
     leaves_queued = level + 1 >= expected;
-    if (leaves_queued) {
-      sample_leaf_kernel<<<leaf_blocks, kSampleLeafThreads, 0, stream>>>(b, w);
-      SB_CUDA_CHECK_LAUNCH();
-    }
+    if (leaves_queued) launch_leaves();
   }
-  if (!leaves_queued) {
-    sample_leaf_kernel<<<leaf_blocks, kSampleLeafThreads, 0, stream>>>(b, w);
-    SB_CUDA_CHECK_LAUNCH();
-  }
+  if (!leaves_queued) launch_leaves();
 }
 
 SampleReport read_sample_report(const void* workspace, cudaStream_t stream) {
