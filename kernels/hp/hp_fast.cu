@@ -224,8 +224,7 @@ void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
     const auto bins = static_cast<u32>(r.range);
     const std::size_t smem = std::size_t{(bins + 1) / 2} * sizeof(u32);
     hist_shared_pairs<W><<<resident_grid(hist_shared_pairs<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device),
-                           kHistBlock, smem, r.stream>>>(x, r.n, r.min_word, bins,
-                                                         pair_flush_steps(kHistBlock, 4, 3), A);
+                           kHistBlock, smem, r.stream>>>(x, r.n, r.min_word, bins, A);
     SB_CUDA_CHECK_LAUNCH();
     return;
   }

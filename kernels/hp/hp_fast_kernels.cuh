@@ -21,10 +21,8 @@ __device__ __forceinline__ u64 global_thread() { return blockIdx.x * u64{blockDi
 __device__ __forceinline__ u64 global_threads() { return u64{gridDim.x} * blockDim.x; }
 
 // Counts equal neighbours of one thread in a register and adds a whole run at once: an
-// input of one value costs one atomic per thread instead of one per key. Pairs: two 16-bit
-// counters a word (pair_word, pair_add).
-template <bool Pairs = false>
-struct RunCounterOf {
+// input of one value costs one atomic per thread instead of one per key.
+struct RunCounter {
   u32 bin = 0, run = 0;
   __device__ __forceinline__ void add(u32* hist, u32 b) {
     if (b == bin) {
@@ -36,14 +34,34 @@ struct RunCounterOf {
     run = 1;
   }
   __device__ __forceinline__ void flush(u32* hist) {
-    if constexpr (Pairs) {
-      if (run) atomicAdd(&hist[pair_word(bin)], pair_add(bin, run));
-    } else {
-      if (run) atomicAdd(&hist[bin], run);
-    }
+    if (run) atomicAdd(&hist[bin], run);
   }
 };
-using RunCounter = RunCounterOf<false>;
+
+// The same for bins in 16-bit pairs (pair_word): runs stay under 2^16 keys, and each add
+// moves the halves' wraps into A (pair_wraps); bins is the range, so an odd last word's
+// high half, which holds no bin, only ever sees a carry and its take-back, never added to A.
+struct PairRunCounter {
+  u32 bin = 0, run = 0;
+  __device__ __forceinline__ void add(u32* pairs, u32 b, u32 bins, u32* A) {
+    if (b == bin && run < kPairRunMax) {
+      ++run;
+      return;
+    }
+    flush(pairs, bins, A);
+    bin = b;
+    run = 1;
+  }
+  __device__ __forceinline__ void flush(u32* pairs, u32 bins, u32* A) {
+    if (!run) return;
+    u32* word = &pairs[pair_word(bin)];
+    PairWraps w = pair_wraps(atomicAdd(word, pair_add(bin, run)), bin, run);
+    if (w.carried && pair_take_back_wraps(atomicAdd(word, kPairTakeBack))) --w.high;
+    const u32 even = bin & ~1u;
+    if (w.low) atomicAdd(&A[even], w.low << 16);
+    if (w.high && even + 1 < bins) atomicAdd(&A[even + 1], w.high << 16);  // w.high may be -1 (mod 2^32)
+  }
+};
 
 // Key words W: u32 (u32, i32 keys) or u64 (u64, i64 keys); offsets are 32-bit either way.
 // Loads four keys of x starting at 4 * i (16-byte loads) and visits their offsets in order.
@@ -105,36 +123,23 @@ __global__ void hist_shared(const W* x, u64 n, W min_word, u32 bins, u32 copies,
       });
 }
 
-// The same histogram for a range of up to two bands in one pass: bins in 16-bit pairs
-// (pair_word), the block's counts added into A and cleared every `steps` grid steps
-// (pair_flush_steps), before a counter could pass 65535. Every block runs the same rounds
-// (those of its thread 0, which has the most steps), so the barriers are uniform.
+// The same histogram for a range of up to two bands in one pass: bins in 16-bit pairs, the
+// wraps of a half moved into A as they happen (PairRunCounter), what the halves hold at the
+// end added after.
 template <typename W>
-__global__ void hist_shared_pairs(const W* x, u64 n, W min_word, u32 bins, u32 steps, u32* A) {
+__global__ void hist_shared_pairs(const W* x, u64 n, W min_word, u32 bins, u32* A) {
   extern __shared__ u32 s_pair[];
   const u32 words = (bins + 1) / 2;
   for (u32 w = threadIdx.x; w < words; w += blockDim.x) s_pair[w] = 0;
   __syncthreads();
-  const u64 n4 = n / 4, stride = global_threads(), first = u64(blockIdx.x) * blockDim.x;
-  const u64 block_steps = first < n4 ? ceil_div(n4 - first, stride) : 0;
-  const u64 rounds = block_steps ? ceil_div(block_steps, steps) : 1;
-  u64 i = global_thread();
-  for (u64 round = 0; round < rounds; ++round) {
-    RunCounterOf<true> run;
-    for (u32 step = 0; step < steps && i < n4; ++step, i += stride)
-      visit_four(x, i, min_word, [&](u32 off) { run.add(s_pair, off); });
-    if (round == 0)
-      for (u64 j = n4 * 4 + global_thread(); j < n; j += stride) run.add(s_pair, word_offset<W>(x[j], min_word));
-    run.flush(s_pair);
-    __syncthreads();
-    for (u32 w = threadIdx.x; w < words; w += blockDim.x) {
-      const u32 v = s_pair[w];
-      if (v == 0) continue;
-      s_pair[w] = 0;
-      if (const u32 c = pair_count(v, 2 * w)) atomicAdd(&A[2 * w], c);
-      if (const u32 c = pair_count(v, 2 * w + 1)) atomicAdd(&A[2 * w + 1], c);
-    }
-    __syncthreads();
+  PairRunCounter run;
+  for_each_offset(x, n, min_word, [&](u32 off) { run.add(s_pair, off, bins, A); });
+  run.flush(s_pair, bins, A);
+  __syncthreads();
+  for (u32 w = threadIdx.x; w < words; w += blockDim.x) {
+    const u32 v = s_pair[w];
+    if (const u32 c = pair_count(v, 2 * w)) atomicAdd(&A[2 * w], c);
+    if (const u32 c = pair_count(v, 2 * w + 1)) atomicAdd(&A[2 * w + 1], c);
   }
 }
 

@@ -93,16 +93,42 @@ SB_HD_INLINE std::uint64_t shared_bands(std::uint64_t range, std::uint64_t bins_
 
 // hp-smem past one band of 32-bit counters: two 16-bit counters a shared word, bin 2w in the
 // low half of word w and bin 2w + 1 in the high half, so that a range of up to two bands is
-// counted in one pass over the keys instead of one pass a band. A half never carries into
-// the other while no counter passes 65535: a block flushes its counts into A (and starts from
-// zero) after pair_flush_steps grid steps of `keys_per_step` keys a thread, `tail` more keys
-// counted in its first round (the n % 4 keys past the last four).
+// counted in one pass over the keys instead of one pass a band. A half may pass 65535; the
+// atomic that makes it wrap sees so in the value it returns, and its thread moves the 2^16
+// into A instead (pair_wraps): a low half's wrap carries one into the high half, which the
+// same thread takes back (kPairTakeBack), and a high half's wrap leaves the word. Every add
+// and take-back is one atomic, so each change of a half is seen by exactly one thread, and
+// A's 2^16 units plus the halves left at the end are the exact counts, in any order of the
+// atomics. Adds are under 2^16 keys (kPairRunMax), so one add wraps a half at most once.
+// (Flushing every block's counters every 61K keys instead cost 0.133 ms at n = 2^24, range
+// 2^16, against 0.121 in two passes of 32-bit bands; flushing only the counters past 2^15
+// in rounds of 28K keys, 0.142: H200, docs/hp.md.)
+inline constexpr std::uint32_t kPairRunMax = 0xffff;
+inline constexpr std::uint32_t kPairTakeBack = 0xffff0000u;  // adding it takes 2^16 back from the high half
 SB_HD_INLINE std::uint32_t pair_word(std::uint32_t bin) { return bin >> 1; }
 SB_HD_INLINE std::uint32_t pair_add(std::uint32_t bin, std::uint32_t count) { return count << ((bin & 1u) * 16); }
 SB_HD_INLINE std::uint32_t pair_count(std::uint32_t word, std::uint32_t bin) { return (word >> ((bin & 1u) * 16)) & 0xffffu; }
-SB_HD_INLINE std::uint32_t pair_flush_steps(std::uint32_t block, std::uint32_t keys_per_step, std::uint32_t tail) {
-  return (0xffffu - tail) / (block * keys_per_step);
+// Wraps of 2^16 keys found by the add of `count` keys to `bin` whose word held `before`: `low`
+// and `high` for the word's two bins (its even and odd one); `carried`: the low half carried
+// into the high one, and the thread must add kPairTakeBack to the word (pair_take_back_wraps).
+struct PairWraps {
+  std::uint32_t low = 0, high = 0;
+  bool carried = false;
+};
+SB_HD_INLINE PairWraps pair_wraps(std::uint32_t before, std::uint32_t bin, std::uint32_t count) {
+  PairWraps w;
+  const std::uint32_t low = before & 0xffffu, high = before >> 16;
+  if (bin & 1u) {
+    w.high = high + count > 0xffffu;
+  } else if (low + count > 0xffffu) {
+    w.low = 1;
+    w.carried = true;
+    w.high = high == 0xffffu;  // the carry wrapped the high half too
+  }
+  return w;
 }
+// The take-back found the high half at 0 (it wrapped down): one 2^16 fewer for the odd bin.
+SB_HD_INLINE bool pair_take_back_wraps(std::uint32_t before) { return (before >> 16) == 0; }
 
 // Large-range hybrid: an offset splits into a bucket (its high bits) and a bin inside the
 // bucket (its low_bits low bits), so that each bucket's histogram fits in shared memory.

@@ -86,11 +86,12 @@ TEST(HpAdversarial, OnlyMinValAndMaxValMinusOne) {
 
 // hp-smem's ranges past one band of 32-bit counters, counted as 16-bit pairs in one pass:
 // one bin (even or odd: the low or the high half of its word) or two neighbours of one word
-// taking nearly every key, so that a block's round brings a counter near 65535 and a carry
-// from a low half would show; uniform keys with n % 4 = 3 (the tail keys).
+// taking nearly every key, so that at 2^25 keys (about 250K a block on 132 SMs) each of a
+// block's heavy halves wraps several times, a low half's carries landing in a high half that
+// wraps too; uniform keys with n % 4 = 3 (the tail keys).
 TEST(HpAdversarial, RangesPastOneBandInSixteenBitPairs) {
   for (std::uint32_t range : {65536u, 100001u, 116000u}) {
-    for (std::uint64_t n : {std::uint64_t{1} << 22, (std::uint64_t{1} << 20) + 3}) {
+    for (std::uint64_t n : {std::uint64_t{1} << 25, (std::uint64_t{1} << 20) + 3}) {
       std::vector<std::uint32_t> even(n), odd(n), pair(n), uniform(n);
       for (std::uint64_t i = 0; i < n; ++i) {
         const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 5);
@@ -103,9 +104,9 @@ TEST(HpAdversarial, RangesPastOneBandInSixteenBitPairs) {
         (*keys)[0] = 0;  // the range: [0, range)
         (*keys)[n / 2] = range - 1;
       }
-      expect_sorted_like_std(even, false, "one even bin past 65535 keys a block");
-      expect_sorted_like_std(odd, false, "one odd bin past 65535 keys a block");
-      expect_sorted_like_std(pair, false, "both halves of one word");
+      expect_sorted_like_std(even, false, "one even bin wrapping its half");
+      expect_sorted_like_std(odd, false, "one odd bin wrapping its half");
+      expect_sorted_like_std(pair, false, "both halves of one word wrapping");
       expect_sorted_like_std(uniform, false, "uniform over two bands, a tail");
     }
   }

@@ -161,26 +161,60 @@ TEST(HpIndex, TiledLowBitsTakesTheWidestBucketsThatKeepSegmentHistBusy) {
     }
 }
 
-TEST(HpIndex, SixteenBitPairsCountWithoutCarriesBetweenFlushes) {
-  // 1024 threads, four keys a step, up to 3 tail keys: 15 steps keep a block under 65536 keys.
-  EXPECT_EQ(pair_flush_steps(1024, 4, 3), 15u);
-  EXPECT_LE(15u * 4 * 1024 + 3, 0xffffu);
-  EXPECT_GT(16u * 4 * 1024 + 3, 0xffffu);
-  // A block's round: up to 61443 keys over 9 bins, the counts added as the kernel adds them
-  // (runs of up to 60 keys), read back exactly from the words (no half carries into the other).
+TEST(HpIndex, SixteenBitPairsMoveEveryWrapIntoA) {
+  // One word's two bins, counted as a block's threads count them: adds of runs under 2^16
+  // keys, each an atomic whose returned value tells its thread which wraps to move into A,
+  // and a low half's carry taken back by a later atomic of the same thread; the atomics of
+  // different threads interleave in any order. A's 2^16 units plus the halves left at the
+  // end must be the exact counts, however many times a half wraps.
   std::mt19937 rng(11);
-  for (int trial = 0; trial < 50; ++trial) {
-    const std::uint32_t bins = 9, keys = trial == 0 ? 61443u : 1 + rng() % 61443u;
-    std::vector<std::uint32_t> words((bins + 1) / 2, 0), want(bins, 0);
-    for (std::uint32_t left = keys; left > 0;) {
-      const std::uint32_t bin = trial == 1 ? 1 : rng() % bins;  // trial 1: every key in a high half
-      const std::uint32_t run = std::min<std::uint32_t>(left, 1 + rng() % 60);
-      words[pair_word(bin)] += pair_add(bin, run);
-      want[bin] += run;
-      left -= run;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int shape = trial % 4;  // 0: the low bin only, 1: the high bin only, 2: both, 3: short runs, both
+    std::uint32_t word = 0;
+    std::uint64_t A[2] = {0, 0}, want[2] = {0, 0};
+    std::vector<int> take_backs;  // pending take-backs (one per carried add), by the bin they came from
+    auto add_to_A = [&](std::uint32_t bin, std::uint32_t units) { A[bin] = (A[bin] + (std::uint64_t{units} << 16)) & 0xffffffffu; };
+    const int adds = shape == 3 ? 10000 + static_cast<int>(rng() % 10000) : 20 + static_cast<int>(rng() % 400);
+    for (int k = 0; k < adds || !take_backs.empty();) {
+      if (k < adds && (take_backs.empty() || rng() % 3 != 0)) {
+        const std::uint32_t bin = shape == 0 ? 0 : shape == 1 ? 1 : rng() % 2;
+        const std::uint32_t run = shape == 3 ? 1 + rng() % 40 : 1 + rng() % kPairRunMax;
+        const std::uint32_t before = word;
+        word += pair_add(bin, run);
+        want[bin] += run;
+        const PairWraps w = pair_wraps(before, bin, run);
+        add_to_A(0, w.low);
+        add_to_A(1, w.high);
+        if (w.carried) take_backs.push_back(0);
+        ++k;
+      } else {
+        // Some thread's pending take-back lands now.
+        const std::size_t i = rng() % take_backs.size();
+        take_backs.erase(take_backs.begin() + static_cast<std::ptrdiff_t>(i));
+        const std::uint32_t before = word;
+        word += kPairTakeBack;
+        if (pair_take_back_wraps(before)) add_to_A(1, 0xffffffffu);  // one 2^16 fewer
+      }
     }
-    for (std::uint32_t b = 0; b < bins; ++b) ASSERT_EQ(pair_count(words[pair_word(b)], b), want[b]) << trial << " " << b;
+    for (std::uint32_t bin = 0; bin < 2; ++bin) {
+      const std::uint64_t total = (A[bin] + pair_count(word, bin)) & 0xffffffffu;
+      ASSERT_EQ(total, want[bin] & 0xffffffffu) << "trial " << trial << " bin " << bin;
+    }
+    ASSERT_GT(want[0] + want[1], 0xffffu) << "every shape wraps a half";
   }
+  // The single cases: a low half that carries into a full high half wraps both; a take-back
+  // from a high half at 0 wraps it down.
+  const PairWraps both = pair_wraps(0xffffffffu, 0, 1);
+  EXPECT_EQ(both.low, 1u);
+  EXPECT_EQ(both.high, 1u);
+  EXPECT_TRUE(both.carried);
+  EXPECT_TRUE(pair_take_back_wraps(0x0000ffffu));
+  EXPECT_FALSE(pair_take_back_wraps(0x00010000u));
+  const PairWraps high = pair_wraps(0xfffe0000u, 1, 2);
+  EXPECT_EQ(high.low, 0u);
+  EXPECT_EQ(high.high, 1u);
+  EXPECT_FALSE(high.carried);
+  EXPECT_EQ(pair_wraps(0xfffe0000u, 1, 1).high, 0u);
 }
 
 TEST(HpIndex, PackedScanCarriesBothSums) {
