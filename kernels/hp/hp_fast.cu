@@ -55,7 +55,7 @@ constexpr unsigned kLowBitsMin = 12;
 constexpr std::uint64_t kMaxBuckets = 4096;
 constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
 // hp-tiled: bucket width (--param low_bits, same bounds as the hybrid) and the most buckets.
-// The grouping block keeps two words per bucket beside its 80 KB of tiles (u32 keys); at
+// The grouping block keeps two words per bucket beside its 80 KB of tiles (low words of keys); at
 // 2048 buckets that is 16 KB, so two blocks still share an SM, and the segment table costs
 // at most (2048 + 1) * 4 bytes per 8192-key tile, one byte a key.
 constexpr unsigned kTiledLowBits = 14;
@@ -264,7 +264,7 @@ template <typename W>
 void hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
   const auto buckets = static_cast<u32>(a.buckets);
   const u64 tiles = ceil_div(r.n, kTile);
-  const std::size_t group_smem = group_shared_bytes<W>(buckets);
+  const std::size_t group_smem = group_shared_bytes(buckets);
   group_tiles<W><<<resident_grid(group_tiles<W>, tiles * kTileBlock, kTileBlock, group_smem, r.device), kTileBlock,
                    group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low);
   SB_CUDA_CHECK_LAUNCH();

@@ -316,16 +316,20 @@ static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* o
 constexpr unsigned kTileBlock = 512;
 constexpr unsigned kTileItems = 16;
 constexpr unsigned kTile = kTileBlock * kTileItems;
-// Two tiles of keys (the one being grouped, the next one arriving by cp.async), the grouped
-// low bits, and two words per bucket (tile counts, segment starts).
-template <typename W>
+// Two tiles of keys' low words (the one being grouped, the next one arriving by cp.async),
+// the grouped low bits, and two words per bucket (tile counts, segment starts). An offset is
+// 32 bits of key - minVal, so the low 32 bits of a key word are all a tile needs: 8-byte keys
+// take the shared memory of 4-byte ones (whole 8-byte keys left a block 144 KB, one an SM:
+// hp-tiled 0.678 ms at n = 2^26, delta = sigma = 50, H200).
 constexpr std::size_t group_shared_bytes(u32 buckets) {
-  return 2 * std::size_t{kTile} * sizeof(W) + std::size_t{kTile} * sizeof(std::uint16_t) + 2 * std::size_t{buckets} * sizeof(u32);
+  return 2 * std::size_t{kTile} * sizeof(u32) + std::size_t{kTile} * sizeof(std::uint16_t) + 2 * std::size_t{buckets} * sizeof(u32);
 }
 
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+template <int Bytes>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+  if constexpr (Bytes == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(Bytes) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int Pending>
@@ -333,17 +337,22 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
-// Starts copying tile t of x into s (16-byte cp.async for the whole chunks, plain loads for
-// a last tile's tail): the copy runs while the block groups the previous tile, which is what
-// the hybrid's scatter lacked (its loads waited behind every barrier of a tile).
+// Starts copying the low words of tile t of x into s (4-byte keys in 16-byte chunks, 8-byte
+// keys their low 4 bytes each, plain loads for a last tile's tail): the copy runs while the
+// block groups the previous tile, which is what the hybrid's scatter lacked (its loads
+// waited behind every barrier of a tile).
 template <typename W>
-__device__ __forceinline__ void load_tile_async(const W* x, u64 n, u64 t, W* s) {
+__device__ __forceinline__ void load_tile_async(const W* x, u64 n, u64 t, u32* s) {
   const u64 t0 = t * kTile;
   const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
-  constexpr u32 per_chunk = 16 / sizeof(W);
-  const u32 chunks = len / per_chunk;
-  for (u32 c = threadIdx.x; c < chunks; c += blockDim.x) cp_async16(s + c * per_chunk, x + t0 + c * per_chunk);
-  for (u32 i = chunks * per_chunk + threadIdx.x; i < len; i += blockDim.x) s[i] = x[t0 + i];
+  if constexpr (sizeof(W) == 4) {
+    const u32 chunks = len / 4;
+    for (u32 c = threadIdx.x; c < chunks; c += blockDim.x) cp_async<16>(s + c * 4, x + t0 + c * 4);
+    for (u32 i = chunks * 4 + threadIdx.x; i < len; i += blockDim.x) s[i] = x[t0 + i];
+  } else {
+    // Little-endian: a key's low word is its first 4 bytes.
+    for (u32 i = threadIdx.x; i < len; i += blockDim.x) cp_async<4>(s + i, x + t0 + i);
+  }
 }
 
 using TileScan = cub::BlockScan<u32, kTileBlock>;
@@ -353,7 +362,7 @@ __global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, 
                                                              u32 buckets, u32* seg_start, std::uint16_t* low) {
   extern __shared__ __align__(16) unsigned char s_raw[];
   __shared__ TileScan::TempStorage s_scan;
-  W* s_in = reinterpret_cast<W*>(s_raw);
+  u32* s_in = reinterpret_cast<u32*>(s_raw);  // low words (load_tile_async)
   std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_in + 2 * kTile);
   u32* s_count = reinterpret_cast<u32*>(s_low + kTile);
   u32* s_start = s_count + buckets;
@@ -370,14 +379,15 @@ __global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, 
     cp_async_commit();
     cp_async_wait<1>();
     __syncthreads();
-    const W* keys = s_in + buf * kTile;
+    const u32* keys = s_in + buf * kTile;
+    const u32 min_low = static_cast<u32>(min_word);
     const u64 t0 = t * kTile;
     const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
     u32 rank[kTileItems];
 #pragma unroll
     for (unsigned it = 0; it < kTileItems; ++it) {
       const u32 i = it * kTileBlock + threadIdx.x;
-      rank[it] = rank_in_bucket(bucket_of(i < len ? word_offset<W>(keys[i], min_word) : none, low_bits), buckets,
+      rank[it] = rank_in_bucket(bucket_of(i < len ? word_offset<u32>(keys[i], min_low) : none, low_bits), buckets,
                                 s_count);
     }
     __syncthreads();
@@ -396,7 +406,7 @@ __global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, 
     for (unsigned it = 0; it < kTileItems; ++it) {
       const u32 i = it * kTileBlock + threadIdx.x;
       if (i < len) {
-        const u32 off = word_offset<W>(keys[i], min_word);
+        const u32 off = word_offset<u32>(keys[i], min_low);
         s_low[s_start[bucket_of(off, low_bits)] + rank[it]] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
       }
     }
