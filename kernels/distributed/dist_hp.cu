@@ -98,7 +98,7 @@ RankResult run_keys(const SortProblem& p, const RankSlice& s, const RankBuffers&
     clip_runs<<<grid_for(runs_max, 256), 256, 0, stream>>>(a.run_end, a.len, begin, begin + count, a.clip_end);
     SB_CUDA_CHECK_LAUNCH();
     const u64 tiles = hp::ceil_div(count, kExpandTile);
-    locate_tiles<<<grid_for(tiles, 256), 256, 0, stream>>>(a.clip_end, a.len, count, a.window);
+    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.len, count, a.window);
     SB_CUDA_CHECK_LAUNCH();
     expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, stream>>>(a.clip_end, a.run_val, a.window, count,
                                                                                static_cast<W*>(b.keys[1]));

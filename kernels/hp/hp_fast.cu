@@ -326,7 +326,7 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
         RunsOut<W>(EmitRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
         static_cast<std::int64_t>(r.range), r.stream));
     const u64 tiles = ceil_div(r.n, kExpandTile);
-    locate_tiles<<<grid_for(tiles, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
+    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
     SB_CUDA_CHECK_LAUNCH();
     expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val, a.window, r.n,
                                                                                  y);

@@ -224,12 +224,44 @@ SB_HD_INLINE Index run_at(const std::uint32_t* run_end, Index lo, Index hi, Inde
   return lo;
 }
 
+// run_at over run_end[0, len) as a warp searches it: `ways` lanes probe the span [lo, hi]
+// that holds the answer at once (wide_probe), and the span shrinks to the gap between the
+// last probe at or below pos and the first above it (wide_narrow), ceil(size / ways) at most:
+// 6 rounds of dependent loads over 4M runs at 16 ways, against 22 for the binary search.
+struct RunSpan {
+  std::uint64_t lo, hi;  // inclusive; run_end[hi] > pos
+};
+inline constexpr std::uint32_t kLocateWays = 16;  // locate_tiles: a half-warp per search
+SB_HD_INLINE std::uint64_t wide_probe(RunSpan s, std::uint32_t k, std::uint32_t ways) {
+  const std::uint64_t step = ceil_div(s.hi - s.lo + 1, ways);
+  return min_u64(s.lo + k * step, s.hi);
+}
+// at_or_below: how many probes found run_end <= pos (the first ones, run_end being sorted).
+SB_HD_INLINE RunSpan wide_narrow(RunSpan s, std::uint32_t at_or_below, std::uint32_t ways) {
+  if (at_or_below == 0) return {s.lo, s.lo};
+  const std::uint64_t last_low = wide_probe(s, at_or_below - 1, ways);
+  return {last_low + 1, at_or_below < ways ? wide_probe(s, at_or_below, ways) : s.hi};
+}
+// The same search one probe at a time (the CPU's form of the warp's, for tests). len >= 1,
+// run_end[len - 1] > pos.
+inline std::uint64_t run_at_wide(const std::uint32_t* run_end, std::uint64_t len, std::uint64_t pos,
+                                 std::uint32_t ways) {
+  RunSpan s{0, len - 1};
+  while (s.lo < s.hi) {
+    std::uint32_t at_or_below = 0;
+    for (std::uint32_t k = 0; k < ways; ++k) at_or_below += run_end[wide_probe(s, k, ways)] <= pos;
+    s = wide_narrow(s, at_or_below, ways);
+  }
+  return s.lo;
+}
+
 // The runs an output tile [t0, t1) needs (0 <= t0 < t1 <= n): from the first run ending
-// after t0 to the run holding t1 - 1. Every run holds at least one position, so count <= t1 - t0.
-SB_HD_INLINE void tile_runs(const std::uint32_t* run_end, std::uint64_t len, std::uint64_t t0, std::uint64_t t1,
-                            std::uint64_t& first, std::uint64_t& count) {
-  first = run_at<std::uint64_t>(run_end, 0, len, t0);
-  count = run_at<std::uint64_t>(run_end, first, len, t1 - 1) + 1 - first;
+// after t0 to the run holding t1 - 1, found as locate_tiles finds them (`ways` probes a
+// round). Every run holds at least one position, so count <= t1 - t0.
+inline void tile_runs(const std::uint32_t* run_end, std::uint64_t len, std::uint64_t t0, std::uint64_t t1,
+                      std::uint32_t ways, std::uint64_t& first, std::uint64_t& count) {
+  first = run_at_wide(run_end, len, t0, ways);
+  count = run_at_wide(run_end, len, t1 - 1, ways) + 1 - first;
 }
 
 // The bucket holding position pos of the bucketed array, given start(b) (non-decreasing,

@@ -241,6 +241,28 @@ TEST(HpIndex, RunAtFindsTheRunOfEachPosition) {
   EXPECT_EQ(run_at<std::uint32_t>(run_end.data(), 2, 4, 9), 3u);
 }
 
+TEST(HpIndex, WideSearchFindsWhatTheBinarySearchFinds) {
+  // locate_tiles' search, `ways` probes a round, against run_at: runs of random lengths
+  // (some of one position), every position, and spans of every size from 1 up.
+  std::mt19937 rng(5);
+  for (std::uint32_t ways : {2u, 3u, 16u, 32u}) {
+    for (int trial = 0; trial < 40; ++trial) {
+      const std::uint32_t len = 1 + rng() % (trial < 20 ? 40 : 5000);
+      std::vector<std::uint32_t> run_end(len);
+      std::uint32_t end = 0;
+      for (auto& e : run_end) e = end += 1 + (rng() % 4 == 0 ? rng() % 50 : 0);
+      for (std::uint64_t pos = 0; pos < end; pos += 1 + (len > 40 ? rng() % 7 : 0))
+        ASSERT_EQ(run_at_wide(run_end.data(), len, pos, ways), run_at<std::uint64_t>(run_end.data(), 0, len, pos))
+            << "ways " << ways << " len " << len << " pos " << pos;
+    }
+  }
+  // Each round leaves at most ceil(size / ways) candidates: 6 rounds for 4M runs at 16 ways.
+  RunSpan s{0, (1u << 22) - 1};
+  int rounds = 0;
+  for (; s.lo < s.hi; ++rounds) s = wide_narrow(s, 7, kLocateWays);
+  EXPECT_LE(rounds, 6);
+}
+
 TEST(HpIndex, DigitsCoverTheRange) {
   EXPECT_EQ(bits_for_range(1), 0u);
   EXPECT_EQ(bits_for_range(2), 1u);

@@ -101,7 +101,7 @@ std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range
   for (u64 t0 = 0; t0 < n; t0 += s.tile) {
     const u64 t1 = std::min(t0 + s.tile, n);
     u64 first, count;
-    tile_runs(run_end.data(), len, t0, t1, first, count);
+    tile_runs(run_end.data(), len, t0, t1, kLocateWays, first, count);
     EXPECT_LE(count, t1 - t0);
     std::vector<u32> w_end(count);
     for (u64 k = 0; k < count; ++k) w_end[k] = u32(run_end[first + k] - t0);
