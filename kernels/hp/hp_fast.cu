@@ -145,6 +145,8 @@ template <typename W>
 struct FastArrays {
   u32 *A, *run_end = nullptr, *len = nullptr, *counts = nullptr;
   u32* seg_start = nullptr;  // hp-tiled: where each bucket's segment starts in each tile
+  void* bucket_scan = nullptr;  // hp-tiled, keys only: the buckets' look-back states (segment_runs)
+  std::size_t bucket_scan_bytes = 0;
   W* run_val = nullptr;
   uint2* window = nullptr;  // each expansion tile's (first run, run count)
   void* temp;
@@ -169,6 +171,10 @@ struct FastArrays {
     if (low_bits && tiled) {
       buckets = buckets_for(range, low_bits);
       seg_start = reinterpret_cast<u32*>(base + c.take(segment_table_words(buckets, ceil_div(n, kTile)) * sizeof(u32)));
+      if (!pairs) {
+        SB_CUDA_CHECK(BucketScanState::AllocationSize(static_cast<int>(buckets), bucket_scan_bytes));
+        bucket_scan = base + c.take(bucket_scan_bytes);
+      }
     } else if (low_bits) {
       parts = hybrid_parts(n, d);
       buckets = buckets_for(range, low_bits);
@@ -260,25 +266,55 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
   SB_CUDA_CHECK_LAUNCH();
 }
 
+// segment_hist's groups per bucket (bucket_groups) at the blocks the GPU holds at once.
 template <typename W>
-void hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
-  const auto buckets = static_cast<u32>(a.buckets);
-  const u64 tiles = ceil_div(r.n, kTile);
-  const std::size_t group_smem = group_shared_bytes(buckets);
-  group_tiles<W><<<resident_grid(group_tiles<W>, tiles * kTileBlock, kTileBlock, group_smem, r.device), kTileBlock,
-                   group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low);
-  SB_CUDA_CHECK_LAUNCH();
-  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
+u64 tiled_groups(const Run<W>& r, const FastArrays<W>& a, std::size_t hist_smem) {
   int per_sm = 0;
   SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_hist, static_cast<int>(kSegBlock),
                                                               hist_smem));
-  const u64 groups = bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
-                                   kKeysPerFlushedBin);
+  return bucket_groups(a.buckets, ceil_div(r.n, kTile), u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
+                       kKeysPerFlushedBin);
+}
+
+template <typename W>
+void group_tiles_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+  const u64 tiles = ceil_div(r.n, kTile);
+  const std::size_t group_smem = group_shared_bytes(static_cast<u32>(a.buckets));
+  group_tiles<W><<<resident_grid(group_tiles<W>, tiles * kTileBlock, kTileBlock, group_smem, r.device), kTileBlock,
+                   group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, static_cast<u32>(a.buckets), a.seg_start,
+                                           low);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+template <typename W>
+void hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+  group_tiles_launch(r, a, x, low);
+  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
+  const u64 groups = tiled_groups(r, a, hist_smem);
   // One group stores every bin of its bucket; several add into a zeroed A.
   if (groups > 1) SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-  segment_hist<<<static_cast<unsigned>(buckets * groups), kSegBlock, hist_smem, r.stream>>>(
-      low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, static_cast<u32>(groups), a.A);
+  segment_hist<<<static_cast<unsigned>(a.buckets * groups), kSegBlock, hist_smem, r.stream>>>(
+      low, r.n, a.seg_start, ceil_div(r.n, kTile), static_cast<u32>(a.buckets), a.low_bits, r.range,
+      static_cast<u32>(groups), a.A);
   SB_CUDA_CHECK_LAUNCH();
+}
+
+// hp-tiled, keys only, where every bucket is one group: group_tiles, then segment_runs
+// writes the runs (no A, no scan). Returns false (nothing launched) where buckets take
+// several groups.
+template <typename W>
+bool tiled_runs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
+  if (tiled_groups(r, a, hist_smem) != 1) return false;
+  group_tiles_launch(r, a, x, low);
+  BucketScanState state;
+  SB_CUDA_CHECK(state.Init(static_cast<int>(a.buckets), a.bucket_scan, a.bucket_scan_bytes));
+  init_bucket_scan<<<grid_for(a.buckets + 32, 256), 256, 0, r.stream>>>(state, static_cast<u32>(a.buckets));
+  SB_CUDA_CHECK_LAUNCH();
+  segment_runs<W><<<static_cast<unsigned>(a.buckets), kSegBlock, hist_smem, r.stream>>>(
+      low, r.n, a.seg_start, ceil_div(r.n, kTile), a.low_bits, r.min_word, state, a.run_end, a.run_val, a.len);
+  SB_CUDA_CHECK_LAUNCH();
+  return true;
 }
 
 // Counts x[0, r.n) into A (zeroed first where the variant adds into it) with histogram variant h.
@@ -309,9 +345,10 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
                   h == Histogram::tiled);
   const W* x = reinterpret_cast<const W*>(b.keys[0]);
   // The split's low bits (2 bytes a key) live in keys[1] until the scan.
-  launch_histogram(h, r, a, x, reinterpret_cast<std::uint16_t*>(b.keys[1]));
+  auto* low = reinterpret_cast<std::uint16_t*>(b.keys[1]);
   std::size_t temp_bytes = a.temp_bytes;
   if constexpr (pairs) {
+    launch_histogram(h, r, a, x, low);
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
                                                 r.stream));
     scatter_pairs<W, V><<<grid_for(r.n, 256, u64(r.device.sms) * 8), 256, 0, r.stream>>>(
@@ -321,10 +358,13 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   } else {
     // The splits expand into keys[0] (their low bits are in keys[1]), the others into keys[1].
     W* y = reinterpret_cast<W*>(b.keys[splits(h) ? 0 : 1]);
-    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-        a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
-        RunsOut<W>(EmitRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
-        static_cast<std::int64_t>(r.range), r.stream));
+    if (!(h == Histogram::tiled && tiled_runs_launch(r, a, x, low))) {
+      launch_histogram(h, r, a, x, low);
+      SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+          a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
+          RunsOut<W>(EmitRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
+          static_cast<std::int64_t>(r.range), r.stream));
+    }
     const u64 tiles = ceil_div(r.n, kExpandTile);
     locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
     SB_CUDA_CHECK_LAUNCH();

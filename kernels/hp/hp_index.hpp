@@ -176,6 +176,15 @@ SB_HD_INLINE std::uint64_t bucket_groups(std::uint64_t buckets, std::uint64_t ti
   return g ? g : 1;
 }
 
+// hp-tiled where each bucket is counted by one block (bucket_groups == 1, keys only): the
+// block also emits its bucket's runs. Warp w of `warps` owns bins [w * per_warp, (w + 1) *
+// per_warp) and walks them in chunks of 32, lane l taking the chunk's bin l, so that the runs
+// of a chunk are consecutive in run_end (whole-warp stores) and (warp, chunk, lane) visits
+// the bins in order. bins is a power of two >= 32 * warps.
+SB_HD_INLINE std::uint32_t chunk_bin(std::uint32_t warp, std::uint32_t chunk, std::uint32_t lane, std::uint32_t per_warp) {
+  return warp * per_warp + chunk * 32 + lane;
+}
+
 // hp-tiled's bucket width (low bits) when --param low_bits does not set it. Narrower buckets
 // buy segment_hist blocks where the flush bound caps the groups per bucket (bucket_groups);
 // wider ones keep the grouping pass cheap and its segments long (tile / buckets keys a tile

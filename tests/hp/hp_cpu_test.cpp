@@ -263,6 +263,49 @@ TEST(HpIndex, WideSearchFindsWhatTheBinarySearchFinds) {
   EXPECT_LE(rounds, 6);
 }
 
+TEST(HpIndex, SegmentRunsEmitTheScansRuns) {
+  // segment_runs' order of work: per bucket, warps over consecutive bin ranges, each in
+  // chunks of 32 lanes (chunk_bin), packed sums carried from bucket to bucket (the look-back)
+  // and from warp to warp. Its runs must be the fused scan's: run j is the j-th non-empty bin.
+  std::mt19937 rng(3);
+  for (std::uint32_t bins : {512u, 4096u, 16384u}) {
+    const std::uint32_t warps = 16, per_warp = bins / warps, buckets = 5;
+    std::vector<std::uint32_t> A(std::size_t{buckets} * bins);
+    for (auto& a : A) a = rng() % 3 == 0 ? 1 + rng() % 9 : 0;
+    std::vector<std::uint32_t> want_end, got_end(A.size()), want_bin, got_bin(A.size());
+    std::uint32_t total = 0;
+    for (std::uint32_t i = 0; i < A.size(); ++i)
+      if (A[i]) want_end.push_back(total += A[i]), want_bin.push_back(i);
+    std::uint64_t before_bucket = 0;  // what the look-back gives bucket b
+    std::vector<bool> seen(bins);
+    for (std::uint32_t b = 0; b < buckets; ++b) {
+      std::uint64_t before = before_bucket;
+      for (std::uint32_t w = 0; w < warps; ++w)
+        for (std::uint32_t c = 0; c < per_warp / 32; ++c)
+          for (std::uint32_t lane = 0; lane < 32; ++lane) {
+            const std::uint32_t bin = chunk_bin(w, c, lane, per_warp);
+            ASSERT_LT(bin, bins);
+            if (b == 0) {
+              ASSERT_FALSE(seen[bin]);
+              seen[bin] = true;
+            }
+            before += pack_bin(A[std::size_t{b} * bins + bin]);
+            if (A[std::size_t{b} * bins + bin]) {
+              got_end[packed_nonzero(before) - 1] = packed_count(before);
+              got_bin[packed_nonzero(before) - 1] = b * bins + bin;
+            }
+          }
+      before_bucket = before;
+    }
+    const std::uint32_t len = packed_nonzero(before_bucket);
+    ASSERT_EQ(len, want_end.size());
+    got_end.resize(len);
+    got_bin.resize(len);
+    EXPECT_EQ(got_end, want_end) << bins;
+    EXPECT_EQ(got_bin, want_bin) << bins;
+  }
+}
+
 TEST(HpIndex, DigitsCoverTheRange) {
   EXPECT_EQ(bits_for_range(1), 0u);
   EXPECT_EQ(bits_for_range(2), 1u);
