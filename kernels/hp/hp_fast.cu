@@ -460,6 +460,7 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
     if (h == Histogram::tiled) {
       allow_large_shared(group_tiles<W>, d);
       allow_large_shared(segment_hist, d);
+      allow_large_shared(segment_runs<W>, d);
     }
   });
 }
