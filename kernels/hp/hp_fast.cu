@@ -66,6 +66,13 @@ constexpr std::uint64_t kTiledMinSegmentKeys = 32;
 // A group past the first adds its bucket's counts to A with one atomic per non-empty bin;
 // groups * range stays within n / kKeysPerFlushedBin (bucket_groups).
 constexpr std::uint64_t kKeysPerFlushedBin = 8;
+// segment_runs (one block a bucket that also writes the bucket's runs) against segment_hist
+// and the scan, where each bucket is one group: faster at 4 tiles a thread (n = 2^24, delta =
+// 4, sigma = 1: 0.162 against 0.174 ms), slower at 16 (2^26: 0.773 against 0.757) and 64
+// (2^28, delta = sigma = 50: 1.760 against 1.676; H200, one run each). Its counting loop is
+// segment_hist's; why it is slower over many tiles a thread was not profiled (ptxas reports
+// 28 bytes of spills in segment_runs, none in segment_hist).
+constexpr std::uint64_t kRunsMaxTilesPerThread = 4;
 // hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived. The
 // hybrid beat CUB and the global histogram from 4 keys per bin up (n = 2^24: delta 4..50;
 // n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
@@ -299,13 +306,13 @@ void hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std:
   SB_CUDA_CHECK_LAUNCH();
 }
 
-// hp-tiled, keys only, where every bucket is one group: group_tiles, then segment_runs
-// writes the runs (no A, no scan). Returns false (nothing launched) where buckets take
-// several groups.
+// hp-tiled, keys only, where every bucket is one group and a thread counts at most
+// kRunsMaxTilesPerThread tiles: group_tiles, then segment_runs writes the runs (no A, no
+// scan). Returns false (nothing launched) otherwise.
 template <typename W>
 bool tiled_runs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
   const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
-  if (tiled_groups(r, a, hist_smem) != 1) return false;
+  if (tiled_groups(r, a, hist_smem) != 1 || ceil_div(r.n, kTile) > kRunsMaxTilesPerThread * kSegBlock) return false;
   group_tiles_launch(r, a, x, low);
   BucketScanState state;
   SB_CUDA_CHECK(state.Init(static_cast<int>(a.buckets), a.bucket_scan, a.bucket_scan_bytes));
