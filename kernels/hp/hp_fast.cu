@@ -232,8 +232,8 @@ void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
   const u64 bands = shared_bands(r.range, shared_bins_max(r.device));
   if (bands == 2) {
     // Two bands of 32-bit counters are one of 16-bit pairs: the keys are read once (H200,
-    // n = 2^24, range 2^16: 0.075-0.115 ms from 16,384 distinct keys down, against 0.109-0.117
-    // in two passes; 0.133 against 0.121 with 65,536 distinct keys, docs/hp.md).
+    // n = 2^24, range 2^16: 0.080-0.114 ms from 65,536 distinct keys down, against
+    // 0.109-0.121 in two passes, docs/hp.md).
     const auto bins = static_cast<u32>(r.range);
     const std::size_t smem = std::size_t{(bins + 1) / 2} * sizeof(u32);
     hist_shared_pairs<W><<<resident_grid(hist_shared_pairs<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device),
