@@ -273,61 +273,49 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
   SB_CUDA_CHECK_LAUNCH();
 }
 
-// segment_hist's groups per bucket (bucket_groups) at the blocks the GPU holds at once.
+// hp-tiled: group_tiles, then the buckets' histograms. Where `runs` is asked for (keys only),
+// every bucket is one segment_hist group and a thread counts at most kRunsMaxTilesPerThread
+// tiles, segment_runs writes the runs itself (no A, no scan) and this returns true; otherwise
+// segment_hist fills A and this returns false.
 template <typename W>
-u64 tiled_groups(const Run<W>& r, const FastArrays<W>& a, std::size_t hist_smem) {
+bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low, bool runs) {
+  const auto buckets = static_cast<u32>(a.buckets);
+  const u64 tiles = ceil_div(r.n, kTile);
+  const std::size_t group_smem = group_shared_bytes(buckets);
+  group_tiles<W><<<resident_grid(group_tiles<W>, tiles * kTileBlock, kTileBlock, group_smem, r.device), kTileBlock,
+                   group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low);
+  SB_CUDA_CHECK_LAUNCH();
+  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
   int per_sm = 0;
   SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_hist, static_cast<int>(kSegBlock),
                                                               hist_smem));
-  return bucket_groups(a.buckets, ceil_div(r.n, kTile), u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
-                       kKeysPerFlushedBin);
-}
-
-template <typename W>
-void group_tiles_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
-  const u64 tiles = ceil_div(r.n, kTile);
-  const std::size_t group_smem = group_shared_bytes(static_cast<u32>(a.buckets));
-  group_tiles<W><<<resident_grid(group_tiles<W>, tiles * kTileBlock, kTileBlock, group_smem, r.device), kTileBlock,
-                   group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, static_cast<u32>(a.buckets), a.seg_start,
-                                           low);
-  SB_CUDA_CHECK_LAUNCH();
-}
-
-template <typename W>
-void hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
-  group_tiles_launch(r, a, x, low);
-  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
-  const u64 groups = tiled_groups(r, a, hist_smem);
+  const u64 groups = bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
+                                   kKeysPerFlushedBin);
+  if (runs && groups == 1 && tiles <= kRunsMaxTilesPerThread * kSegBlock) {
+    BucketScanState state;
+    SB_CUDA_CHECK(state.Init(static_cast<int>(buckets), a.bucket_scan, a.bucket_scan_bytes));
+    init_bucket_scan<<<grid_for(buckets + 32, 256), 256, 0, r.stream>>>(state, buckets);
+    SB_CUDA_CHECK_LAUNCH();
+    segment_runs<W><<<buckets, kSegBlock, hist_smem, r.stream>>>(low, r.n, a.seg_start, tiles, a.low_bits,
+                                                                  r.min_word, state, a.run_end, a.run_val, a.len);
+    SB_CUDA_CHECK_LAUNCH();
+    return true;
+  }
   // One group stores every bin of its bucket; several add into a zeroed A.
   if (groups > 1) SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-  segment_hist<<<static_cast<unsigned>(a.buckets * groups), kSegBlock, hist_smem, r.stream>>>(
-      low, r.n, a.seg_start, ceil_div(r.n, kTile), static_cast<u32>(a.buckets), a.low_bits, r.range,
-      static_cast<u32>(groups), a.A);
+  segment_hist<<<static_cast<unsigned>(buckets * groups), kSegBlock, hist_smem, r.stream>>>(
+      low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, static_cast<u32>(groups), a.A);
   SB_CUDA_CHECK_LAUNCH();
+  return false;
 }
 
-// hp-tiled, keys only, where every bucket is one group and a thread counts at most
-// kRunsMaxTilesPerThread tiles: group_tiles, then segment_runs writes the runs (no A, no
-// scan). Returns false (nothing launched) otherwise.
+// Counts x[0, r.n) into A (zeroed first where the variant adds into it) with histogram
+// variant h. With `runs` (keys only) hp-tiled may write the runs instead (hist_tiled_launch):
+// returns whether it did.
 template <typename W>
-bool tiled_runs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
-  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
-  if (tiled_groups(r, a, hist_smem) != 1 || ceil_div(r.n, kTile) > kRunsMaxTilesPerThread * kSegBlock) return false;
-  group_tiles_launch(r, a, x, low);
-  BucketScanState state;
-  SB_CUDA_CHECK(state.Init(static_cast<int>(a.buckets), a.bucket_scan, a.bucket_scan_bytes));
-  init_bucket_scan<<<grid_for(a.buckets + 32, 256), 256, 0, r.stream>>>(state, static_cast<u32>(a.buckets));
-  SB_CUDA_CHECK_LAUNCH();
-  segment_runs<W><<<static_cast<unsigned>(a.buckets), kSegBlock, hist_smem, r.stream>>>(
-      low, r.n, a.seg_start, ceil_div(r.n, kTile), a.low_bits, r.min_word, state, a.run_end, a.run_val, a.len);
-  SB_CUDA_CHECK_LAUNCH();
-  return true;
-}
-
-// Counts x[0, r.n) into A (zeroed first where the variant adds into it) with histogram variant h.
-template <typename W>
-void launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
-  if (h == Histogram::tiled) return hist_tiled_launch(r, a, x, low);
+bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low,
+                      bool runs = false) {
+  if (h == Histogram::tiled) return hist_tiled_launch(r, a, x, low, runs);
   SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
   switch (h) {
     case Histogram::shared: hist_shared_launch(r, x, a.A); break;
@@ -339,6 +327,7 @@ void launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, cons
     case Histogram::hybrid: hist_hybrid_launch(r, a, x, low); break;
     case Histogram::tiled: break;
   }
+  return false;
 }
 
 // Runs one fast version; returns the buffer holding y (and the values).
@@ -365,8 +354,7 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   } else {
     // The splits expand into keys[0] (their low bits are in keys[1]), the others into keys[1].
     W* y = reinterpret_cast<W*>(b.keys[splits(h) ? 0 : 1]);
-    if (!(h == Histogram::tiled && tiled_runs_launch(r, a, x, low))) {
-      launch_histogram(h, r, a, x, low);
+    if (!launch_histogram(h, r, a, x, low, true)) {
       SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
           a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
           RunsOut<W>(EmitRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
