@@ -34,8 +34,11 @@ using namespace fast;
 struct DeviceFacts {
   int sms = 0;
   std::size_t smem_per_block = 0;  // opt-in maximum of dynamic shared memory per block
+  std::size_t smem_per_sm = 0;
 };
-DeviceFacts facts_of(const cudaDeviceProp& prop) { return {prop.multiProcessorCount, prop.sharedMemPerBlockOptin}; }
+DeviceFacts facts_of(const cudaDeviceProp& prop) {
+  return {prop.multiProcessorCount, prop.sharedMemPerBlockOptin, prop.sharedMemPerMultiprocessor};
+}
 DeviceFacts device_facts(const DeviceContext* device) {
   if (device) return facts_of(device->props);
   return facts_of(current_device_context(nullptr).props);
@@ -73,6 +76,12 @@ constexpr std::uint64_t kKeysPerFlushedBin = 8;
 // segment_hist's; why it is slower over many tiles a thread was not profiled (ptxas reports
 // 28 bytes of spills in segment_runs, none in segment_hist).
 constexpr std::uint64_t kRunsMaxTilesPerThread = 4;
+// hp-tiled with a payload: place_pairs blocks for this many waves of the resident ones
+// (pair_groups), the groups' counts at most one word per kPairKeysPerCountWord keys.
+constexpr std::uint64_t kPairWaves = 4;
+constexpr std::uint64_t kPairKeysPerCountWord = 2;
+// Shared memory the driver keeps per resident block.
+constexpr std::size_t kReservedSharedPerBlock = 1024;
 // hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived. The
 // hybrid beat CUB and the global histogram from 4 keys per bin up (n = 2^24: delta 4..50;
 // n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
@@ -134,11 +143,45 @@ unsigned tiled_width(const SortProblem& p) {
                         kTiledMinSegmentKeys);
 }
 
+// place_pairs' shared memory, static part included.
+std::size_t place_shared_total(unsigned low_bits, std::size_t value_bytes) {
+  return place_shared_bytes(low_bits, value_bytes) + sizeof(PlaceScan::TempStorage);
+}
+
+// hp-tiled with a payload: place_pairs keeps a batch's values and two counters a bin in one
+// block's shared memory, so 8-byte values narrow the buckets to what fits (2^14 bins do not);
+// 0 where --param low_bits asks for buckets too wide for that.
+unsigned tiled_pair_width(const SortProblem& p) {
+  unsigned w = tiled_width(p);
+  const std::size_t vb = payload_bytes(p.spec.payload);
+  const std::size_t limit = device_facts(p).smem_per_block;
+  if (p.params.count("low_bits")) return place_shared_total(w, vb) <= limit ? w : 0;
+  while (w > kLowBitsMin && place_shared_total(w, vb) > limit) --w;
+  return w;
+}
+
 // Bucket width of the variants that split (0: no split).
 unsigned low_bits_for(Histogram h, const SortProblem& p) {
   if (h == Histogram::hybrid) return low_bits_of(p);
-  if (h == Histogram::tiled) return tiled_width(p);
+  if (h == Histogram::tiled) return p.has_payload() ? tiled_pair_width(p) : tiled_width(p);
   return 0;
+}
+
+// Groups per bucket of hp-tiled's key-value path: segment_hist and place_pairs share them.
+std::uint64_t tiled_pair_groups(u64 n, u64 range, u64 buckets, unsigned low_bits, std::size_t value_bytes,
+                                const DeviceFacts& d) {
+  const std::size_t per_block = place_shared_total(low_bits, value_bytes) + kReservedSharedPerBlock;
+  const std::uint64_t per_sm = std::clamp<std::uint64_t>(d.smem_per_sm / per_block, 1, 2);
+  return pair_groups(buckets, ceil_div(n, kTile), per_sm * d.sms, kPairWaves, n, range, kPairKeysPerCountWord);
+}
+
+using GroupsIn = thrust::transform_iterator<GroupTotal, thrust::counting_iterator<u64>>;
+using GroupsOut = thrust::tabulate_output_iterator<GroupCursors>;
+std::size_t group_scan_temp_bytes(u64 range) {
+  std::size_t bytes = 0;
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, GroupsIn(thrust::counting_iterator<u64>(0), GroupTotal{}),
+                                              GroupsOut(GroupCursors{}), static_cast<std::int64_t>(range)));
+  return bytes;
 }
 
 std::uint64_t hybrid_parts(u64 n, const DeviceFacts& d) {
@@ -147,7 +190,8 @@ std::uint64_t hybrid_parts(u64 n, const DeviceFacts& d) {
 }
 
 // The workspace of a fast run; a layout pass (base == nullptr) only sums the sizes. Keys
-// only: the runs and the expansion windows; with a payload A alone (it becomes the cursors).
+// only: the runs and the expansion windows; with a payload A alone (it becomes the cursors),
+// for hp-tiled one A a group (value_bytes: the payload's width).
 template <typename W>
 struct FastArrays {
   u32 *A, *run_end = nullptr, *len = nullptr, *counts = nullptr;
@@ -159,14 +203,19 @@ struct FastArrays {
   void* temp;
   std::size_t temp_bytes;
   u64 parts = 0, buckets = 0;
+  u64 groups = 1;  // hp-tiled with a payload: groups per bucket, each with its own A
   unsigned low_bits = 0;
   FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs, const DeviceFacts& d,
-             bool tiled = false)
+             bool tiled = false, std::size_t value_bytes = 0)
       : low_bits(hybrid_low_bits) {
     Carve c;
     const u64 m = min_u64(n, range);
-    A = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
-    if (pairs) {
+    const bool tiled_pairs = pairs && tiled && low_bits;
+    if (tiled_pairs) groups = tiled_pair_groups(n, range, buckets_for(range, low_bits), low_bits, value_bytes, d);
+    A = reinterpret_cast<u32*>(base + c.take(groups * range * sizeof(u32)));
+    if (tiled_pairs) {
+      temp_bytes = group_scan_temp_bytes(range);
+    } else if (pairs) {
       temp_bytes = cursor_scan_temp_bytes(range);
     } else {
       run_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
@@ -309,6 +358,34 @@ bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std:
   return false;
 }
 
+// hp-tiled with a payload: the tiles grouped with their values, each group's counts, the
+// scan that makes them the groups' cursors, and the groups placing their pairs. The sorted
+// pairs land in keys[0] and vals[0] (the grouped low bits and values use keys[1], vals[1]).
+template <typename W, typename V>
+void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, const V* vals, std::uint16_t* low,
+                        V* grouped_vals, W* keys_out, V* vals_out) {
+  const auto buckets = static_cast<u32>(a.buckets);
+  const auto groups = static_cast<u32>(a.groups);
+  const u64 tiles = ceil_div(r.n, kTile);
+  const std::size_t group_smem = group_shared_bytes(buckets) + group_value_bytes<V>();
+  group_tiles<W, V><<<resident_grid(group_tiles<W, V>, tiles * kTileBlock, kTileBlock, group_smem, r.device),
+                      kTileBlock, group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low,
+                                                          vals, grouped_vals);
+  SB_CUDA_CHECK_LAUNCH();
+  const unsigned grid = buckets * groups;
+  segment_hist<<<grid, kSegBlock, (std::size_t{1} << a.low_bits) * sizeof(u32), r.stream>>>(
+      low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, true);
+  SB_CUDA_CHECK_LAUNCH();
+  std::size_t temp_bytes = a.temp_bytes;
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
+      a.temp, temp_bytes, GroupsIn(thrust::counting_iterator<u64>(0), GroupTotal{a.A, r.range, groups}),
+      GroupsOut(GroupCursors{a.A, r.range, groups}), static_cast<std::int64_t>(r.range), r.stream));
+  place_pairs<W, V><<<grid, kPlaceBlock, place_shared_bytes(a.low_bits, sizeof(V)), r.stream>>>(
+      low, grouped_vals, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, r.min_word, keys_out,
+      vals_out);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
 // Counts x[0, r.n) into A (zeroed first where the variant adds into it) with histogram
 // variant h. With `runs` (keys only) hp-tiled may write the runs instead (hist_tiled_launch):
 // returns whether it did.
@@ -338,12 +415,16 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.realized.min_ordered), b.stream, device_facts(b.device)};
   if (r.n == 0) return 0;
   FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device,
-                  h == Histogram::tiled);
+                  h == Histogram::tiled, payload_bytes(p.spec.payload));
   const W* x = reinterpret_cast<const W*>(b.keys[0]);
   // The split's low bits (2 bytes a key) live in keys[1] until the scan.
   auto* low = reinterpret_cast<std::uint16_t*>(b.keys[1]);
   std::size_t temp_bytes = a.temp_bytes;
   if constexpr (pairs) {
+    if (h == Histogram::tiled) {
+      tiled_pairs_launch<W, V>(r, a, x, b.vals[0], low, b.vals[1], reinterpret_cast<W*>(b.keys[0]), b.vals[0]);
+      return 0;
+    }
     launch_histogram(h, r, a, x, low);
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
                                                 r.stream));
@@ -385,7 +466,7 @@ std::size_t fast_bytes(Histogram h, const SortProblem& p) {
   return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
     return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p),
-                         h == Histogram::tiled)
+                         h == Histogram::tiled, payload_bytes(p.spec.payload))
         .bytes;
   });
 }
@@ -401,7 +482,13 @@ std::optional<std::string> shared_unsupported(const SortProblem& p) {
 
 std::optional<std::string> tiled_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
-  const unsigned low_bits = low_bits_of(p, kTiledLowBits, "hp-tiled");
+  unsigned low_bits = low_bits_of(p, kTiledLowBits, "hp-tiled");
+  if (p.has_payload()) {
+    low_bits = tiled_pair_width(p);
+    if (!low_bits)
+      return fmt::format("low_bits={} leaves no room for a batch of {}-byte values in shared memory; use {} or less",
+                         tiled_width(p), payload_bytes(p.spec.payload), tiled_width(p) - 1);
+  }
   if (buckets_for(problem_range(p), low_bits) > kTiledMaxBuckets)
     return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kTiledMaxBuckets, low_bits);
   return std::nullopt;
@@ -458,6 +545,15 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
       allow_large_shared(segment_runs<W>, d);
     }
   });
+  if (h == Histogram::tiled)
+    dispatch_element<FastKeys, FastValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+      using W = typename KeyTraits<decltype(k)>::Ordered;
+      using V = decltype(v);
+      if constexpr (!std::is_same_v<V, NoValue>) {
+        allow_large_shared(group_tiles<W, V>, d);
+        allow_large_shared(place_pairs<W, V>, d);
+      }
+    });
 }
 
 Algorithm fast_member(std::string name, Histogram h, std::string source) {

@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "hp_index.hpp"
+#include "sortbench/element.hpp"
 
 namespace sb::hp::fast {
 
@@ -356,15 +358,39 @@ __device__ __forceinline__ void load_tile_async(const W* x, u64 n, u64 t, u32* s
   }
 }
 
+// Stores a grouped tile: whole tiles as 16-byte words, a last partial one value by value.
+template <typename T>
+__device__ __forceinline__ void copy_tile_out(const T* s, T* out, u32 len) {
+  if (len == kTile) {
+    constexpr u32 chunks = kTile * sizeof(T) / sizeof(uint4);
+    for (u32 c = threadIdx.x; c < chunks; c += blockDim.x)
+      reinterpret_cast<uint4*>(out)[c] = reinterpret_cast<const uint4*>(s)[c];
+  } else {
+    for (u32 i = threadIdx.x; i < len; i += blockDim.x) out[i] = s[i];
+  }
+}
+
+// With a payload (V other than NoValue) the values travel with their keys' low bits: each
+// tile's values are grouped the same way into grouped_vals (the block's values, kTile of V,
+// sit between the key buffers and s_low: 8-byte values stay aligned).
+template <typename V>
+constexpr std::size_t group_value_bytes() {
+  return std::is_same_v<V, NoValue> ? 0 : std::size_t{kTile} * sizeof(V);
+}
+
 using TileScan = cub::BlockScan<u32, kTileBlock>;
 // Persistent blocks, two per SM; tiles are independent, so block g takes tiles g, g + grid, ...
-template <typename W>
+template <typename W, typename V = NoValue>
 __global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, W min_word, unsigned low_bits,
-                                                             u32 buckets, u32* seg_start, std::uint16_t* low) {
+                                                             u32 buckets, u32* seg_start, std::uint16_t* low,
+                                                             const V* vals = nullptr, V* grouped_vals = nullptr) {
+  constexpr bool kPairs = !std::is_same_v<V, NoValue>;
   extern __shared__ __align__(16) unsigned char s_raw[];
   __shared__ TileScan::TempStorage s_scan;
   u32* s_in = reinterpret_cast<u32*>(s_raw);  // low words (load_tile_async)
-  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_in + 2 * kTile);
+  V* s_val = reinterpret_cast<V*>(s_in + 2 * kTile);
+  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_raw + 2 * std::size_t{kTile} * sizeof(u32) +
+                                                          group_value_bytes<V>());
   u32* s_count = reinterpret_cast<u32*>(s_low + kTile);
   u32* s_start = s_count + buckets;
   const u64 tiles = ceil_div(n, kTile);
@@ -408,18 +434,14 @@ __global__ void __launch_bounds__(kTileBlock, 2) group_tiles(const W* x, u64 n, 
       const u32 i = it * kTileBlock + threadIdx.x;
       if (i < len) {
         const u32 off = word_offset<u32>(keys[i], min_low);
-        s_low[s_start[bucket_of(off, low_bits)] + rank[it]] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+        const u32 slot = s_start[bucket_of(off, low_bits)] + rank[it];
+        s_low[slot] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+        if constexpr (kPairs) s_val[slot] = vals[t0 + i];
       }
     }
     __syncthreads();
-    std::uint16_t* out = low + t0;
-    if (len == kTile) {
-      constexpr u32 chunks = kTile * sizeof(std::uint16_t) / sizeof(uint4);
-      for (u32 c = threadIdx.x; c < chunks; c += blockDim.x)
-        reinterpret_cast<uint4*>(out)[c] = reinterpret_cast<const uint4*>(s_low)[c];
-    } else {
-      for (u32 i = threadIdx.x; i < len; i += blockDim.x) out[i] = s_low[i];
-    }
+    copy_tile_out(s_low, low + t0, len);
+    if constexpr (kPairs) copy_tile_out(s_val, grouped_vals + t0, len);
     for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
     // s_count is next written after the next tile's first barrier, s_low and s_start after its second.
   }
@@ -473,10 +495,12 @@ __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, 
 
 // The histogram of bucket b over the tiles of group g. Three blocks per SM (registers capped
 // at 42) keep buckets * groups blocks in one wave at up to 3 * SMs. One group stores its
-// counts into A; several add the non-empty bins.
+// counts into A; several add the non-empty bins, or with per_group (the key-value path) each
+// stores its own counts into A[g * range, (g + 1) * range).
 static __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_hist(const std::uint16_t* low, u64 n,
                                                                    const u32* seg_start, u64 tiles, u32 buckets,
-                                                                   unsigned low_bits, u64 range, u32 groups, u32* A) {
+                                                                   unsigned low_bits, u64 range, u32 groups, u32* A,
+                                                                   bool per_group = false) {
   extern __shared__ u32 s_hist[];
   const u32 bins = 1u << low_bits;
   const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
@@ -487,8 +511,9 @@ static __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_his
   count_segments(low, n, seg_start, tiles, b, t_lo, t_hi, s_hist);
   __syncthreads();
   const u64 first = u64{b} << low_bits;
+  if (per_group) A += u64{g} * range;
   for (u32 i = threadIdx.x; i < bins && first + i < range; i += blockDim.x) {
-    if (groups == 1) A[first + i] = s_hist[i];
+    if (groups == 1 || per_group) A[first + i] = s_hist[i];
     else if (s_hist[i]) atomicAdd(&A[first + i], s_hist[i]);
   }
 }
@@ -552,6 +577,134 @@ __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const
   }
   if (b == gridDim.x - 1 && threadIdx.x == blockDim.x - 1) *len = packed_nonzero(before);
 }
+
+// ---- hp-tiled with a payload: the groups place their pairs ----
+// After segment_hist (per_group) and the scan of group_cursors, group g of bucket b holds in
+// cursors[g * range + x] its first slot of bin x. It takes its tiles' segments a batch at a
+// time (consecutive tiles whose segments fit in kTile slots), counting-sorts the batch by bin
+// in shared memory and stores it in slot order, so that a warp's stores cover runs of
+// consecutive slots: a store a pair at its slot, a bin's pairs kTile / bins apart in time,
+// would leave each 32-byte sector to be filled by up to 8 separate stores. Equal keys take
+// their slots in shared-atomic order: not stable.
+constexpr unsigned kPlaceBlock = 512;
+constexpr unsigned kPlaceItems = kTile / kPlaceBlock;
+// Values and (low bits, slot order) of one batch, the bins' cursors and counts, and the
+// batch's segment ends and starts.
+constexpr std::size_t place_shared_bytes(unsigned low_bits, std::size_t value_bytes) {
+  return std::size_t{kTile} * (value_bytes + 2 * sizeof(std::uint16_t)) +
+         2 * std::size_t{padded_bins(1u << low_bits)} * sizeof(u32) + 2 * std::size_t{kPlaceBlock} * sizeof(u32);
+}
+using PlaceScan = cub::BlockScan<u32, kPlaceBlock>;
+template <typename W, typename V>
+__global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_t* low, const V* grouped_vals,
+                                                              const u32* seg_start, u64 tiles, u32 buckets,
+                                                              unsigned low_bits, u64 range, u32 groups,
+                                                              const u32* cursors, W min_word, W* keys_out,
+                                                              V* vals_out) {
+  extern __shared__ __align__(16) unsigned char s_raw[];
+  __shared__ PlaceScan::TempStorage s_scan;
+  const u32 bins = 1u << low_bits;
+  V* s_val = reinterpret_cast<V*>(s_raw);
+  u32* s_cur = reinterpret_cast<u32*>(s_val + kTile);  // cursor - batch start, per bin (padded)
+  u32* s_cnt = s_cur + padded_bins(bins);                // batch counts, then batch starts
+  u32* s_end = s_cnt + padded_bins(bins);                // the batch's segment ends (inclusive prefix)
+  u32* s_lo = s_end + kPlaceBlock;                       // and their starts inside their tiles
+  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_lo + kPlaceBlock);
+  std::uint16_t* s_perm = s_low + kTile;  // slot order -> batch element
+  const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
+  u64 t_lo, t_hi;
+  part_bounds(tiles, groups, g, 1, t_lo, t_hi);
+  const u64 first = u64{b} << low_bits;
+  const u32* mine = cursors + u64{g} * range + first;
+  for (u32 x = threadIdx.x; x < bins; x += blockDim.x) {
+    s_cur[padded_bin(x)] = first + x < range ? mine[x] : 0;
+    s_cnt[padded_bin(x)] = 0;
+  }
+  const u32 per = bins / kPlaceBlock;  // bins >= 2^12
+  for (u64 t = t_lo; t < t_hi;) {
+    const u64 tile = t + threadIdx.x;
+    u32 lo = 0, len = 0;
+    if (tile < t_hi) {
+      lo = seg_start[segment_row(b, tile, tiles)];
+      len = seg_start[segment_row(b + 1, tile, tiles)] - lo;
+    }
+    u32 end;
+    PlaceScan(s_scan).InclusiveSum(len, end);
+    s_end[threadIdx.x] = end;
+    s_lo[threadIdx.x] = lo;
+    // A segment holds at most kTile keys, so the batch takes at least tile t.
+    const u32 k = static_cast<u32>(__syncthreads_count(tile < t_hi && end <= kTile));
+    const u32 total = s_end[k - 1];
+    if (total) {
+      for (u32 j = threadIdx.x; j < total; j += blockDim.x) {
+        const u32 s = segment_of(s_end, k, j);
+        const u64 at = (t + s) * kTile + s_lo[s] + (j - (s ? s_end[s - 1] : 0u));
+        s_low[j] = low[at];
+        s_val[j] = grouped_vals[at];
+      }
+      __syncthreads();
+      u32 rank[kPlaceItems];
+#pragma unroll
+      for (unsigned it = 0; it < kPlaceItems; ++it) {
+        const u32 j = it * kPlaceBlock + threadIdx.x;
+        rank[it] = j < total ? atomicAdd(&s_cnt[padded_bin(s_low[j])], 1u) : 0u;
+      }
+      __syncthreads();
+      u32 sum = 0;
+      for (u32 q = 0; q < per; ++q) sum += s_cnt[padded_bin(threadIdx.x * per + q)];
+      PlaceScan(s_scan).ExclusiveSum(sum, sum);
+      for (u32 q = 0; q < per; ++q) {
+        const u32 x = padded_bin(threadIdx.x * per + q);
+        const u32 count = s_cnt[x];
+        s_cnt[x] = sum;
+        s_cur[x] -= sum;  // so that cursor + (slot - start) is s_cur + slot
+        sum += count;
+      }
+      __syncthreads();
+#pragma unroll
+      for (unsigned it = 0; it < kPlaceItems; ++it) {
+        const u32 j = it * kPlaceBlock + threadIdx.x;
+        if (j < total) s_perm[s_cnt[padded_bin(s_low[j])] + rank[it]] = static_cast<std::uint16_t>(j);
+      }
+      __syncthreads();
+#pragma unroll
+      for (unsigned it = 0; it < kPlaceItems; ++it) {
+        const u32 slot = it * kPlaceBlock + threadIdx.x;
+        if (slot < total) {
+          const u32 j = s_perm[slot];
+          const u32 bin = s_low[j];
+          const u32 at = s_cur[padded_bin(bin)] + slot;
+          keys_out[at] = word_at<W>(static_cast<u32>(first + bin), min_word);
+          vals_out[at] = s_val[j];
+        }
+      }
+      __syncthreads();
+      // Past the batch: cursor - start + next start = cursor + count.
+      for (u32 x = threadIdx.x; x < bins; x += blockDim.x)
+        s_cur[padded_bin(x)] += x + 1 < bins ? s_cnt[padded_bin(x + 1)] : total;
+      __syncthreads();
+      for (u32 x = threadIdx.x; x < bins; x += blockDim.x) s_cnt[padded_bin(x)] = 0;
+    }
+    t += k;
+    __syncthreads();  // s_end, s_lo and s_scan are written again by the next batch
+  }
+}
+
+// The scan that turns the groups' counts into their cursors (group_cursors).
+struct GroupTotal {
+  const u32* H;
+  u64 range;
+  u32 groups;
+  __host__ __device__ u32 operator()(u64 x) const { return group_total(H, range, groups, x); }
+};
+struct GroupCursors {
+  u32* H;
+  u64 range;
+  u32 groups;
+  __device__ void operator()(std::ptrdiff_t x, u32 start) const {
+    group_cursors(H, range, groups, static_cast<u64>(x), start);
+  }
+};
 
 // Fused binarize + prefix sums + compressA01p (Algorithm 5 lines 2-11 and the Ap of
 // Algorithm 2 line 2): CUB scans pack_bin(A[i]); this output functor receives (i, scan) and

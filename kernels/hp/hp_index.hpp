@@ -212,6 +212,61 @@ SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::
   return hi;
 }
 
+// ---- hp-tiled with a payload ----
+// The expansion regenerates keys from counts and cannot carry values, so with a payload
+// every (key, value) pair must move to its slot. Group g of bucket b (the same tiles as its
+// segment_hist block) stores its own counts H[g][x]; one scan over the bins makes them the
+// group's cursors: bin x's first slot plus what the groups before g hold of x. Each group
+// then places its pairs from cursors in shared memory, so no slot costs a global atomic.
+// group_cursors is that scan's output step for bin x, whose groups' counts sum to the scan's
+// `start`: H[g * range + x] becomes the group's first slot of x.
+SB_HD_INLINE void group_cursors(std::uint32_t* H, std::uint64_t range, std::uint32_t groups, std::uint64_t x,
+                                std::uint32_t start) {
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    const std::uint32_t count = H[g * range + x];
+    H[g * range + x] = start;
+    start += count;
+  }
+}
+SB_HD_INLINE std::uint32_t group_total(const std::uint32_t* H, std::uint64_t range, std::uint32_t groups,
+                                       std::uint64_t x) {
+  std::uint32_t sum = 0;
+  for (std::uint32_t g = 0; g < groups; ++g) sum += H[g * range + x];
+  return sum;
+}
+
+// Groups per bucket of the key-value path: enough blocks for `waves` waves of the resident
+// ones (a block's share of a bucket varies with the data, so several waves even out the
+// tail), no more than there are tiles, and the groups' counts (groups * range words) within
+// words_per_key words a key beyond one range.
+SB_HD_INLINE std::uint64_t pair_groups(std::uint64_t buckets, std::uint64_t tiles, std::uint64_t resident_blocks,
+                                       std::uint64_t waves, std::uint64_t n, std::uint64_t range,
+                                       std::uint64_t keys_per_word) {
+  std::uint64_t g = buckets ? ceil_div(waves * resident_blocks, buckets) : 1;
+  const std::uint64_t by_memory = range ? n / (range * keys_per_word) : 1;
+  g = min_u64(g, by_memory > 1 ? by_memory : 1);
+  g = min_u64(g, tiles);
+  return g ? g : 1;
+}
+
+// A group places its pairs a batch at a time: the segments of consecutive tiles that fit in
+// one tile's worth of slots (a segment never holds more than a tile). end[s] is the inclusive
+// prefix of the batch's segment lengths; element j of the batch is in segment segment_of(end,
+// k, j), the first s with end[s] > j (j < end[k - 1]).
+SB_HD_INLINE std::uint32_t segment_of(const std::uint32_t* end, std::uint32_t k, std::uint32_t j) {
+  std::uint32_t lo = 0, hi = k;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (end[mid] > j) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+// Inside a batch, the bins' counters are scanned by thread t over bins [t * per, (t + 1) *
+// per): one padding word every 32 puts those 32 threads' k-th bins in 32 different banks.
+SB_HD_INLINE constexpr std::uint32_t padded_bin(std::uint32_t x) { return x + (x >> 5); }
+SB_HD_INLINE constexpr std::uint32_t padded_bins(std::uint32_t bins) { return bins + (bins >> 5); }
+
 // Fused binarize + scan + compress: one 64-bit scan carries both prefix sums of
 // Algorithm 5 (A01p in the high word, Ap in the low word). Ap <= n < 2^32 never carries.
 SB_HD_INLINE std::uint64_t pack_bin(std::uint32_t count) {

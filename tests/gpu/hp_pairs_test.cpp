@@ -62,8 +62,8 @@ SortProblem problem_of(const std::vector<K>& keys, Payload payload) {
 
 // Sorts (keys, vals) with algo and checks it; returns false when algo declines the input.
 template <typename K, typename V>
-bool sort_and_check(const Algorithm& algo, const std::vector<K>& keys, const std::vector<V>& vals) {
-  const SortProblem problem = problem_of(keys, payload_of<V>());
+bool sort_and_check(const Algorithm& algo, const SortProblem& problem, const std::vector<K>& keys,
+                    const std::vector<V>& vals) {
   if (auto why = algo.why_unsupported(problem)) return false;
   std::vector<K> out_keys = keys;
   std::vector<V> out_vals = vals;
@@ -91,10 +91,21 @@ bool sort_and_check(const Algorithm& algo, const std::vector<K>& keys, const std
 }
 
 template <typename K, typename V>
+bool sort_and_check(const Algorithm& algo, const std::vector<K>& keys, const std::vector<V>& vals) {
+  return sort_and_check(algo, problem_of(keys, payload_of<V>()), keys, vals);
+}
+
+template <typename K, typename V>
 std::vector<V> values_for(std::size_t n) {
   std::vector<V> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<V>(i * 0x9e3779b97f4a7c15ull + 1);
   return v;
+}
+
+// The problem (with its parameters) on keys and values_for's values; it must be taken.
+template <typename K, typename V>
+void check_problem(const Algorithm& algo, const SortProblem& problem, const std::vector<K>& keys) {
+  EXPECT_TRUE(sort_and_check(algo, problem, keys, values_for<K, V>(keys.size()))) << algo.name << " declined";
 }
 
 // n keys base + (random % width) in the key's own modular arithmetic.
@@ -141,6 +152,44 @@ void check_every_payload(const std::vector<K>& keys, const char* what) {
     std::vector<K> want = keys;
     std::sort(want.begin(), want.end());
     EXPECT_TRUE(out == want);
+  }
+}
+
+// hp-tiled's key-value path (group_tiles with values, per-group counts, place_pairs) at its
+// edges, for each bucket width: every key in one bucket (whole-tile segments, one batch a
+// tile), one key repeated (one bin takes a whole batch), every key but minVal in the last
+// bucket, one key per bucket, with several groups a bucket and a partial last tile.
+TEST(HpPairs, TiledPairsAtBucketEdges) {
+  const Algorithm& tiled = by_name("hp-tiled");
+  for (unsigned width : {12u, 13u, 14u}) {
+    const std::uint32_t bucket = 1u << width;
+    for (std::uint64_t n : {1000ull, 3 * 8192ull + 5, (1ull << 21) + 77}) {
+      std::vector<std::uint32_t> one(n), same(n, 123456), last(n), per_bucket(n);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 3);
+        one[i] = 5 * bucket + h % 700;
+        last[i] = i == 0 ? 0 : 9 * bucket - 1 - h % 300;
+        per_bucket[i] = (h % 97) * bucket + 3;
+      }
+      for (const auto* keys : {&one, &same, &last, &per_bucket}) {
+        for (Payload payload : {Payload::u32, Payload::u64}) {
+          SortProblem problem = problem_of(*keys, payload);
+          problem.params["low_bits"] = std::to_string(width);
+          SCOPED_TRACE("width " + std::to_string(width) + ", n " + std::to_string(n) + ", payload " +
+                       std::string(to_string(payload)));
+          if (auto why = tiled.why_unsupported(problem)) {
+            // 8-byte values leave no room for 2^14 bins beside a batch: the one refusal allowed.
+            EXPECT_EQ(payload, Payload::u64) << *why;
+            EXPECT_EQ(width, 14u) << *why;
+            continue;
+          }
+          if (payload == Payload::u32)
+            check_problem<std::uint32_t, std::uint32_t>(tiled, problem, *keys);
+          else
+            check_problem<std::uint32_t, std::uint64_t>(tiled, problem, *keys);
+        }
+      }
+    }
   }
 }
 

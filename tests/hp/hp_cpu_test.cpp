@@ -135,6 +135,191 @@ TEST(HpIndex, BucketGroupsFillOneWaveWithinTheFlushBudget) {
   EXPECT_EQ(bucket_groups(1, 0, 396, 0, 1, 8), 1u);
 }
 
+TEST(HpIndex, PairGroupsFillSeveralWavesWithinTheCountBudget) {
+  // 82 buckets, 264 resident blocks, 4 waves: 13 groups (1,066 blocks).
+  EXPECT_EQ(pair_groups(82, 8192, 264, 4, 1ull << 26, (1ull << 26) / 50, 2), 13u);
+  // delta = 4: the groups' counts may take n / 2 words, so 2 groups of the range.
+  EXPECT_EQ(pair_groups(82, 2048, 264, 4, 1ull << 24, 1ull << 22, 2), 2u);
+  // delta = 1: one group, its counts are A.
+  EXPECT_EQ(pair_groups(1024, 2048, 264, 4, 1ull << 24, 1ull << 24, 2), 1u);
+  // Never more groups than tiles, never none.
+  EXPECT_EQ(pair_groups(1, 3, 264, 4, 20000, 1000, 2), 3u);
+  EXPECT_EQ(pair_groups(1, 0, 264, 4, 0, 1, 2), 1u);
+}
+
+TEST(HpIndex, GroupCursorsStartEachGroupAfterTheGroupsBeforeIt) {
+  const std::uint64_t range = 37;
+  const std::uint32_t groups = 5;
+  std::mt19937 rng(3);
+  std::vector<std::uint32_t> H(groups * range);
+  for (auto& h : H) h = rng() % 4;  // zeros among them
+  const std::vector<std::uint32_t> counts = H;
+  std::uint32_t start = 0;
+  for (std::uint64_t x = 0; x < range; ++x) {
+    const std::uint32_t total = group_total(H.data(), range, groups, x);
+    group_cursors(H.data(), range, groups, x, start);
+    start += total;
+  }
+  std::uint32_t slot = 0;  // bins in order, groups in order inside a bin
+  for (std::uint64_t x = 0; x < range; ++x)
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      EXPECT_EQ(H[g * range + x], slot) << "bin " << x << " group " << g;
+      slot += counts[g * range + x];
+    }
+  EXPECT_EQ(start, slot);
+}
+
+TEST(HpIndex, SegmentOfFindsTheSegmentHoldingABatchElement) {
+  const std::vector<std::uint32_t> end = {0, 3, 3, 3, 10, 11, 11, 8192};  // empty segments among them
+  for (std::uint32_t j = 0; j < end.back(); ++j) {
+    const std::uint32_t s = segment_of(end.data(), static_cast<std::uint32_t>(end.size()), j);
+    ASSERT_LT(s, end.size());
+    EXPECT_GT(end[s], j);
+    if (s) EXPECT_LE(end[s - 1], j);
+  }
+}
+
+TEST(HpIndex, PaddedBinsPutAWarpsKthBinsInDistinctBanks) {
+  // place_pairs: 2^12 to 2^14 bins over 512 threads (2^15 bins do not fit beside a batch).
+  for (std::uint32_t per : {8u, 16u, 32u})
+    for (std::uint32_t k = 0; k < per; ++k) {
+      std::vector<bool> bank(32, false);
+      for (std::uint32_t t = 0; t < 32; ++t) {
+        const std::uint32_t b = padded_bin(t * per + k) % 32;
+        EXPECT_FALSE(bank[b]) << "per " << per << " k " << k << " thread " << t;
+        bank[b] = true;
+      }
+    }
+  EXPECT_EQ(padded_bins(1u << 14), (1u << 14) + 512);
+  EXPECT_LE(padded_bin((1u << 14) - 1) + 1, padded_bins(1u << 14));  // every bin has its word
+}
+
+// hp-tiled's key-value path as its kernels do it, one thread at a time: tiles grouped by
+// bucket (shuffled inside a bucket, as shared atomics leave them), each group's counts, the
+// cursor scan, and the groups placing their pairs batch by batch (tiles whose segments fit in
+// a tile, at most `batch_tiles` of them) in a shuffled counting order. Every slot must be
+// written once and the pairs must come out sorted by key.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> tiled_pairs_model(const std::vector<std::uint32_t>& off,
+                                                                       std::uint64_t range, unsigned low_bits,
+                                                                       std::uint32_t groups, std::uint32_t tile,
+                                                                       std::uint32_t batch_tiles, std::mt19937& rng) {
+  const std::uint64_t n = off.size(), tiles = ceil_div(n, tile), buckets = buckets_for(range, low_bits);
+  std::vector<std::uint32_t> seg(segment_table_words(buckets, tiles));
+  std::vector<std::uint16_t> low(n);
+  std::vector<std::uint32_t> val(n);  // the input position
+  for (std::uint64_t t = 0; t < tiles; ++t) {
+    const std::uint64_t t0 = t * tile, len = min_u64(tile, n - t0);
+    std::vector<std::uint32_t> idx(len);
+    std::iota(idx.begin(), idx.end(), static_cast<std::uint32_t>(t0));
+    std::shuffle(idx.begin(), idx.end(), rng);
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](auto a, auto b) { return bucket_of(off[a], low_bits) < bucket_of(off[b], low_bits); });
+    std::uint32_t at = 0;
+    for (std::uint64_t b = 0; b <= buckets; ++b) {
+      seg[segment_row(b, t, tiles)] = at;
+      while (b < buckets && at < len && bucket_of(off[idx[at]], low_bits) == b) {
+        low[t0 + at] = static_cast<std::uint16_t>(bin_in_bucket(off[idx[at]], low_bits));
+        val[t0 + at] = idx[at];
+        ++at;
+      }
+    }
+  }
+  std::vector<std::uint32_t> H(groups * range, 0);
+  for (std::uint64_t b = 0; b < buckets; ++b)
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      std::uint64_t lo, hi;
+      part_bounds(tiles, groups, g, 1, lo, hi);
+      for (std::uint64_t t = lo; t < hi; ++t)
+        for (std::uint32_t i = seg[segment_row(b, t, tiles)]; i < seg[segment_row(b + 1, t, tiles)]; ++i)
+          ++H[g * range + (b << low_bits) + low[t * tile + i]];
+    }
+  std::uint32_t start = 0;
+  for (std::uint64_t x = 0; x < range; ++x) {
+    const std::uint32_t total = group_total(H.data(), range, groups, x);
+    group_cursors(H.data(), range, groups, x, start);
+    start += total;
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out(n, {~0u, ~0u});
+  const std::uint32_t bins = 1u << low_bits;
+  for (std::uint64_t b = 0; b < buckets; ++b)
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      std::uint64_t t_lo, t_hi;
+      part_bounds(tiles, groups, g, 1, t_lo, t_hi);
+      const std::uint64_t first = b << low_bits;
+      std::vector<std::uint32_t> cur(bins, 0);
+      for (std::uint32_t x = 0; x < bins && first + x < range; ++x) cur[x] = H[g * range + first + x];
+      for (std::uint64_t t = t_lo; t < t_hi;) {
+        std::vector<std::uint32_t> end, lo;
+        for (std::uint64_t u = t; u < t_hi && u < t + batch_tiles; ++u) {
+          const std::uint32_t a = seg[segment_row(b, u, tiles)], z = seg[segment_row(b + 1, u, tiles)];
+          const std::uint32_t e = (end.empty() ? 0 : end.back()) + z - a;
+          if (e > tile) break;
+          end.push_back(e);
+          lo.push_back(a);
+        }
+        const auto k = static_cast<std::uint32_t>(end.size());
+        EXPECT_GE(k, 1u);
+        const std::uint32_t total = end[k - 1];
+        std::vector<std::uint16_t> s_low(total);
+        std::vector<std::uint32_t> s_val(total), rank(total), cnt(bins, 0), perm(total);
+        for (std::uint32_t j = 0; j < total; ++j) {
+          const std::uint32_t s = segment_of(end.data(), k, j);
+          const std::uint64_t at = (t + s) * tile + lo[s] + (j - (s ? end[s - 1] : 0u));
+          s_low[j] = low[at];
+          s_val[j] = val[at];
+        }
+        std::vector<std::uint32_t> order(total);
+        std::iota(order.begin(), order.end(), 0u);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::uint32_t j : order) rank[j] = cnt[s_low[j]]++;
+        std::uint32_t sum = 0;
+        for (std::uint32_t x = 0; x < bins; ++x) {
+          const std::uint32_t c = cnt[x];
+          cnt[x] = sum;
+          cur[x] -= sum;
+          sum += c;
+        }
+        for (std::uint32_t j = 0; j < total; ++j) perm[cnt[s_low[j]] + rank[j]] = j;
+        for (std::uint32_t slot = 0; slot < total; ++slot) {
+          const std::uint32_t j = perm[slot];
+          const std::uint32_t at = cur[s_low[j]] + slot;
+          EXPECT_EQ(out.at(at).first, ~0u) << "slot " << at << " written twice";
+          out.at(at) = {static_cast<std::uint32_t>(first + s_low[j]), s_val[j]};
+        }
+        for (std::uint32_t x = 0; x < bins; ++x) cur[x] += x + 1 < bins ? cnt[x + 1] : total;
+        t += k;
+      }
+    }
+  return out;
+}
+
+TEST(HpIndex, TiledPairsModelSortsEveryPairOnce) {
+  std::mt19937 rng(11);
+  struct Case {
+    std::uint64_t n, range;
+    unsigned low_bits;
+    std::uint32_t groups, tile, batch_tiles;
+    const char* what;
+  };
+  for (const Case& c : {Case{5000, 3000, 8, 3, 256, 16, "uniform, several groups and batches"},
+                        Case{4099, 256, 8, 2, 256, 8, "one bucket: whole-tile segments, a partial last tile"},
+                        Case{3000, 1 << 12, 8, 4, 128, 64, "sixteen buckets, short segments"},
+                        Case{1, 1, 8, 1, 256, 16, "one key"}}) {
+    SCOPED_TRACE(c.what);
+    std::vector<std::uint32_t> off(c.n);
+    for (auto& o : off) o = static_cast<std::uint32_t>(rng() % c.range);
+    off[0] = static_cast<std::uint32_t>(c.range - 1);
+    const auto out = tiled_pairs_model(off, c.range, c.low_bits, c.groups, c.tile, c.batch_tiles, rng);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> want(c.n);
+    for (std::uint32_t i = 0; i < c.n; ++i) want[i] = {off[i], i};
+    std::sort(want.begin(), want.end());
+    for (std::uint64_t i = 0; i + 1 < c.n; ++i) ASSERT_LE(out[i].first, out[i + 1].first) << "at " << i;
+    auto got = out;
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want);
+  }
+}
+
 TEST(HpIndex, TiledLowBitsTakesTheWidestBucketsThatKeepSegmentHistBusy) {
   const std::uint64_t resident = 396;  // 132 SMs, 3 blocks each
   auto width = [&](std::uint64_t n, std::uint64_t delta) {
