@@ -175,14 +175,6 @@ std::uint64_t tiled_pair_groups(u64 n, u64 range, u64 buckets, unsigned low_bits
   return pair_groups(buckets, ceil_div(n, kTile), per_sm * d.sms, kPairWaves, n, range, kPairKeysPerCountWord);
 }
 
-using GroupsIn = thrust::transform_iterator<GroupTotal, thrust::counting_iterator<u64>>;
-using GroupsOut = thrust::tabulate_output_iterator<GroupCursors>;
-std::size_t group_scan_temp_bytes(u64 range) {
-  std::size_t bytes = 0;
-  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, GroupsIn(thrust::counting_iterator<u64>(0), GroupTotal{}),
-                                              GroupsOut(GroupCursors{}), static_cast<std::int64_t>(range)));
-  return bytes;
-}
 
 std::uint64_t hybrid_parts(u64 n, const DeviceFacts& d) {
   const u64 by_size = ceil_div(n ? n : 1, kKeysPerPart);
@@ -203,7 +195,8 @@ struct FastArrays {
   void* temp;
   std::size_t temp_bytes;
   u64 parts = 0, buckets = 0;
-  u64 groups = 1;  // hp-tiled with a payload: groups per bucket, each with its own A
+  u64 groups = 1;  // hp-tiled with a payload: groups per bucket, each with its own A ...
+  u32* bin_total = nullptr;  // ... and the bins' totals over the groups
   unsigned low_bits = 0;
   FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs, const DeviceFacts& d,
              bool tiled = false, std::size_t value_bytes = 0)
@@ -214,7 +207,8 @@ struct FastArrays {
     if (tiled_pairs) groups = tiled_pair_groups(n, range, buckets_for(range, low_bits), low_bits, value_bytes, d);
     A = reinterpret_cast<u32*>(base + c.take(groups * range * sizeof(u32)));
     if (tiled_pairs) {
-      temp_bytes = group_scan_temp_bytes(range);
+      bin_total = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
+      temp_bytes = cursor_scan_temp_bytes(range);
     } else if (pairs) {
       temp_bytes = cursor_scan_temp_bytes(range);
     } else {
@@ -376,10 +370,14 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
   segment_hist<<<grid, kSegBlock, (std::size_t{1} << a.low_bits) * sizeof(u32), r.stream>>>(
       low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, true);
   SB_CUDA_CHECK_LAUNCH();
+  const unsigned bins_grid = grid_for(r.range, 256, u64(r.device.sms) * 16);
+  sum_groups<<<bins_grid, 256, 0, r.stream>>>(a.A, r.range, groups, a.bin_total);
+  SB_CUDA_CHECK_LAUNCH();
   std::size_t temp_bytes = a.temp_bytes;
-  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
-      a.temp, temp_bytes, GroupsIn(thrust::counting_iterator<u64>(0), GroupTotal{a.A, r.range, groups}),
-      GroupsOut(GroupCursors{a.A, r.range, groups}), static_cast<std::int64_t>(r.range), r.stream));
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.bin_total, a.bin_total,
+                                              static_cast<std::int64_t>(r.range), r.stream));
+  spread_cursors<<<bins_grid, 256, 0, r.stream>>>(a.A, r.range, groups, a.bin_total);
+  SB_CUDA_CHECK_LAUNCH();
   place_pairs<W, V><<<grid, kPlaceBlock, place_shared_bytes(a.low_bits, sizeof(V)), r.stream>>>(
       low, grouped_vals, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, r.min_word, keys_out,
       vals_out);
