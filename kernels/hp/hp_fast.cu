@@ -148,14 +148,20 @@ std::size_t place_shared_total(unsigned low_bits, std::size_t value_bytes) {
   return place_shared_bytes(low_bits, value_bytes) + sizeof(PlaceScan::TempStorage);
 }
 
-// hp-tiled with a payload: place_pairs keeps a batch's values and two counters a bin in one
-// block's shared memory, so 8-byte values narrow the buckets to what fits (2^14 bins do not);
-// 0 where --param low_bits asks for buckets too wide for that.
+// hp-tiled with a payload: place_pairs pays for every bin of its bucket in each batch (a
+// scan, the cursors' update), so the buckets are the narrowest whose count hp-tiled takes
+// (n = 2^26, delta = sigma = 50, u32 + u32: 1.22 ms at 2^12 bins, 1.57 at 2^13, 1.99 at
+// 2^14; H200), and they must leave room for a batch of values in shared memory; 0 where
+// --param low_bits asks for buckets too wide for that.
 unsigned tiled_pair_width(const SortProblem& p) {
-  unsigned w = tiled_width(p);
   const std::size_t vb = payload_bytes(p.spec.payload);
   const std::size_t limit = device_facts(p).smem_per_block;
-  if (p.params.count("low_bits")) return place_shared_total(w, vb) <= limit ? w : 0;
+  if (p.params.count("low_bits")) {
+    const unsigned w = low_bits_of(p, kTiledLowBits, "hp-tiled");
+    return place_shared_total(w, vb) <= limit ? w : 0;
+  }
+  unsigned w = kLowBitsMin;
+  while (w < kTiledLowBits && buckets_for(problem_range(p), w) > kTiledMaxBuckets) ++w;
   while (w > kLowBitsMin && place_shared_total(w, vb) > limit) --w;
   return w;
 }
@@ -482,10 +488,10 @@ std::optional<std::string> tiled_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
   unsigned low_bits = low_bits_of(p, kTiledLowBits, "hp-tiled");
   if (p.has_payload()) {
-    low_bits = tiled_pair_width(p);
-    if (!low_bits)
+    if (!tiled_pair_width(p))
       return fmt::format("low_bits={} leaves no room for a batch of {}-byte values in shared memory; use {} or less",
-                         tiled_width(p), payload_bytes(p.spec.payload), tiled_width(p) - 1);
+                         low_bits, payload_bytes(p.spec.payload), low_bits - 1);
+    low_bits = tiled_pair_width(p);
   }
   if (buckets_for(problem_range(p), low_bits) > kTiledMaxBuckets)
     return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kTiledMaxBuckets, low_bits);

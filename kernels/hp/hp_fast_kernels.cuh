@@ -651,14 +651,19 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
       // Every load of the batch in flight at once (values by cp.async, low bits in registers):
       // one load after another, each behind its search, left place_pairs latency bound
       // (1.81 ms of hp-tiled's 2.53 at n = 2^26, delta = sigma = 50, u32 + u32; H200).
+      // Warp w copies elements [w * 512, (w + 1) * 512), lane l every 32nd from l: one
+      // search for its first segment, then a walk (a search per element cost 9 shared reads
+      // at 2^12-bin buckets, n = 2^26, delta = 50: ~330 segments a batch).
       const std::uint16_t* batch_low = low + t * kTile;
       const V* batch_vals = grouped_vals + t * kTile;
+      const u32 j0 = threadIdx.x / 32 * (32 * kPlaceItems) + lane_id();
+      u32 s = j0 < total ? segment_of(s_end, k, j0) : 0;
       std::uint16_t got[kPlaceItems];
 #pragma unroll
       for (unsigned it = 0; it < kPlaceItems; ++it) {
-        const u32 j = it * kPlaceBlock + threadIdx.x;
+        const u32 j = j0 + 32 * it;
         if (j < total) {
-          const u32 s = segment_of(s_end, k, j);
+          while (s_end[s] <= j) ++s;
           const u32 at = s * kTile + s_lo[s] + (j - (s ? s_end[s - 1] : 0u));
           got[it] = batch_low[at];
           cp_async<sizeof(V)>(s_val + j, batch_vals + at);
@@ -667,7 +672,7 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
       cp_async_commit();
 #pragma unroll
       for (unsigned it = 0; it < kPlaceItems; ++it) {
-        const u32 j = it * kPlaceBlock + threadIdx.x;
+        const u32 j = j0 + 32 * it;
         if (j < total) s_low[j] = got[it];
       }
       cp_async_wait<0>();

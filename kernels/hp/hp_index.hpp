@@ -220,12 +220,18 @@ SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::
 // then places its pairs from cursors in shared memory, so no slot costs a global atomic.
 // group_cursors is that scan's output step for bin x, whose groups' counts sum to the scan's
 // `start`: H[g * range + x] becomes the group's first slot of x.
+// Eight groups' counts are read before any is written: a read after each write waited for
+// it (the compiler cannot tell that they never overlap).
 SB_HD_INLINE void group_cursors(std::uint32_t* H, std::uint64_t range, std::uint32_t groups, std::uint64_t x,
                                 std::uint32_t start) {
-  for (std::uint32_t g = 0; g < groups; ++g) {
-    const std::uint32_t count = H[g * range + x];
-    H[g * range + x] = start;
-    start += count;
+  constexpr std::uint32_t kAhead = 8;
+  for (std::uint32_t g0 = 0; g0 < groups; g0 += kAhead) {
+    std::uint32_t count[kAhead];
+    for (std::uint32_t k = 0; k < kAhead; ++k) count[k] = g0 + k < groups ? H[(g0 + k) * range + x] : 0;
+    for (std::uint32_t k = 0; k < kAhead && g0 + k < groups; ++k) {
+      H[(g0 + k) * range + x] = start;
+      start += count[k];
+    }
   }
 }
 SB_HD_INLINE std::uint32_t group_total(const std::uint32_t* H, std::uint64_t range, std::uint32_t groups,
