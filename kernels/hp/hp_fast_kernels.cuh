@@ -600,10 +600,15 @@ __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const
 // their slots in shared-atomic order: not stable.
 constexpr unsigned kPlaceBlock = 512;
 constexpr unsigned kPlaceItems = kTile / kPlaceBlock;
-// Values and (low bits, slot order) of one batch, the bins' cursors and counts, and the
-// batch's segment ends and starts.
+// A batch element's (bin, rank) and a slot's (bin, element) share a word: the bin above
+// kSlotBits bits (buckets of at most 2^14 bins fit beside a batch, 27 bits in all).
+constexpr unsigned kSlotBits = 13;
+static_assert(kTile == 1u << kSlotBits, "a batch slot or element takes kSlotBits bits");
+constexpr u32 kSlotMask = kTile - 1;
+// Values and slot order of one batch, the bins' cursors and counts, and the batch's segment
+// ends and starts.
 constexpr std::size_t place_shared_bytes(unsigned low_bits, std::size_t value_bytes) {
-  return std::size_t{kTile} * (value_bytes + 2 * sizeof(std::uint16_t)) +
+  return std::size_t{kTile} * (value_bytes + sizeof(u32)) +
          2 * std::size_t{padded_bins(1u << low_bits)} * sizeof(u32) + 2 * std::size_t{kPlaceBlock} * sizeof(u32);
 }
 using PlaceScan = cub::BlockScan<u32, kPlaceBlock>;
@@ -621,8 +626,7 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
   u32* s_cnt = s_cur + padded_bins(bins);                // batch counts, then batch starts
   u32* s_end = s_cnt + padded_bins(bins);                // the batch's segment ends (inclusive prefix)
   u32* s_lo = s_end + kPlaceBlock;                       // and their starts inside their tiles
-  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_lo + kPlaceBlock);
-  std::uint16_t* s_perm = s_low + kTile;  // slot order -> batch element
+  u32* s_perm = s_lo + kPlaceBlock;  // slot -> (bin, batch element)
   const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
   u64 t_lo, t_hi;
   part_bounds(tiles, groups, g, 1, t_lo, t_hi);
@@ -653,36 +657,30 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
       // (1.81 ms of hp-tiled's 2.53 at n = 2^26, delta = sigma = 50, u32 + u32; H200).
       // Warp w copies elements [w * 512, (w + 1) * 512), lane l every 32nd from l: one
       // search for its first segment, then a walk (a search per element cost 9 shared reads
-      // at 2^12-bin buckets, n = 2^26, delta = 50: ~330 segments a batch).
+      // at 2^12-bin buckets, n = 2^26, delta = 50: ~330 segments a batch). An element's bin
+      // and rank stay in its thread's registers, so that the slot order carries the bin and
+      // a store waits on one shared read, not three (the chain slot -> element -> bin ->
+      // cursor left place_pairs waiting on shared memory: 757 us, 45 % of DRAM; H100).
       const std::uint16_t* batch_low = low + t * kTile;
       const V* batch_vals = grouped_vals + t * kTile;
       const u32 j0 = threadIdx.x / 32 * (32 * kPlaceItems) + lane_id();
       u32 s = j0 < total ? segment_of(s_end, k, j0) : 0;
-      std::uint16_t got[kPlaceItems];
+      u32 item[kPlaceItems];  // the bin, then (bin, rank)
 #pragma unroll
       for (unsigned it = 0; it < kPlaceItems; ++it) {
         const u32 j = j0 + 32 * it;
         if (j < total) {
           while (s_end[s] <= j) ++s;
           const u32 at = s * kTile + s_lo[s] + (j - (s ? s_end[s - 1] : 0u));
-          got[it] = batch_low[at];
+          item[it] = batch_low[at];
           cp_async<sizeof(V)>(s_val + j, batch_vals + at);
         }
       }
       cp_async_commit();
 #pragma unroll
-      for (unsigned it = 0; it < kPlaceItems; ++it) {
-        const u32 j = j0 + 32 * it;
-        if (j < total) s_low[j] = got[it];
-      }
+      for (unsigned it = 0; it < kPlaceItems; ++it)
+        if (j0 + 32 * it < total) item[it] = item[it] << kSlotBits | atomicAdd(&s_cnt[padded_bin(item[it])], 1u);
       cp_async_wait<0>();
-      __syncthreads();
-      u32 rank[kPlaceItems];
-#pragma unroll
-      for (unsigned it = 0; it < kPlaceItems; ++it) {
-        const u32 j = it * kPlaceBlock + threadIdx.x;
-        rank[it] = j < total ? atomicAdd(&s_cnt[padded_bin(s_low[j])], 1u) : 0u;
-      }
       __syncthreads();
       u32 sum = 0;
       for (u32 q = 0; q < per; ++q) sum += s_cnt[padded_bin(threadIdx.x * per + q)];
@@ -697,19 +695,22 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
       __syncthreads();
 #pragma unroll
       for (unsigned it = 0; it < kPlaceItems; ++it) {
-        const u32 j = it * kPlaceBlock + threadIdx.x;
-        if (j < total) s_perm[s_cnt[padded_bin(s_low[j])] + rank[it]] = static_cast<std::uint16_t>(j);
+        const u32 j = j0 + 32 * it;
+        if (j < total) {
+          const u32 bin = item[it] >> kSlotBits;
+          s_perm[s_cnt[padded_bin(bin)] + (item[it] & kSlotMask)] = bin << kSlotBits | j;
+        }
       }
       __syncthreads();
 #pragma unroll
       for (unsigned it = 0; it < kPlaceItems; ++it) {
         const u32 slot = it * kPlaceBlock + threadIdx.x;
         if (slot < total) {
-          const u32 j = s_perm[slot];
-          const u32 bin = s_low[j];
+          const u32 p = s_perm[slot];
+          const u32 bin = p >> kSlotBits;
           const u32 at = s_cur[padded_bin(bin)] + slot;
           keys_out[at] = word_at<W>(static_cast<u32>(first + bin), min_word);
-          vals_out[at] = s_val[j];
+          vals_out[at] = s_val[p & kSlotMask];
         }
       }
       __syncthreads();
