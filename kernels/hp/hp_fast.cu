@@ -94,6 +94,14 @@ constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
 // at delta = sigma = 1 CUB won (0.324 against 0.368 ms).
 constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
 constexpr std::uint64_t kAutoTiledKeysPerValue = 2;
+// With a payload, hp-tiled where it beat cub-radix-bits (H100, u32 + u32, results in
+// docs/hp.md): n = 2^24 and 2^26 at delta 64 and 256 with sigma 50 and 1024 (1.19-1.47x), not
+// at delta 4 (0.32-0.89x), not at sigma 4 (0.46-0.77x: a value's copies in a batch are few, so
+// its stores are short runs), not at range 2^16 (16 buckets; 0.57-0.67x), and at delta 16
+// only at 2^24 (1.24-1.31x; 2^26: 0.96-0.99x).
+constexpr std::uint64_t kAutoPairsKeysPerBin = 32;
+constexpr std::uint64_t kAutoPairsKeysPerValue = 512;
+constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 18;
 
 std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
 // hp-smem counts a range of up to kSmemMaxBands blocks' worth of 32-bit bins: one band in
@@ -521,9 +529,14 @@ const char* choice_name(Choice c) {
 }
 
 Choice choose(const SortProblem& p) {
+  // The widest buckets place_pairs holds beside a batch of this payload's values.
+  unsigned pair_bits = kTiledLowBits;
+  const std::size_t vb = p.has_payload() ? payload_bytes(p.spec.payload) : 0;
+  while (pair_bits > kLowBitsMin && place_shared_total(pair_bits, vb) > device_facts(p).smem_per_block) --pair_bits;
   const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
-                      kAutoTiledKeysPerValue};
+                      kAutoTiledKeysPerValue, kTiledMaxBuckets << pair_bits, kAutoPairsKeysPerBin,
+                      kAutoPairsKeysPerValue, kAutoPairsMinRange};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
   return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.realized.len}, rule);
@@ -665,7 +678,8 @@ void add_fast(Registry& r) {
   Algorithm tiled = fast_member("hp-tiled", Histogram::tiled,
                                 "beyond seed 004: each 8192-key tile grouped by high bits in place (no counting "
                                 "pass), shared-memory histogram per bucket over its tile segments, fused "
-                                "scan/compress, run expansion");
+                                "scan/compress, run expansion; with a payload, groups' cursors and batches "
+                                "counting-sorted in shared memory");
   tiled.constraints = fmt::format("range at most {} buckets of 2^{} bins (low_bits {}..{}; default {}..{} by n and range)",
                                   kTiledMaxBuckets, kTiledLowBits, kLowBitsMin, kLowBits, kLowBitsMin, kTiledLowBits);
   tiled.unsupported = tiled_unsupported;
@@ -673,7 +687,7 @@ void add_fast(Registry& r) {
   r.add(tiled);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
-                              "picks hp-smem, hp-hybrid, hp-global or CUB radix sort on the range's bits from n and range (CUB with a payload)");
+                              "picks hp-smem, hp-tiled, hp-hybrid, hp-global or CUB radix sort on the range's bits from n, range and distinct count (with a payload hp-tiled or CUB)");
   // Every scalar key and payload: what the H-P variants cannot take goes to CUB.
   declare_types<ScalarKeys, AllValues>(aut);
   aut.workspace_bytes = [](const SortProblem& p) {

@@ -637,13 +637,19 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
     s_cnt[padded_bin(x)] = 0;
   }
   const u32 per = bins / kPlaceBlock;  // bins >= 2^12
-  for (u64 t = t_lo; t < t_hi;) {
-    const u64 tile = t + threadIdx.x;
-    u32 lo = 0, len = 0;
+  // Thread i reads the segment of the batch's i-th tile; the next batch's read is issued as
+  // soon as that batch's first tile is known, so its latency hides behind this batch.
+  u32 lo = 0, len = 0;
+  auto read_segment = [&](u64 tile) {
+    lo = len = 0;
     if (tile < t_hi) {
       lo = seg_start[segment_row(b, tile, tiles)];
       len = seg_start[segment_row(b + 1, tile, tiles)] - lo;
     }
+  };
+  read_segment(t_lo + threadIdx.x);
+  for (u64 t = t_lo; t < t_hi;) {
+    const u64 tile = t + threadIdx.x;
     u32 end;
     PlaceScan(s_scan).InclusiveSum(len, end);
     s_end[threadIdx.x] = end;
@@ -651,6 +657,7 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
     // A segment holds at most kTile keys, so the batch takes at least tile t.
     const u32 k = static_cast<u32>(__syncthreads_count(tile < t_hi && end <= kTile));
     const u32 total = s_end[k - 1];
+    read_segment(t + k + threadIdx.x);
     if (total) {
       // Every load of the batch in flight at once (values by cp.async, low bits in registers):
       // one load after another, each behind its search, left place_pairs latency bound

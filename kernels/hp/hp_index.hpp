@@ -365,6 +365,12 @@ struct AutoRule {
   std::uint64_t tiled_max_range = 0;
   std::uint64_t tiled_keys_per_bin = 1;
   std::uint64_t tiled_keys_per_value = 1;
+  // With a payload: hp-tiled's key-value path where its buckets cover the range (0: never)
+  // and the input has at least these keys per bin and per distinct value and this range.
+  std::uint64_t pairs_max_range = 0;
+  std::uint64_t pairs_keys_per_bin = 0;
+  std::uint64_t pairs_keys_per_value = 0;
+  std::uint64_t pairs_min_range = 0;
 };
 SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule,
                                     std::uint64_t len = 0) {
@@ -379,10 +385,11 @@ SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const 
 }
 
 // The whole rule: what no H-P variant takes (float keys, ranges past 32-bit offsets, n at
-// or above 2^32 counters) goes to CUB, the rest to auto_choice. So do payloads: the H-P
-// key-value scatter claims each slot with a global atomic, and with many keys per bin those
-// serialize (H200, n = 2^26, delta = sigma = 50, u32 + u32: hp-hybrid 3.64 ms against CUB's
-// 1.57; results/h200/keys64.json).
+// or above 2^32 counters) goes to CUB, the rest to auto_choice. With a payload, hp-tiled's
+// key-value path where the pairs rule admits it, CUB otherwise: the other variants claim
+// each slot with a global atomic, and with many keys per bin those serialize (H200, n = 2^26,
+// delta = sigma = 50, u32 + u32: hp-hybrid 3.64 ms against CUB's 1.57), and hp-tiled's
+// batches write short runs where a value has few copies or the range few buckets.
 struct AutoInput {
   std::uint64_t n;
   std::uint64_t range;  // saturated, range_of_ordered
@@ -391,7 +398,13 @@ struct AutoInput {
   std::uint64_t len = 0;  // distinct values, 0: unknown
 };
 SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
-  if (!in.integer_keys || in.payload || in.range > kMaxRange || in.n >= kMaxRange) return AutoChoice::cub;
+  if (!in.integer_keys || in.range > kMaxRange || in.n >= kMaxRange) return AutoChoice::cub;
+  if (in.payload) {
+    const std::uint64_t distinct = in.len ? in.len : min_u64(in.n, in.range);
+    const bool tiled = in.range <= rule.pairs_max_range && in.range >= rule.pairs_min_range &&
+                       in.range * rule.pairs_keys_per_bin <= in.n && distinct * rule.pairs_keys_per_value <= in.n;
+    return tiled ? AutoChoice::tiled : AutoChoice::cub;
+  }
   return auto_choice(in.n, in.range, rule, in.len);
 }
 
