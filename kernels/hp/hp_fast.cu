@@ -375,26 +375,27 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
   const auto buckets = static_cast<u32>(a.buckets);
   const auto groups = static_cast<u32>(a.groups);
   const u64 tiles = ceil_div(r.n, kTile);
-  const std::size_t group_smem = group_shared_bytes(buckets) + group_value_bytes<V>();
+  const std::size_t group_smem = group_pairs_shared_bytes<V>(buckets);
   group_tiles<W, V><<<resident_grid(group_tiles<W, V>, tiles * kTileBlock, kTileBlock, group_smem, r.device),
                       kTileBlock, group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low,
                                                           vals, grouped_vals);
   SB_CUDA_CHECK_LAUNCH();
   const unsigned grid = buckets * groups;
+  SB_CUDA_CHECK(cudaMemsetAsync(a.bin_total, 0, r.range * sizeof(u32), r.stream));
   segment_hist<<<grid, kSegBlock, (std::size_t{1} << a.low_bits) * sizeof(u32), r.stream>>>(
-      low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, true);
-  SB_CUDA_CHECK_LAUNCH();
-  const unsigned bins_grid = grid_for(r.range, 256, u64(r.device.sms) * 16);
-  sum_groups<<<bins_grid, 256, 0, r.stream>>>(a.A, r.range, groups, a.bin_total);
+      low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, a.bin_total);
   SB_CUDA_CHECK_LAUNCH();
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.bin_total, a.bin_total,
                                               static_cast<std::int64_t>(r.range), r.stream));
-  spread_cursors<<<bins_grid, 256, 0, r.stream>>>(a.A, r.range, groups, a.bin_total);
-  SB_CUDA_CHECK_LAUNCH();
+  if (groups > kInlineCursorGroups) {
+    spread_cursors<<<grid_for(r.range, 256, u64(r.device.sms) * 16), 256, 0, r.stream>>>(a.A, r.range, groups,
+                                                                                         a.bin_total);
+    SB_CUDA_CHECK_LAUNCH();
+  }
   place_pairs<W, V><<<grid, kPlaceBlock, place_shared_bytes(a.low_bits, sizeof(V)), r.stream>>>(
-      low, grouped_vals, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, r.min_word, keys_out,
-      vals_out);
+      low, grouped_vals, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, a.bin_total, r.min_word,
+      keys_out, vals_out);
   SB_CUDA_CHECK_LAUNCH();
 }
 

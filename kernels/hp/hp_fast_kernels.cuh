@@ -372,10 +372,25 @@ __device__ __forceinline__ void copy_tile_out(const T* s, T* out, u32 len) {
 
 // With a payload (V other than NoValue) the values travel with their keys' low bits: each
 // tile's values are grouped the same way into grouped_vals (the block's values, kTile of V,
-// sit between the key buffers and s_low: 8-byte values stay aligned).
+// sit between the key buffer and s_low: 8-byte values stay aligned). The keys then have one
+// buffer, refilled while the grouped tile is stored, so that two blocks share an SM with
+// 4-byte values (two key buffers left one: 115 KB a block).
+template <typename V>
+constexpr bool groups_values() {
+  return !std::is_same_v<V, NoValue>;
+}
+template <typename V>
+constexpr unsigned group_key_buffers() {
+  return groups_values<V>() ? 1 : 2;
+}
 template <typename V>
 constexpr std::size_t group_value_bytes() {
-  return std::is_same_v<V, NoValue> ? 0 : std::size_t{kTile} * sizeof(V);
+  return groups_values<V>() ? std::size_t{kTile} * sizeof(V) : 0;
+}
+template <typename V>
+constexpr std::size_t group_pairs_shared_bytes(u32 buckets) {
+  return group_shared_bytes(buckets) - (2 - group_key_buffers<V>()) * std::size_t{kTile} * sizeof(u32) +
+         group_value_bytes<V>();
 }
 
 using TileScan = cub::BlockScan<u32, kTileBlock>;
@@ -386,12 +401,13 @@ template <typename W, typename V = NoValue>
 __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2) group_tiles(const W* x, u64 n, W min_word, unsigned low_bits,
                                                              u32 buckets, u32* seg_start, std::uint16_t* low,
                                                              const V* vals = nullptr, V* grouped_vals = nullptr) {
-  constexpr bool kPairs = !std::is_same_v<V, NoValue>;
+  constexpr bool kPairs = groups_values<V>();
+  constexpr unsigned kKeyBuffers = group_key_buffers<V>();
   extern __shared__ __align__(16) unsigned char s_raw[];
   __shared__ TileScan::TempStorage s_scan;
   u32* s_in = reinterpret_cast<u32*>(s_raw);  // low words (load_tile_async)
-  V* s_val = reinterpret_cast<V*>(s_in + 2 * kTile);
-  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_raw + 2 * std::size_t{kTile} * sizeof(u32) +
+  V* s_val = reinterpret_cast<V*>(s_in + kKeyBuffers * kTile);
+  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_raw + kKeyBuffers * std::size_t{kTile} * sizeof(u32) +
                                                           group_value_bytes<V>());
   u32* s_count = reinterpret_cast<u32*>(s_low + kTile);
   u32* s_start = s_count + buckets;
@@ -403,12 +419,16 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2) group_tiles
   const u32 per_thread = static_cast<u32>(ceil_div(buckets, blockDim.x));
   const u32 none = buckets << low_bits;  // the offset of no bucket, for positions past the tile
   for (unsigned buf = 0; t < tiles; t += gridDim.x, buf ^= 1) {
-    // The other buffer was last read before the previous tile's final barrier.
-    if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in + (buf ^ 1) * kTile);
-    cp_async_commit();
-    cp_async_wait<1>();
+    if constexpr (kKeyBuffers == 2) {
+      // The other buffer was last read before the previous tile's final barrier.
+      if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in + (buf ^ 1) * kTile);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
     __syncthreads();
-    const u32* keys = s_in + buf * kTile;
+    const u32* keys = s_in + (kKeyBuffers == 2 ? buf : 0) * kTile;
     const u32 min_low = static_cast<u32>(min_word);
     const u64 t0 = t * kTile;
     const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
@@ -452,6 +472,10 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2) group_tiles
       }
     }
     __syncthreads();
+    if constexpr (kKeyBuffers == 1) {  // the keys were last read by the placement
+      if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in);
+      cp_async_commit();
+    }
     copy_tile_out(s_low, low + t0, len);
     if constexpr (kPairs) copy_tile_out(s_val, grouped_vals + t0, len);
     for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
@@ -507,12 +531,13 @@ __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, 
 
 // The histogram of bucket b over the tiles of group g. Three blocks per SM (registers capped
 // at 42) keep buckets * groups blocks in one wave at up to 3 * SMs. One group stores its
-// counts into A; several add the non-empty bins, or with per_group (the key-value path) each
-// stores its own counts into A[g * range, (g + 1) * range).
+// counts into A; several add the non-empty bins, or with bin_total (the key-value path)
+// each stores its own counts into A[g * range, (g + 1) * range) and adds its non-empty bins
+// into bin_total.
 static __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_hist(const std::uint16_t* low, u64 n,
                                                                    const u32* seg_start, u64 tiles, u32 buckets,
                                                                    unsigned low_bits, u64 range, u32 groups, u32* A,
-                                                                   bool per_group = false) {
+                                                                   u32* bin_total = nullptr) {
   extern __shared__ u32 s_hist[];
   const u32 bins = 1u << low_bits;
   const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
@@ -523,9 +548,16 @@ static __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_his
   count_segments(low, n, seg_start, tiles, b, t_lo, t_hi, s_hist);
   __syncthreads();
   const u64 first = u64{b} << low_bits;
-  if (per_group) A += u64{g} * range;
+  if (bin_total) {
+    A += u64{g} * range;
+    for (u32 i = threadIdx.x; i < bins && first + i < range; i += blockDim.x) {
+      A[first + i] = s_hist[i];
+      if (s_hist[i]) atomicAdd(&bin_total[first + i], s_hist[i]);
+    }
+    return;
+  }
   for (u32 i = threadIdx.x; i < bins && first + i < range; i += blockDim.x) {
-    if (groups == 1 || per_group) A[first + i] = s_hist[i];
+    if (groups == 1) A[first + i] = s_hist[i];
     else if (s_hist[i]) atomicAdd(&A[first + i], s_hist[i]);
   }
 }
@@ -591,14 +623,17 @@ __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const
 }
 
 // ---- hp-tiled with a payload: the groups place their pairs ----
-// After segment_hist (per_group) and the scan of group_cursors, group g of bucket b holds in
-// cursors[g * range + x] its first slot of bin x. It takes its tiles' segments a batch at a
+// After segment_hist (with bin_total) and the scan of the totals, group g of bucket b's first
+// slot of bin x is start[x] plus the counts of the groups before it (group_cursors). Up to
+// kInlineCursorGroups groups a block adds those itself; with more, spread_cursors has made
+// H[g * range + x] the slot (a block adding g rows would read groups^2 / 2 rows in all). It takes its tiles' segments a batch at a
 // time (consecutive tiles whose segments fit in kTile slots), counting-sorts the batch by bin
 // in shared memory and stores it in slot order, so that a warp's stores cover runs of
 // consecutive slots: a store a pair at its slot, a bin's pairs kTile / bins apart in time,
 // would leave each 32-byte sector to be filled by up to 8 separate stores. Equal keys take
 // their slots in shared-atomic order: not stable.
 constexpr unsigned kPlaceBlock = 512;
+constexpr u32 kInlineCursorGroups = 8;
 constexpr unsigned kPlaceItems = kTile / kPlaceBlock;
 // A batch element's (bin, rank) and a slot's (bin, element) share a word: the bin above
 // kSlotBits bits (buckets of at most 2^14 bins fit beside a batch, 27 bits in all).
@@ -606,18 +641,19 @@ constexpr unsigned kSlotBits = 13;
 static_assert(kTile == 1u << kSlotBits, "a batch slot or element takes kSlotBits bits");
 constexpr u32 kSlotMask = kTile - 1;
 // Values and slot order of one batch, the bins' cursors and counts, and the batch's segment
-// ends and starts.
+// ends and starts. Two blocks share an SM with 4-byte values and 2^12-bin buckets, one
+// otherwise (its registers are then not capped).
 constexpr std::size_t place_shared_bytes(unsigned low_bits, std::size_t value_bytes) {
   return std::size_t{kTile} * (value_bytes + sizeof(u32)) +
          2 * std::size_t{padded_bins(1u << low_bits)} * sizeof(u32) + 2 * std::size_t{kPlaceBlock} * sizeof(u32);
 }
 using PlaceScan = cub::BlockScan<u32, kPlaceBlock>;
 template <typename W, typename V>
-__global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_t* low, const V* grouped_vals,
+__global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2) place_pairs(const std::uint16_t* low, const V* grouped_vals,
                                                               const u32* seg_start, u64 tiles, u32 buckets,
                                                               unsigned low_bits, u64 range, u32 groups,
-                                                              const u32* cursors, W min_word, W* keys_out,
-                                                              V* vals_out) {
+                                                              const u32* H, const u32* start, W min_word,
+                                                              W* keys_out, V* vals_out) {
   extern __shared__ __align__(16) unsigned char s_raw[];
   __shared__ PlaceScan::TempStorage s_scan;
   const u32 bins = 1u << low_bits;
@@ -631,9 +667,17 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
   u64 t_lo, t_hi;
   part_bounds(tiles, groups, g, 1, t_lo, t_hi);
   const u64 first = u64{b} << low_bits;
-  const u32* mine = cursors + u64{g} * range + first;
   for (u32 x = threadIdx.x; x < bins; x += blockDim.x) {
-    s_cur[padded_bin(x)] = first + x < range ? mine[x] : 0;
+    u32 cursor = 0;
+    if (first + x < range) {
+      if (groups <= kInlineCursorGroups) {
+        cursor = start[first + x];
+        for (u32 before = 0; before < g; ++before) cursor += H[before * range + first + x];
+      } else {
+        cursor = H[g * range + first + x];
+      }
+    }
+    s_cur[padded_bin(x)] = cursor;
     s_cnt[padded_bin(x)] = 0;
   }
   const u32 per = bins / kPlaceBlock;  // bins >= 2^12
@@ -732,13 +776,9 @@ __global__ void __launch_bounds__(kPlaceBlock, 2) place_pairs(const std::uint16_
   }
 }
 
-// The groups' counts become their cursors in three coalesced steps: each bin's total, an
-// exclusive scan of the totals, and each group's first slot (group_cursors). (One CUB scan
-// over an iterator summing the groups read each thread's consecutive bins word by word: 156 us
-// for 7 groups of 1.34M bins, 7 % of DRAM; H200.)
-static __global__ void sum_groups(const u32* H, u64 range, u32 groups, u32* total) {
-  for (u64 x = global_thread(); x < range; x += global_threads()) total[x] = group_total(H, range, groups, x);
-}
+// Each group's first slot of every bin (group_cursors) from the scanned totals, in one
+// coalesced pass. (One CUB scan over an iterator summing the groups read each thread's
+// consecutive bins word by word: 156 us for 7 groups of 1.34M bins, 7 % of DRAM; H200.)
 static __global__ void spread_cursors(u32* H, u64 range, u32 groups, const u32* start) {
   for (u64 x = global_thread(); x < range; x += global_threads()) group_cursors(H, range, groups, x, start[x]);
 }

@@ -218,8 +218,8 @@ SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::
 // segment_hist block) stores its own counts H[g][x]; one scan over the bins makes them the
 // group's cursors: bin x's first slot plus what the groups before g hold of x. Each group
 // then places its pairs from cursors in shared memory, so no slot costs a global atomic.
-// group_cursors is that scan's output step for bin x, whose groups' counts sum to the scan's
-// `start`: H[g * range + x] becomes the group's first slot of x.
+// group_cursors is the step after the scan of the bins' totals for bin x, whose exclusive
+// scan is `start`: H[g * range + x] becomes the group's first slot of x.
 // Eight groups' counts are read before any is written: a read after each write waited for
 // it (the compiler cannot tell that they never overlap).
 SB_HD_INLINE void group_cursors(std::uint32_t* H, std::uint64_t range, std::uint32_t groups, std::uint64_t x,
@@ -233,12 +233,6 @@ SB_HD_INLINE void group_cursors(std::uint32_t* H, std::uint64_t range, std::uint
       start += count[k];
     }
   }
-}
-SB_HD_INLINE std::uint32_t group_total(const std::uint32_t* H, std::uint64_t range, std::uint32_t groups,
-                                       std::uint64_t x) {
-  std::uint32_t sum = 0;
-  for (std::uint32_t g = 0; g < groups; ++g) sum += H[g * range + x];
-  return sum;
 }
 
 // Groups per bucket of the key-value path: enough blocks for `waves` waves of the resident

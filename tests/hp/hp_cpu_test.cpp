@@ -156,7 +156,8 @@ TEST(HpIndex, GroupCursorsStartEachGroupAfterTheGroupsBeforeIt) {
   const std::vector<std::uint32_t> counts = H;
   std::uint32_t start = 0;
   for (std::uint64_t x = 0; x < range; ++x) {
-    const std::uint32_t total = group_total(H.data(), range, groups, x);
+    std::uint32_t total = 0;
+    for (std::uint32_t g = 0; g < groups; ++g) total += H[g * range + x];
     group_cursors(H.data(), range, groups, x, start);
     start += total;
   }
@@ -233,12 +234,20 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> tiled_pairs_model(const std
         for (std::uint32_t i = seg[segment_row(b, t, tiles)]; i < seg[segment_row(b + 1, t, tiles)]; ++i)
           ++H[g * range + (b << low_bits) + low[t * tile + i]];
     }
-  std::uint32_t start = 0;
-  for (std::uint64_t x = 0; x < range; ++x) {
-    const std::uint32_t total = group_total(H.data(), range, groups, x);
-    group_cursors(H.data(), range, groups, x, start);
-    start += total;
-  }
+  // The bins' totals (segment_hist's atomics), their exclusive scan, and each group's first
+  // slot two ways: as place_pairs adds the groups before it, and by group_cursors.
+  std::vector<std::uint32_t> start(range, 0);
+  for (std::uint64_t x = 0; x < range; ++x)
+    for (std::uint32_t g = 0; g < groups; ++g) start[x] += H[g * range + x];
+  std::exclusive_scan(start.begin(), start.end(), start.begin(), 0u);
+  std::vector<std::uint32_t> inline_cursor(groups * range);
+  for (std::uint64_t x = 0; x < range; ++x)
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      inline_cursor[g * range + x] = start[x];
+      for (std::uint32_t before = 0; before < g; ++before) inline_cursor[g * range + x] += H[before * range + x];
+    }
+  for (std::uint64_t x = 0; x < range; ++x) group_cursors(H.data(), range, groups, x, start[x]);
+  EXPECT_EQ(H, inline_cursor);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> out(n, {~0u, ~0u});
   const std::uint32_t bins = 1u << low_bits;
   for (std::uint64_t b = 0; b < buckets; ++b)
