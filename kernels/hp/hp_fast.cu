@@ -94,14 +94,16 @@ constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
 // at delta = sigma = 1 CUB won (0.324 against 0.368 ms).
 constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
 constexpr std::uint64_t kAutoTiledKeysPerValue = 2;
-// With a payload, hp-tiled where it beat cub-radix-bits (H100, u32 + u32, results in
-// docs/hp.md): n = 2^24 and 2^26 at delta 64 and 256 with sigma 50 and 1024 (1.19-1.47x), not
-// at delta 4 (0.32-0.89x), not at sigma 4 (0.46-0.77x: a value's copies in a batch are few, so
-// its stores are short runs), not at range 2^16 (16 buckets; 0.57-0.67x), and at delta 16
-// only at 2^24 (1.24-1.31x; 2^26: 0.96-0.99x).
-constexpr std::uint64_t kAutoPairsKeysPerBin = 32;
-constexpr std::uint64_t kAutoPairsKeysPerValue = 512;
-constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 18;
+// With a payload, hp-tiled where it beat cub-radix-bits (H200, u32 + u32, n = 2^24 and 2^26,
+// delta 4..256 x sigma 4, 50, 1024: results/h200/pairs-grid.json at cac6c1f): 1.20-1.62x with
+// sigma >= 50 and 2^18..2^20 bins (32..256 buckets of 2^12; 1.52x at delta = sigma = 50, 2^26,
+// 328 buckets). Not at sigma 4 (0.52-0.90x: a batch holds ~8 keys of a present bin, so its
+// stores are short runs), not at 2^16 bins (16 buckets: 0.55-0.69x), not at 2^22 bins or more
+// (1,024 buckets, 4- to 8-key segments: 0.35-1.08x).
+constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
+constexpr std::uint64_t kAutoPairsBinsPerValue = 16;
+constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 17;
+constexpr std::uint64_t kAutoPairsMaxRange = std::uint64_t{1} << 21;
 
 std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
 // hp-smem counts a range of up to kSmemMaxBands blocks' worth of 32-bit bins: one band in
@@ -536,8 +538,8 @@ Choice choose(const SortProblem& p) {
   while (pair_bits > kLowBitsMin && place_shared_total(pair_bits, vb) > device_facts(p).smem_per_block) --pair_bits;
   const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
-                      kAutoTiledKeysPerValue, kTiledMaxBuckets << pair_bits, kAutoPairsKeysPerBin,
-                      kAutoPairsKeysPerValue, kAutoPairsMinRange};
+                      kAutoTiledKeysPerValue, std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits),
+                      kAutoPairsKeysPerBin, kAutoPairsBinsPerValue, kAutoPairsMinRange};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
   return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.realized.len}, rule);

@@ -359,11 +359,12 @@ struct AutoRule {
   std::uint64_t tiled_max_range = 0;
   std::uint64_t tiled_keys_per_bin = 1;
   std::uint64_t tiled_keys_per_value = 1;
-  // With a payload: hp-tiled's key-value path where its buckets cover the range (0: never)
-  // and the input has at least these keys per bin and per distinct value and this range.
+  // With a payload: hp-tiled's key-value path for ranges in [pairs_min_range,
+  // pairs_max_range] (0: never) with at least pairs_keys_per_bin keys per bin and
+  // pairs_bins_per_value bins per distinct value (sigma).
   std::uint64_t pairs_max_range = 0;
   std::uint64_t pairs_keys_per_bin = 0;
-  std::uint64_t pairs_keys_per_value = 0;
+  std::uint64_t pairs_bins_per_value = 0;
   std::uint64_t pairs_min_range = 0;
 };
 SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule,
@@ -383,7 +384,8 @@ SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const 
 // key-value path where the pairs rule admits it, CUB otherwise: the other variants claim
 // each slot with a global atomic, and with many keys per bin those serialize (H200, n = 2^26,
 // delta = sigma = 50, u32 + u32: hp-hybrid 3.64 ms against CUB's 1.57), and hp-tiled's
-// batches write short runs where a value has few copies or the range few buckets.
+// batches write short runs where few of a bucket's bins hold keys (small sigma) and pay for
+// every bin where the buckets' segments are short (many buckets) or few (few buckets).
 struct AutoInput {
   std::uint64_t n;
   std::uint64_t range;  // saturated, range_of_ordered
@@ -396,7 +398,7 @@ SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
   if (in.payload) {
     const std::uint64_t distinct = in.len ? in.len : min_u64(in.n, in.range);
     const bool tiled = in.range <= rule.pairs_max_range && in.range >= rule.pairs_min_range &&
-                       in.range * rule.pairs_keys_per_bin <= in.n && distinct * rule.pairs_keys_per_value <= in.n;
+                       in.range * rule.pairs_keys_per_bin <= in.n && distinct * rule.pairs_bins_per_value <= in.range;
     return tiled ? AutoChoice::tiled : AutoChoice::cub;
   }
   return auto_choice(in.n, in.range, rule, in.len);
