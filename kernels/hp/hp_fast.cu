@@ -158,22 +158,28 @@ std::size_t place_shared_total(unsigned low_bits, std::size_t value_bytes) {
   return place_shared_bytes(low_bits, value_bytes) + sizeof(PlaceScan::TempStorage);
 }
 
+// The widest buckets place_pairs holds in shared memory beside a batch of p's values.
+unsigned widest_pair_width(const SortProblem& p) {
+  const std::size_t vb = payload_bytes(p.spec.payload);
+  unsigned w = kTiledLowBits;
+  while (w > kLowBitsMin && place_shared_total(w, vb) > device_facts(p).smem_per_block) --w;
+  return w;
+}
+
 // hp-tiled with a payload: place_pairs pays for every bin of its bucket in each batch (a
 // scan, the cursors' update), so the buckets are the narrowest whose count hp-tiled takes
 // (n = 2^26, delta = sigma = 50, u32 + u32: 1.22 ms at 2^12 bins, 1.57 at 2^13, 1.99 at
-// 2^14; H200), and they must leave room for a batch of values in shared memory; 0 where
-// --param low_bits asks for buckets too wide for that.
+// 2^14; H200, 7303e71), and they must leave room for a batch of values in shared memory; 0
+// where --param low_bits asks for buckets too wide for that.
 unsigned tiled_pair_width(const SortProblem& p) {
-  const std::size_t vb = payload_bytes(p.spec.payload);
-  const std::size_t limit = device_facts(p).smem_per_block;
+  const unsigned widest = widest_pair_width(p);
   if (p.params.count("low_bits")) {
     const unsigned w = low_bits_of(p, kTiledLowBits, "hp-tiled");
-    return place_shared_total(w, vb) <= limit ? w : 0;
+    return w <= widest ? w : 0;
   }
   unsigned w = kLowBitsMin;
   while (w < kTiledLowBits && buckets_for(problem_range(p), w) > kTiledMaxBuckets) ++w;
-  while (w > kLowBitsMin && place_shared_total(w, vb) > limit) --w;
-  return w;
+  return std::min(w, widest);
 }
 
 // Bucket width of the variants that split (0: no split).
@@ -190,7 +196,6 @@ std::uint64_t tiled_pair_groups(u64 n, u64 range, u64 buckets, unsigned low_bits
   const std::uint64_t per_sm = std::clamp<std::uint64_t>(d.smem_per_sm / per_block, 1, 2);
   return pair_groups(buckets, ceil_div(n, kTile), per_sm * d.sms, kPairWaves, n, range, kPairKeysPerCountWord);
 }
-
 
 std::uint64_t hybrid_parts(u64 n, const DeviceFacts& d) {
   const u64 by_size = ceil_div(n ? n : 1, kKeysPerPart);
@@ -532,10 +537,7 @@ const char* choice_name(Choice c) {
 }
 
 Choice choose(const SortProblem& p) {
-  // The widest buckets place_pairs holds beside a batch of this payload's values.
-  unsigned pair_bits = kTiledLowBits;
-  const std::size_t vb = p.has_payload() ? payload_bytes(p.spec.payload) : 0;
-  while (pair_bits > kLowBitsMin && place_shared_total(pair_bits, vb) > device_facts(p).smem_per_block) --pair_bits;
+  const unsigned pair_bits = widest_pair_width(p);
   const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
                       kAutoTiledKeysPerValue, std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits),
