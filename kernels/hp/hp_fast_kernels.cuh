@@ -398,9 +398,9 @@ using TileScan = cub::BlockScan<u32, kTileBlock>;
 // two: their registers are not capped); tiles are independent, so block g takes tiles g,
 // g + grid, ...
 template <typename W, typename V = NoValue>
-__global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2) group_tiles(const W* x, u64 n, W min_word, unsigned low_bits,
-                                                             u32 buckets, u32* seg_start, std::uint16_t* low,
-                                                             const V* vals = nullptr, V* grouped_vals = nullptr) {
+__global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
+    group_tiles(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, u32* seg_start, std::uint16_t* low,
+                const V* vals = nullptr, V* grouped_vals = nullptr) {
   constexpr bool kPairs = groups_values<V>();
   constexpr unsigned kKeyBuffers = group_key_buffers<V>();
   extern __shared__ __align__(16) unsigned char s_raw[];
@@ -626,12 +626,13 @@ __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const
 // After segment_hist (with bin_total) and the scan of the totals, group g of bucket b's first
 // slot of bin x is start[x] plus the counts of the groups before it (group_cursors). Up to
 // kInlineCursorGroups groups a block adds those itself; with more, spread_cursors has made
-// H[g * range + x] the slot (a block adding g rows would read groups^2 / 2 rows in all). It takes its tiles' segments a batch at a
-// time (consecutive tiles whose segments fit in kTile slots), counting-sorts the batch by bin
-// in shared memory and stores it in slot order, so that a warp's stores cover runs of
-// consecutive slots: a store a pair at its slot, a bin's pairs kTile / bins apart in time,
-// would leave each 32-byte sector to be filled by up to 8 separate stores. Equal keys take
-// their slots in shared-atomic order: not stable.
+// H[g * range + x] the slot (blocks adding g rows each would read groups^2 / 2 rows in all).
+// A group takes its tiles' segments a batch at a time (consecutive tiles whose segments fit
+// in kTile slots), counting-sorts the batch by bin in shared memory and stores it in slot
+// order, so that a warp's stores cover runs of consecutive slots: a store a pair at its
+// slot, a bin's pairs kTile / bins apart in time, would leave each 32-byte sector to be
+// filled by up to 8 separate stores. Equal keys take their slots in shared-atomic order:
+// not stable.
 constexpr unsigned kPlaceBlock = 512;
 constexpr u32 kInlineCursorGroups = 8;
 constexpr unsigned kPlaceItems = kTile / kPlaceBlock;
@@ -649,11 +650,10 @@ constexpr std::size_t place_shared_bytes(unsigned low_bits, std::size_t value_by
 }
 using PlaceScan = cub::BlockScan<u32, kPlaceBlock>;
 template <typename W, typename V>
-__global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2) place_pairs(const std::uint16_t* low, const V* grouped_vals,
-                                                              const u32* seg_start, u64 tiles, u32 buckets,
-                                                              unsigned low_bits, u64 range, u32 groups,
-                                                              const u32* H, const u32* start, W min_word,
-                                                              W* keys_out, V* vals_out) {
+__global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
+    place_pairs(const std::uint16_t* low, const V* grouped_vals, const u32* seg_start, u64 tiles, u32 buckets,
+                unsigned low_bits, u64 range, u32 groups, const u32* H, const u32* start, W min_word, W* keys_out,
+                V* vals_out) {
   extern __shared__ __align__(16) unsigned char s_raw[];
   __shared__ PlaceScan::TempStorage s_scan;
   const u32 bins = 1u << low_bits;
