@@ -685,8 +685,10 @@ void add_fast(Registry& r) {
                                 "pass), shared-memory histogram per bucket over its tile segments, fused "
                                 "scan/compress, run expansion; with a payload, groups' cursors and batches "
                                 "counting-sorted in shared memory");
-  tiled.constraints = fmt::format("range at most {} buckets of 2^{} bins (low_bits {}..{}; default {}..{} by n and range)",
-                                  kTiledMaxBuckets, kTiledLowBits, kLowBitsMin, kLowBits, kLowBitsMin, kTiledLowBits);
+  tiled.constraints = fmt::format(
+      "range at most {} buckets of 2^{} bins (low_bits {}..{}; default {}..{} by n and range; with a payload the "
+      "narrowest that covers the range, at most 2^13 with 8-byte values on Hopper)",
+      kTiledMaxBuckets, kTiledLowBits, kLowBitsMin, kLowBits, kLowBitsMin, kTiledLowBits);
   tiled.unsupported = tiled_unsupported;
   tiled.params = {"low_bits"};
   r.add(tiled);
