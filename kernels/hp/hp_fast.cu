@@ -337,6 +337,18 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
   SB_CUDA_CHECK_LAUNCH();
 }
 
+// group_tiles over x (and its values, with a payload), persistent blocks as many as fit.
+template <typename W, typename V = NoValue>
+void group_tiles_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low,
+                        const V* vals = nullptr, V* grouped_vals = nullptr) {
+  const u64 tiles = ceil_div(r.n, kTile);
+  const std::size_t smem = group_shared_bytes<V>(static_cast<u32>(a.buckets));
+  group_tiles<W, V><<<resident_grid(group_tiles<W, V>, tiles * kTileBlock, kTileBlock, smem, r.device), kTileBlock,
+                      smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, static_cast<u32>(a.buckets), a.seg_start,
+                                        low, vals, grouped_vals);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
 // hp-tiled: group_tiles, then the buckets' histograms. Where `runs` is asked for (keys only),
 // every bucket is one segment_hist group and a thread counts at most kRunsMaxTilesPerThread
 // tiles, segment_runs writes the runs itself (no A, no scan) and this returns true; otherwise
@@ -345,10 +357,7 @@ template <typename W>
 bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low, bool runs) {
   const auto buckets = static_cast<u32>(a.buckets);
   const u64 tiles = ceil_div(r.n, kTile);
-  const std::size_t group_smem = group_shared_bytes(buckets);
-  group_tiles<W><<<resident_grid(group_tiles<W>, tiles * kTileBlock, kTileBlock, group_smem, r.device), kTileBlock,
-                   group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low);
-  SB_CUDA_CHECK_LAUNCH();
+  group_tiles_launch(r, a, x, low);
   const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
   int per_sm = 0;
   SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_hist, static_cast<int>(kSegBlock),
@@ -382,11 +391,7 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
   const auto buckets = static_cast<u32>(a.buckets);
   const auto groups = static_cast<u32>(a.groups);
   const u64 tiles = ceil_div(r.n, kTile);
-  const std::size_t group_smem = group_pairs_shared_bytes<V>(buckets);
-  group_tiles<W, V><<<resident_grid(group_tiles<W, V>, tiles * kTileBlock, kTileBlock, group_smem, r.device),
-                      kTileBlock, group_smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low,
-                                                          vals, grouped_vals);
-  SB_CUDA_CHECK_LAUNCH();
+  group_tiles_launch(r, a, x, low, vals, grouped_vals);
   const unsigned grid = buckets * groups;
   SB_CUDA_CHECK(cudaMemsetAsync(a.bin_total, 0, r.range * sizeof(u32), r.stream));
   segment_hist<<<grid, kSegBlock, (std::size_t{1} << a.low_bits) * sizeof(u32), r.stream>>>(
@@ -504,10 +509,11 @@ std::optional<std::string> tiled_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
   unsigned low_bits = low_bits_of(p, kTiledLowBits, "hp-tiled");
   if (p.has_payload()) {
-    if (!tiled_pair_width(p))
+    const unsigned pair_bits = tiled_pair_width(p);
+    if (!pair_bits)
       return fmt::format("low_bits={} leaves no room for a batch of {}-byte values in shared memory; use {} or less",
                          low_bits, payload_bytes(p.spec.payload), low_bits - 1);
-    low_bits = tiled_pair_width(p);
+    low_bits = pair_bits;
   }
   if (buckets_for(problem_range(p), low_bits) > kTiledMaxBuckets)
     return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kTiledMaxBuckets, low_bits);
@@ -561,20 +567,15 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
       allow_large_shared(bucket_scatter<W>, d);
       allow_large_shared(bucket_hist, d);
     }
-    if (h == Histogram::tiled) {
-      allow_large_shared(group_tiles<W>, d);
-      allow_large_shared(segment_hist, d);
-      allow_large_shared(segment_runs<W>, d);
-    }
   });
   if (h == Histogram::tiled)
     dispatch_element<FastKeys, FastValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
       using V = decltype(v);
-      if constexpr (!std::is_same_v<V, NoValue>) {
-        allow_large_shared(group_tiles<W, V>, d);
-        allow_large_shared(place_pairs<W, V>, d);
-      }
+      allow_large_shared(group_tiles<W, V>, d);
+      allow_large_shared(segment_hist, d);
+      if constexpr (std::is_same_v<V, NoValue>) allow_large_shared(segment_runs<W>, d);
+      else allow_large_shared(place_pairs<W, V>, d);
     });
 }
 

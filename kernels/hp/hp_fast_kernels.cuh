@@ -319,15 +319,6 @@ static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* o
 constexpr unsigned kTileBlock = 512;
 constexpr unsigned kTileItems = 16;
 constexpr unsigned kTile = kTileBlock * kTileItems;
-// Two tiles of keys' low words (the one being grouped, the next one arriving by cp.async),
-// the grouped low bits, and two words per bucket (tile counts, segment starts). An offset is
-// 32 bits of key - minVal, so the low 32 bits of a key word are all a tile needs: 8-byte keys
-// take the shared memory of 4-byte ones (whole 8-byte keys left a block 144 KB, one an SM:
-// hp-tiled 0.678 ms at n = 2^26, delta = sigma = 50, H200).
-constexpr std::size_t group_shared_bytes(u32 buckets) {
-  return 2 * std::size_t{kTile} * sizeof(u32) + std::size_t{kTile} * sizeof(std::uint16_t) + 2 * std::size_t{buckets} * sizeof(u32);
-}
-
 template <int Bytes>
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -370,6 +361,12 @@ __device__ __forceinline__ void copy_tile_out(const T* s, T* out, u32 len) {
   }
 }
 
+// group_tiles' shared memory: tiles of keys' low words (keys only: two, the one being
+// grouped and the next one arriving by cp.async), with a payload the tile's values, the
+// grouped low bits, and two words per bucket (tile counts, segment starts). An offset is 32
+// bits of key - minVal, so the low 32 bits of a key word are all a tile needs: 8-byte keys
+// take the shared memory of 4-byte ones (whole 8-byte keys left a block 144 KB, one an SM:
+// hp-tiled 0.678 ms at n = 2^26, delta = sigma = 50, H200).
 // With a payload (V other than NoValue) the values travel with their keys' low bits: each
 // tile's values are grouped the same way into grouped_vals (the block's values, kTile of V,
 // sit between the key buffer and s_low: 8-byte values stay aligned). The keys then have one
@@ -387,10 +384,10 @@ template <typename V>
 constexpr std::size_t group_value_bytes() {
   return groups_values<V>() ? std::size_t{kTile} * sizeof(V) : 0;
 }
-template <typename V>
-constexpr std::size_t group_pairs_shared_bytes(u32 buckets) {
-  return group_shared_bytes(buckets) - (2 - group_key_buffers<V>()) * std::size_t{kTile} * sizeof(u32) +
-         group_value_bytes<V>();
+template <typename V = NoValue>
+constexpr std::size_t group_shared_bytes(u32 buckets) {
+  return group_key_buffers<V>() * std::size_t{kTile} * sizeof(u32) + group_value_bytes<V>() +
+         std::size_t{kTile} * sizeof(std::uint16_t) + 2 * std::size_t{buckets} * sizeof(u32);
 }
 
 using TileScan = cub::BlockScan<u32, kTileBlock>;
