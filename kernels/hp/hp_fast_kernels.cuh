@@ -712,7 +712,7 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
       const std::uint16_t* batch_low = low + t * kTile;
       const V* batch_vals = grouped_vals + t * kTile;
       const u32 j0 = threadIdx.x / 32 * (32 * kPlaceItems) + lane_id();
-      u32 s = j0 < total ? segment_of(s_end, k, j0) : 0;
+      u32 s = j0 < total ? run_at(s_end, 0u, k, j0) : 0;
       u32 item[kPlaceItems];  // the bin, then (bin, rank)
 #pragma unroll
       for (unsigned it = 0; it < kPlaceItems; ++it) {

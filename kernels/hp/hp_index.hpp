@@ -251,17 +251,9 @@ SB_HD_INLINE std::uint64_t pair_groups(std::uint64_t buckets, std::uint64_t tile
 
 // A group places its pairs a batch at a time: the segments of consecutive tiles that fit in
 // one tile's worth of slots (a segment never holds more than a tile). end[s] is the inclusive
-// prefix of the batch's segment lengths; element j of the batch is in segment segment_of(end,
-// k, j), the first s with end[s] > j (j < end[k - 1]).
-SB_HD_INLINE std::uint32_t segment_of(const std::uint32_t* end, std::uint32_t k, std::uint32_t j) {
-  std::uint32_t lo = 0, hi = k;
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (end[mid] > j) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
+// prefix of the batch's segment lengths, so element j of the batch is in segment
+// run_at(end, 0, k, j), the first s with end[s] > j (j < end[k - 1]), as a position is in
+// the first run ending after it.
 // Inside a batch, the bins' counters are scanned by thread t over bins [t * per, (t + 1) *
 // per): one padding word every 32 puts those 32 threads' k-th bins in 32 different banks.
 SB_HD_INLINE constexpr std::uint32_t padded_bin(std::uint32_t x) { return x + (x >> 5); }

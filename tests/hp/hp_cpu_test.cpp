@@ -170,10 +170,10 @@ TEST(HpIndex, GroupCursorsStartEachGroupAfterTheGroupsBeforeIt) {
   EXPECT_EQ(start, slot);
 }
 
-TEST(HpIndex, SegmentOfFindsTheSegmentHoldingABatchElement) {
+TEST(HpIndex, RunAtFindsTheSegmentHoldingABatchElement) {
   const std::vector<std::uint32_t> end = {0, 3, 3, 3, 10, 11, 11, 8192};  // empty segments among them
   for (std::uint32_t j = 0; j < end.back(); ++j) {
-    const std::uint32_t s = segment_of(end.data(), static_cast<std::uint32_t>(end.size()), j);
+    const std::uint32_t s = run_at(end.data(), 0u, static_cast<std::uint32_t>(end.size()), j);
     ASSERT_LT(s, end.size());
     EXPECT_GT(end[s], j);
     if (s) EXPECT_LE(end[s - 1], j);
@@ -272,7 +272,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> tiled_pairs_model(const std
         std::vector<std::uint16_t> s_low(total);
         std::vector<std::uint32_t> s_val(total), rank(total), cnt(bins, 0), perm(total);
         for (std::uint32_t j = 0; j < total; ++j) {
-          const std::uint32_t s = segment_of(end.data(), k, j);
+          const std::uint32_t s = run_at(end.data(), 0u, k, j);
           const std::uint64_t at = (t + s) * tile + lo[s] + (j - (s ? end[s - 1] : 0u));
           s_low[j] = low[at];
           s_val[j] = val[at];
