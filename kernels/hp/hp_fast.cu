@@ -63,6 +63,8 @@ constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
 // at most (2048 + 1) * 4 bytes per 8192-key tile, one byte a key.
 constexpr unsigned kTiledLowBits = 14;
 constexpr std::uint64_t kTiledMaxBuckets = 2048;
+static_assert(bits_for_range(kTiledMaxBuckets) <= kMaxBucketBits, "hp-tiled-stable ranks a tile's buckets");
+static_assert(kTiledLowBits - low_digit_bits(kTiledLowBits) <= kPlaceDigitBits, "and a batch's bins in two halves");
 // tiled_low_bits narrows the buckets only while a tile's segments average this many keys (256
 // buckets: at 512, n = 2^24, delta = 4, hp-tiled took 0.201 ms against 0.188 at 256).
 constexpr std::uint64_t kTiledMinSegmentKeys = 32;
@@ -132,9 +134,11 @@ std::size_t cursor_scan_temp_bytes(u64 n) {
   return bytes;
 }
 
-enum class Histogram { shared, global, hybrid, tiled };
-// The hybrid and the tiled variant keep 2-byte low bits in keys[1] until the scan.
-bool splits(Histogram h) { return h == Histogram::hybrid || h == Histogram::tiled; }
+// tiled_stable is hp-tiled whose key-value path ranks in input order (hp-tiled-stable).
+enum class Histogram { shared, global, hybrid, tiled, tiled_stable };
+bool tiles(Histogram h) { return h == Histogram::tiled || h == Histogram::tiled_stable; }
+// The hybrid and the tiled variants keep 2-byte low bits in keys[1] until the scan.
+bool splits(Histogram h) { return h == Histogram::hybrid || tiles(h); }
 
 unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const char* who = "hp-hybrid") {
   const long bits = p.param_int("low_bits", fallback);
@@ -154,15 +158,15 @@ unsigned tiled_width(const SortProblem& p) {
 }
 
 // place_pairs' shared memory, static part included.
-std::size_t place_shared_total(unsigned low_bits, std::size_t value_bytes) {
-  return place_shared_bytes(low_bits, value_bytes) + sizeof(PlaceScan::TempStorage);
+std::size_t place_shared_total(unsigned low_bits, std::size_t value_bytes, bool stable) {
+  return place_shared_bytes(low_bits, value_bytes, stable) + sizeof(PlaceScan::TempStorage);
 }
 
 // The widest buckets place_pairs holds in shared memory beside a batch of p's values.
-unsigned widest_pair_width(const SortProblem& p) {
+unsigned widest_pair_width(const SortProblem& p, bool stable) {
   const std::size_t vb = payload_bytes(p.spec.payload);
   unsigned w = kTiledLowBits;
-  while (w > kLowBitsMin && place_shared_total(w, vb) > device_facts(p).smem_per_block) --w;
+  while (w > kLowBitsMin && place_shared_total(w, vb, stable) > device_facts(p).smem_per_block) --w;
   return w;
 }
 
@@ -171,8 +175,8 @@ unsigned widest_pair_width(const SortProblem& p) {
 // (n = 2^26, delta = sigma = 50, u32 + u32: 1.22 ms at 2^12 bins, 1.57 at 2^13, 1.99 at
 // 2^14; H200, 7303e71), and they must leave room for a batch of values in shared memory; 0
 // where --param low_bits asks for buckets too wide for that.
-unsigned tiled_pair_width(const SortProblem& p) {
-  const unsigned widest = widest_pair_width(p);
+unsigned tiled_pair_width(const SortProblem& p, bool stable) {
+  const unsigned widest = widest_pair_width(p, stable);
   if (p.params.count("low_bits")) {
     const unsigned w = low_bits_of(p, kTiledLowBits, "hp-tiled");
     return w <= widest ? w : 0;
@@ -185,14 +189,14 @@ unsigned tiled_pair_width(const SortProblem& p) {
 // Bucket width of the variants that split (0: no split).
 unsigned low_bits_for(Histogram h, const SortProblem& p) {
   if (h == Histogram::hybrid) return low_bits_of(p);
-  if (h == Histogram::tiled) return p.has_payload() ? tiled_pair_width(p) : tiled_width(p);
+  if (tiles(h)) return p.has_payload() ? tiled_pair_width(p, h == Histogram::tiled_stable) : tiled_width(p);
   return 0;
 }
 
 // Groups per bucket of hp-tiled's key-value path: segment_hist and place_pairs share them.
 std::uint64_t tiled_pair_groups(u64 n, u64 range, u64 buckets, unsigned low_bits, std::size_t value_bytes,
-                                const DeviceFacts& d) {
-  const std::size_t per_block = place_shared_total(low_bits, value_bytes) + kReservedSharedPerBlock;
+                                bool stable, const DeviceFacts& d) {
+  const std::size_t per_block = place_shared_total(low_bits, value_bytes, stable) + kReservedSharedPerBlock;
   const std::uint64_t per_sm = std::clamp<std::uint64_t>(d.smem_per_sm / per_block, 1, 2);
   return pair_groups(buckets, ceil_div(n, kTile), per_sm * d.sms, kPairWaves, n, range, kPairKeysPerCountWord);
 }
@@ -220,12 +224,13 @@ struct FastArrays {
   u32* bin_total = nullptr;  // ... and the bins' totals over the groups
   unsigned low_bits = 0;
   FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs, const DeviceFacts& d,
-             bool tiled = false, std::size_t value_bytes = 0)
+             bool tiled = false, std::size_t value_bytes = 0, bool stable = false)
       : low_bits(hybrid_low_bits) {
     Carve c;
     const u64 m = min_u64(n, range);
     const bool tiled_pairs = pairs && tiled && low_bits;
-    if (tiled_pairs) groups = tiled_pair_groups(n, range, buckets_for(range, low_bits), low_bits, value_bytes, d);
+    if (tiled_pairs)
+      groups = tiled_pair_groups(n, range, buckets_for(range, low_bits), low_bits, value_bytes, stable, d);
     A = reinterpret_cast<u32*>(base + c.take(groups * range * sizeof(u32)));
     if (tiled_pairs) {
       bin_total = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
@@ -338,14 +343,14 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
 }
 
 // group_tiles over x (and its values, with a payload), persistent blocks as many as fit.
-template <typename W, typename V = NoValue>
+template <typename W, typename V = NoValue, bool Stable = false>
 void group_tiles_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low,
                         const V* vals = nullptr, V* grouped_vals = nullptr) {
   const u64 tiles = ceil_div(r.n, kTile);
-  const std::size_t smem = group_shared_bytes<V>(static_cast<u32>(a.buckets));
-  group_tiles<W, V><<<resident_grid(group_tiles<W, V>, tiles * kTileBlock, kTileBlock, smem, r.device), kTileBlock,
-                      smem, r.stream>>>(x, r.n, r.min_word, a.low_bits, static_cast<u32>(a.buckets), a.seg_start,
-                                        low, vals, grouped_vals);
+  const std::size_t smem = group_shared_bytes<V, Stable>(static_cast<u32>(a.buckets));
+  auto* kernel = group_tiles<W, V, Stable>;
+  kernel<<<resident_grid(kernel, tiles * kTileBlock, kTileBlock, smem, r.device), kTileBlock, smem, r.stream>>>(
+      x, r.n, r.min_word, a.low_bits, static_cast<u32>(a.buckets), a.seg_start, low, vals, grouped_vals);
   SB_CUDA_CHECK_LAUNCH();
 }
 
@@ -383,15 +388,16 @@ bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std:
 }
 
 // hp-tiled with a payload: the tiles grouped with their values, each group's counts, the
-// scan that makes them the groups' cursors, and the groups placing their pairs. The sorted
-// pairs land in keys[0] and vals[0] (the grouped low bits and values use keys[1], vals[1]).
-template <typename W, typename V>
+// scan that makes them the groups' cursors, and the groups placing their pairs (Stable: in
+// input order). The sorted pairs land in keys[0] and vals[0] (the grouped low bits and values
+// use keys[1], vals[1]).
+template <typename W, typename V, bool Stable>
 void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, const V* vals, std::uint16_t* low,
                         V* grouped_vals, W* keys_out, V* vals_out) {
   const auto buckets = static_cast<u32>(a.buckets);
   const auto groups = static_cast<u32>(a.groups);
   const u64 tiles = ceil_div(r.n, kTile);
-  group_tiles_launch(r, a, x, low, vals, grouped_vals);
+  group_tiles_launch<W, V, Stable>(r, a, x, low, vals, grouped_vals);
   const unsigned grid = buckets * groups;
   SB_CUDA_CHECK(cudaMemsetAsync(a.bin_total, 0, r.range * sizeof(u32), r.stream));
   segment_hist<<<grid, kSegBlock, (std::size_t{1} << a.low_bits) * sizeof(u32), r.stream>>>(
@@ -405,7 +411,7 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
                                                                                          a.bin_total);
     SB_CUDA_CHECK_LAUNCH();
   }
-  place_pairs<W, V><<<grid, kPlaceBlock, place_shared_bytes(a.low_bits, sizeof(V)), r.stream>>>(
+  place_pairs<W, V, Stable><<<grid, kPlaceBlock, place_shared_bytes(a.low_bits, sizeof(V), Stable), r.stream>>>(
       low, grouped_vals, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, a.bin_total, r.min_word,
       keys_out, vals_out);
   SB_CUDA_CHECK_LAUNCH();
@@ -417,7 +423,7 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
 template <typename W>
 bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low,
                       bool runs = false) {
-  if (h == Histogram::tiled) return hist_tiled_launch(r, a, x, low, runs);
+  if (tiles(h)) return hist_tiled_launch(r, a, x, low, runs);
   SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
   switch (h) {
     case Histogram::shared: hist_shared_launch(r, x, a.A); break;
@@ -427,7 +433,8 @@ bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, cons
       SB_CUDA_CHECK_LAUNCH();
       break;
     case Histogram::hybrid: hist_hybrid_launch(r, a, x, low); break;
-    case Histogram::tiled: break;
+    case Histogram::tiled:
+    case Histogram::tiled_stable: break;
   }
   return false;
 }
@@ -439,15 +446,16 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   constexpr bool pairs = Buffers<K, V>::has_values;
   const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.realized.min_ordered), b.stream, device_facts(b.device)};
   if (r.n == 0) return 0;
-  FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device,
-                  h == Histogram::tiled, payload_bytes(p.spec.payload));
+  FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device, tiles(h),
+                  payload_bytes(p.spec.payload), h == Histogram::tiled_stable);
   const W* x = reinterpret_cast<const W*>(b.keys[0]);
   // The split's low bits (2 bytes a key) live in keys[1] until the scan.
   auto* low = reinterpret_cast<std::uint16_t*>(b.keys[1]);
   std::size_t temp_bytes = a.temp_bytes;
   if constexpr (pairs) {
-    if (h == Histogram::tiled) {
-      tiled_pairs_launch<W, V>(r, a, x, b.vals[0], low, b.vals[1], reinterpret_cast<W*>(b.keys[0]), b.vals[0]);
+    if (tiles(h)) {
+      auto* launch = h == Histogram::tiled_stable ? tiled_pairs_launch<W, V, true> : tiled_pairs_launch<W, V, false>;
+      launch(r, a, x, b.vals[0], low, b.vals[1], reinterpret_cast<W*>(b.keys[0]), b.vals[0]);
       return 0;
     }
     launch_histogram(h, r, a, x, low);
@@ -490,8 +498,8 @@ std::size_t fast_bytes(Histogram h, const SortProblem& p) {
   const unsigned low_bits = low_bits_for(h, p);
   return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
-    return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p),
-                         h == Histogram::tiled, payload_bytes(p.spec.payload))
+    return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p), tiles(h),
+                         payload_bytes(p.spec.payload), h == Histogram::tiled_stable)
         .bytes;
   });
 }
@@ -505,11 +513,11 @@ std::optional<std::string> shared_unsupported(const SortProblem& p) {
   return std::nullopt;
 }
 
-std::optional<std::string> tiled_unsupported(const SortProblem& p) {
+std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) {
   if (auto why = common_limits(p)) return why;
   unsigned low_bits = low_bits_of(p, kTiledLowBits, "hp-tiled");
   if (p.has_payload()) {
-    const unsigned pair_bits = tiled_pair_width(p);
+    const unsigned pair_bits = tiled_pair_width(p, stable);
     if (!pair_bits)
       return fmt::format("low_bits={} leaves no room for a batch of {}-byte values in shared memory; use {} or less",
                          low_bits, payload_bytes(p.spec.payload), low_bits - 1);
@@ -543,7 +551,7 @@ const char* choice_name(Choice c) {
 }
 
 Choice choose(const SortProblem& p) {
-  const unsigned pair_bits = widest_pair_width(p);
+  const unsigned pair_bits = widest_pair_width(p, false);
   const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
                       kAutoTiledKeysPerValue, std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits),
@@ -568,14 +576,21 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
       allow_large_shared(bucket_hist, d);
     }
   });
-  if (h == Histogram::tiled)
+  if (tiles(h))
     dispatch_element<FastKeys, FastValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
       using V = decltype(v);
-      allow_large_shared(group_tiles<W, V>, d);
       allow_large_shared(segment_hist, d);
-      if constexpr (std::is_same_v<V, NoValue>) allow_large_shared(segment_runs<W>, d);
-      else allow_large_shared(place_pairs<W, V>, d);
+      if constexpr (std::is_same_v<V, NoValue>) {
+        allow_large_shared(group_tiles<W, V>, d);
+        allow_large_shared(segment_runs<W>, d);
+      } else if (h == Histogram::tiled_stable) {
+        allow_large_shared(group_tiles<W, V, true>, d);
+        allow_large_shared(place_pairs<W, V, true>, d);
+      } else {
+        allow_large_shared(group_tiles<W, V>, d);
+        allow_large_shared(place_pairs<W, V>, d);
+      }
     });
 }
 
@@ -614,7 +629,8 @@ const char* histogram_name(const SortProblem& p, std::uint64_t n) {
   switch (histogram_for(p, n)) {
     case Histogram::shared: return "shared";
     case Histogram::hybrid: return "hybrid";
-    case Histogram::tiled: return "tiled";
+    case Histogram::tiled:
+    case Histogram::tiled_stable: return "tiled";
     case Histogram::global: break;
   }
   return "global";
@@ -624,7 +640,8 @@ std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint
   switch (histogram_for(p, n)) {
     case Histogram::shared: return shared_unsupported(p);
     case Histogram::hybrid: return hybrid_unsupported(p);
-    case Histogram::tiled: return tiled_unsupported(p);
+    case Histogram::tiled: return tiled_unsupported(p, false);
+    case Histogram::tiled_stable: return tiled_unsupported(p, true);
     case Histogram::global: break;
   }
   return common_limits(p);
@@ -686,13 +703,26 @@ void add_fast(Registry& r) {
                                 "pass), shared-memory histogram per bucket over its tile segments, fused "
                                 "scan/compress, run expansion; with a payload, groups' cursors and batches "
                                 "counting-sorted in shared memory");
-  tiled.constraints = fmt::format(
-      "range at most {} buckets of 2^{} bins (low_bits {}..{}; default {}..{} by n and range; with a payload the "
-      "narrowest that covers the range, at most 2^13 with 8-byte values on Hopper)",
-      kTiledMaxBuckets, kTiledLowBits, kLowBitsMin, kLowBits, kLowBitsMin, kTiledLowBits);
-  tiled.unsupported = tiled_unsupported;
+  auto tiled_constraints = [](const char* pair_width) {
+    return fmt::format(
+        "range at most {} buckets of 2^{} bins (low_bits {}..{}; default {}..{} by n and range; with a payload the "
+        "narrowest that covers the range{})",
+        kTiledMaxBuckets, kTiledLowBits, kLowBitsMin, kLowBits, kLowBitsMin, kTiledLowBits, pair_width);
+  };
+  tiled.constraints = tiled_constraints(", at most 2^13 with 8-byte values on Hopper");
+  tiled.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, false); };
   tiled.params = {"low_bits"};
   r.add(tiled);
+
+  Algorithm tiled_stable = fast_member("hp-tiled-stable", Histogram::tiled_stable,
+                                       "beyond seed 004: hp-tiled whose key-value path ranks in input order (tiles "
+                                       "grouped and batches sorted by bin with per-warp counts and a scan, no "
+                                       "atomics); keys alone as hp-tiled");
+  tiled_stable.stable = true;
+  tiled_stable.constraints = tiled_constraints("");
+  tiled_stable.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, true); };
+  tiled_stable.params = {"low_bits"};
+  r.add(tiled_stable);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
                               "picks hp-smem, hp-tiled, hp-hybrid, hp-global or CUB radix sort on the range's bits from n, range and distinct count (with a payload hp-tiled or CUB)");

@@ -384,17 +384,115 @@ template <typename V>
 constexpr std::size_t group_value_bytes() {
   return groups_values<V>() ? std::size_t{kTile} * sizeof(V) : 0;
 }
-template <typename V = NoValue>
+// hp-tiled-stable ranks by warp rows of 16-bit counters (warp_counter) instead of a word a
+// bucket and its start.
+constexpr unsigned kRankWarps = kTileBlock / 32;
+// The widest digits ranked: a tile's bucket (hp-tiled's 2048 buckets at most) and half a
+// batch's bin (2^14 bins at most).
+constexpr unsigned kMaxBucketBits = 11;
+constexpr unsigned kPlaceDigitBits = 7;
+constexpr std::size_t warp_counts_bytes(u32 digits) {
+  return (std::size_t{kRankWarps} * digits * sizeof(std::uint16_t) + 3) / 4 * 4;
+}
+template <typename V = NoValue, bool Stable = false>
 constexpr std::size_t group_shared_bytes(u32 buckets) {
   return group_key_buffers<V>() * std::size_t{kTile} * sizeof(u32) + group_value_bytes<V>() +
-         std::size_t{kTile} * sizeof(std::uint16_t) + 2 * std::size_t{buckets} * sizeof(u32);
+         std::size_t{kTile} * sizeof(std::uint16_t) +
+         (Stable ? warp_counts_bytes(buckets) : 2 * std::size_t{buckets} * sizeof(u32));
 }
 
 using TileScan = cub::BlockScan<u32, kTileBlock>;
+
+// ---- hp-tiled-stable: ranks in input order (warp_major_item, warp_counter) ----
+// The lanes of a warp holding the same digit as this one, found with a ballot per digit bit
+// as CUB's MatchAny does (__match_any_sync made the hybrid's scatter compute bound, see
+// rank_in_bucket); none for a lane with no item. Unrolled to MaxBits: a loop over the bits
+// cost twice the instructions of its ballots.
+constexpr u32 kNoDigit = ~0u;
+template <unsigned MaxBits>
+__device__ __forceinline__ unsigned lanes_with_digit(u32 digit, unsigned bits) {
+  unsigned peers = __ballot_sync(0xffffffffu, digit != kNoDigit);
+#pragma unroll
+  for (unsigned k = 0; k < MaxBits; ++k) {
+    if (k < bits) {
+      const bool set = digit >> k & 1u;
+      const unsigned with = __ballot_sync(0xffffffffu, set);
+      peers &= set ? with : ~with;
+    }
+  }
+  return digit != kNoDigit ? peers : 0u;
+}
+
+// A thread's ranks inside its warp (under 2^16), two to a register: with a word each, the
+// 64 registers of two 512-thread blocks an SM spilled.
+template <unsigned Items>
+struct WarpRanks {
+  u32 word[(Items + 1) / 2];
+  __device__ __forceinline__ void set(unsigned step, u32 r) {
+    if (step % 2) word[step / 2] |= r << 16;
+    else word[step / 2] = r;
+  }
+  __device__ __forceinline__ u32 operator[](unsigned step) const { return word[step / 2] >> (step % 2 * 16) & 0xffffu; }
+};
+
+// Each warp counts its items' digits (digit_of(step): a digit below `digits`, of `bits` bits,
+// or kNoDigit) in its row of `count`, zeroed before; ranked(step, r) hears the item's rank
+// among its warp's items of that digit. A step's equal digits rank by lane, and one leader
+// per digit adds them to the row with an atomic on the counter's 32-bit word (two 16-bit
+// counters): its old value is the rank of the step's first such item, and the shuffle that
+// hands it to the peers orders this step's atomics before the next step's.
+template <unsigned Items, unsigned MaxBits, typename DigitOf, typename Ranked>
+__device__ __forceinline__ void count_warp_digits(DigitOf digit_of, unsigned bits, u32 digits,
+                                                  std::uint16_t* count, Ranked ranked) {
+  const u32 warp = threadIdx.x / 32, lane = lane_id();
+#pragma unroll
+  for (unsigned step = 0; step < Items; ++step) {
+    const u32 d = digit_of(step);
+    const unsigned peers = lanes_with_digit<MaxBits>(d, bits);
+    const unsigned leader = peers ? __ffs(peers) - 1 : lane;
+    u32 before = 0;
+    if (peers && lane == leader) {
+      const u32 at = warp_counter(d, warp, digits), half = at % 2 * 16;
+      before = atomicAdd(reinterpret_cast<u32*>(count) + at / 2, static_cast<u32>(__popc(peers)) << half) >> half &
+               0xffffu;
+    }
+    ranked(step, __shfl_sync(0xffffffffu, before, leader) + __popc(peers & ((1u << lane) - 1)));
+  }
+}
+
+// The exclusive scan of every warp's counts, digit by digit and warp by warp inside a digit
+// (thread t takes digits [t * per, (t + 1) * per)): each counter becomes its warp's first
+// rank of the digit, and first(d, rank) hears the first rank of each digit.
+template <typename Scan, typename First>
+__device__ __forceinline__ void scan_warp_counts(std::uint16_t* count, u32 digits, typename Scan::TempStorage& temp,
+                                                 First first) {
+  const u32 per = (digits + blockDim.x - 1) / blockDim.x;
+  const u32 d0 = threadIdx.x * per, d1 = d0 + per < digits ? d0 + per : digits;
+  u32 sum = 0;
+  for (u32 d = d0; d < d1; ++d)
+    for (u32 w = 0; w < kRankWarps; ++w) sum += count[warp_counter(d, w, digits)];
+  Scan(temp).ExclusiveSum(sum, sum);
+  for (u32 d = d0; d < d1; ++d) {
+    first(d, sum);
+    for (u32 w = 0; w < kRankWarps; ++w) {
+      std::uint16_t& c = count[warp_counter(d, w, digits)];
+      const u32 k = c;
+      c = static_cast<std::uint16_t>(sum);
+      sum += k;
+    }
+  }
+}
+
+__device__ __forceinline__ void zero_warp_counts(std::uint16_t* count, u32 digits) {
+  u32* words = reinterpret_cast<u32*>(count);
+  for (u32 i = threadIdx.x; i < warp_counts_bytes(digits) / 4; i += blockDim.x) words[i] = 0;
+}
 // Persistent blocks, two per SM (one with 8-byte values, whose tile does not leave room for
 // two: their registers are not capped); tiles are independent, so block g takes tiles g,
 // g + grid, ...
-template <typename W, typename V = NoValue>
+// Stable (hp-tiled-stable): a tile's items are in warp-major order and ranked by
+// count_warp_digits, so that a bucket's segment keeps the tile's order.
+template <typename W, typename V = NoValue, bool Stable = false>
 __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
     group_tiles(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, u32* seg_start, std::uint16_t* low,
                 const V* vals = nullptr, V* grouped_vals = nullptr) {
@@ -408,8 +506,16 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
                                                           group_value_bytes<V>());
   u32* s_count = reinterpret_cast<u32*>(s_low + kTile);
   u32* s_start = s_count + buckets;
+  std::uint16_t* s_warp_count = reinterpret_cast<std::uint16_t*>(s_low + kTile);  // Stable: in place of both
+  const unsigned bucket_bits = bits_for_range(buckets);
+  const u32 warp = threadIdx.x / 32;
+  auto item_at = [&](unsigned it) {
+    return Stable ? warp_major_item(warp, it, lane_id(), kTileItems) : it * kTileBlock + threadIdx.x;
+  };
   const u64 tiles = ceil_div(n, kTile);
-  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
+  if constexpr (Stable) zero_warp_counts(s_warp_count, buckets);
+  else
+    for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
   u64 t = blockIdx.x;
   if (t < tiles) load_tile_async(x, n, t, s_in);
   cp_async_commit();
@@ -431,39 +537,62 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
     const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
     // The tile's values are loaded before the ranks are taken, so that their latency hides
     // behind the rank atomics.
+    // (Stable: after the counting, which left no registers for them.)
     V v[kPairs ? kTileItems : 1];
-    if constexpr (kPairs) {
+    auto load_values = [&] {
+      if constexpr (kPairs) {
+#pragma unroll
+        for (unsigned it = 0; it < kTileItems; ++it) {
+          const u32 i = item_at(it);
+          if (i < len) v[it] = vals[t0 + i];
+        }
+      }
+    };
+    if (!Stable) load_values();
+    u32 rank[Stable ? 1 : kTileItems];
+    WarpRanks<kTileItems> warp_rank;
+    if constexpr (Stable) {
+      count_warp_digits<kTileItems, kMaxBucketBits>(
+          [&](unsigned it) {
+            const u32 i = item_at(it);
+            return i < len ? bucket_of(word_offset<u32>(keys[i], min_low), low_bits) : kNoDigit;
+          },
+          bucket_bits, buckets, s_warp_count, [&](unsigned it, u32 r) { warp_rank.set(it, r); });
+      load_values();
+    } else {
 #pragma unroll
       for (unsigned it = 0; it < kTileItems; ++it) {
-        const u32 i = it * kTileBlock + threadIdx.x;
-        if (i < len) v[it] = vals[t0 + i];
+        const u32 i = item_at(it);
+        rank[it] = rank_in_bucket(bucket_of(i < len ? word_offset<u32>(keys[i], min_low) : none, low_bits), buckets,
+                                  s_count);
       }
     }
-    u32 rank[kTileItems];
-#pragma unroll
-    for (unsigned it = 0; it < kTileItems; ++it) {
-      const u32 i = it * kTileBlock + threadIdx.x;
-      rank[it] = rank_in_bucket(bucket_of(i < len ? word_offset<u32>(keys[i], min_low) : none, low_bits), buckets,
-                                s_count);
-    }
     __syncthreads();
-    const u32 b0 = threadIdx.x * per_thread;
-    u32 sum = 0;
-    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) sum += s_count[b];
-    TileScan(s_scan).ExclusiveSum(sum, sum);
-    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) {
-      s_start[b] = sum;
-      seg_start[segment_row(b, t, tiles)] = sum;
-      sum += s_count[b];
+    if constexpr (Stable) {
+      scan_warp_counts<TileScan>(s_warp_count, buckets, s_scan,
+                                 [&](u32 b, u32 start) { seg_start[segment_row(b, t, tiles)] = start; });
+    } else {
+      const u32 b0 = threadIdx.x * per_thread;
+      u32 sum = 0;
+      for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) sum += s_count[b];
+      TileScan(s_scan).ExclusiveSum(sum, sum);
+      for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) {
+        s_start[b] = sum;
+        seg_start[segment_row(b, t, tiles)] = sum;
+        sum += s_count[b];
+      }
     }
     if (threadIdx.x == 0) seg_start[segment_row(buckets, t, tiles)] = len;
     __syncthreads();
 #pragma unroll
     for (unsigned it = 0; it < kTileItems; ++it) {
-      const u32 i = it * kTileBlock + threadIdx.x;
+      const u32 i = item_at(it);
       if (i < len) {
         const u32 off = word_offset<u32>(keys[i], min_low);
-        const u32 slot = s_start[bucket_of(off, low_bits)] + rank[it];
+        const u32 bucket = bucket_of(off, low_bits);
+        u32 slot;
+        if constexpr (Stable) slot = s_warp_count[warp_counter(bucket, warp, buckets)] + warp_rank[it];
+        else slot = s_start[bucket] + rank[it];
         s_low[slot] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
         if constexpr (kPairs) s_val[slot] = v[it];
       }
@@ -475,7 +604,9 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
     }
     copy_tile_out(s_low, low + t0, len);
     if constexpr (kPairs) copy_tile_out(s_val, grouped_vals + t0, len);
-    for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
+    if constexpr (Stable) zero_warp_counts(s_warp_count, buckets);
+    else
+      for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
     // s_count is next written after the next tile's first barrier, s_low and s_start after its second.
   }
   cp_async_wait<0>();
@@ -629,7 +760,11 @@ __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const
 // order, so that a warp's stores cover runs of consecutive slots: a store a pair at its
 // slot, a bin's pairs kTile / bins apart in time, would leave each 32-byte sector to be
 // filled by up to 8 separate stores. Equal keys take their slots in shared-atomic order:
-// not stable.
+// not stable. Stable (hp-tiled-stable): groups, batches and stable-grouped segments keep input
+// order, so a batch's elements are in input order, and it is ranked by bin in two
+// count_warp_digits passes (low digit, then high) instead of by atomics. The sorted batch then
+// finds its bins' first and last slots itself, so only the bins present move their cursors
+// (the atomic path scans, moves and clears every bin of the bucket per batch).
 constexpr unsigned kPlaceBlock = 512;
 constexpr u32 kInlineCursorGroups = 8;
 constexpr unsigned kPlaceItems = kTile / kPlaceBlock;
@@ -638,15 +773,64 @@ constexpr unsigned kPlaceItems = kTile / kPlaceBlock;
 constexpr unsigned kSlotBits = 13;
 static_assert(kTile == 1u << kSlotBits, "a batch slot or element takes kSlotBits bits");
 constexpr u32 kSlotMask = kTile - 1;
-// Values and slot order of one batch, the bins' cursors and counts, and the batch's segment
-// ends and starts. Two blocks share an SM with 4-byte values and 2^12-bin buckets, one
-// otherwise (its registers are then not capped).
-constexpr std::size_t place_shared_bytes(unsigned low_bits, std::size_t value_bytes) {
-  return std::size_t{kTile} * (value_bytes + sizeof(u32)) +
-         2 * std::size_t{padded_bins(1u << low_bits)} * sizeof(u32) + 2 * std::size_t{kPlaceBlock} * sizeof(u32);
+// Values and slot order of one batch, the bins' cursors, the batch's segment ends and
+// starts, and the bins' counts (Stable: the two passes' warp counts and the batch's bins). Two blocks share an SM
+// with 4-byte values and 2^12-bin buckets, one otherwise (its registers are then not capped).
+static_assert(kPlaceBlock == kTileBlock, "count_warp_digits has kRankWarps warps");
+constexpr std::size_t place_shared_bytes(unsigned low_bits, std::size_t value_bytes, bool stable = false) {
+  return std::size_t{kTile} * (value_bytes + sizeof(u32)) + std::size_t{padded_bins(1u << low_bits)} * sizeof(u32) +
+         2 * std::size_t{kPlaceBlock} * sizeof(u32) +
+         (stable ? warp_counts_bytes(1u << low_digit_bits(low_bits)) +
+                       warp_counts_bytes(1u << (low_bits - low_digit_bits(low_bits))) +
+                       std::size_t{kTile} * sizeof(std::uint16_t)
+                 : std::size_t{padded_bins(1u << low_bits)} * sizeof(u32));
 }
 using PlaceScan = cub::BlockScan<u32, kPlaceBlock>;
-template <typename W, typename V>
+// Stable: sorts a batch's elements (element j0 + 32 * it of a thread: warp-major order; its
+// bin in s_bin[j]) into s_perm as (bin, element) words, by bin and by element inside a bin:
+// LSD passes over the bin's low digit and its high one, each one count_warp_digits. An item
+// is its element with its rank above kSlotBits, one register: with the bins and ranks in
+// registers too, two 512-thread blocks an SM spilled. Waits for the batch's values
+// (cp.async) before its first barrier and ends with one.
+__device__ __forceinline__ void sort_batch_by_bin(u32 j0, u32 total, const unsigned (&digit_bits)[2],
+                                                  std::uint16_t* const (&count)[2], PlaceScan::TempStorage& scan,
+                                                  const std::uint16_t* s_bin, u32* s_perm) {
+  const u32 warp = threadIdx.x / 32;
+  u32 item[kPlaceItems];
+#pragma unroll
+  for (unsigned it = 0; it < kPlaceItems; ++it) item[it] = j0 + 32 * it;
+#pragma unroll 1
+  for (unsigned pass = 0; pass < 2; ++pass) {
+    const unsigned bits = pass ? digit_bits[1] : digit_bits[0];
+    const unsigned shift = pass ? digit_bits[0] : 0;
+    const u32 digits = 1u << bits;
+    std::uint16_t* const warp_count = pass ? count[1] : count[0];
+    if (pass) {  // the first pass's order, read before this pass's barrier lets anyone write
+#pragma unroll
+      for (unsigned it = 0; it < kPlaceItems; ++it)
+        if (j0 + 32 * it < total) item[it] = s_perm[j0 + 32 * it];
+    }
+    auto bin_of = [&](unsigned it) { return u32{s_bin[item[it] & kSlotMask]}; };
+    auto digit = [&](unsigned it) { return j0 + 32 * it < total ? bin_of(it) >> shift & (digits - 1) : kNoDigit; };
+    count_warp_digits<kPlaceItems, kPlaceDigitBits>(digit, bits, digits, warp_count,
+                                   [&](unsigned it, u32 r) { item[it] |= r << kSlotBits; });
+    cp_async_wait<0>();
+    __syncthreads();
+    scan_warp_counts<PlaceScan>(warp_count, digits, scan, [](u32, u32) {});
+    __syncthreads();
+#pragma unroll
+    for (unsigned it = 0; it < kPlaceItems; ++it)
+      if (j0 + 32 * it < total) {
+        const u32 j = item[it] & kSlotMask, bin = bin_of(it);
+        s_perm[warp_count[warp_counter(bin >> shift & (digits - 1), warp, digits)] + (item[it] >> kSlotBits)] =
+            pass ? bin << kSlotBits | j : j;
+      }
+    __syncthreads();
+    zero_warp_counts(warp_count, digits);  // last read before the barrier above
+  }
+}
+
+template <typename W, typename V, bool Stable = false>
 __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
     place_pairs(const std::uint16_t* low, const V* grouped_vals, const u32* seg_start, u64 tiles, u32 buckets,
                 unsigned low_bits, u64 range, u32 groups, const u32* H, const u32* start, W min_word, W* keys_out,
@@ -656,10 +840,17 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
   const u32 bins = 1u << low_bits;
   V* s_val = reinterpret_cast<V*>(s_raw);
   u32* s_cur = reinterpret_cast<u32*>(s_val + kTile);  // cursor - batch start, per bin (padded)
-  u32* s_cnt = s_cur + padded_bins(bins);                // batch counts, then batch starts
-  u32* s_end = s_cnt + padded_bins(bins);                // the batch's segment ends (inclusive prefix)
+  u32* s_end = s_cur + padded_bins(bins);                // the batch's segment ends (inclusive prefix)
   u32* s_lo = s_end + kPlaceBlock;                       // and their starts inside their tiles
-  u32* s_perm = s_lo + kPlaceBlock;  // slot -> (bin, batch element)
+  u32* s_perm = s_lo + kPlaceBlock;                      // slot -> (bin, batch element)
+  u32* s_cnt = s_perm + kTile;                           // batch counts, then batch starts
+  // Stable: the two passes' digits and warp counts, and the batch's bins by element.
+  const unsigned digit_bits[2] = {low_digit_bits(low_bits), low_bits - low_digit_bits(low_bits)};
+  std::uint16_t* s_warp_count[2] = {reinterpret_cast<std::uint16_t*>(s_perm + kTile), nullptr};
+  s_warp_count[1] = s_warp_count[0] + warp_counts_bytes(1u << digit_bits[0]) / sizeof(std::uint16_t);
+  std::uint16_t* s_bin = s_warp_count[1] + warp_counts_bytes(1u << digit_bits[1]) / sizeof(std::uint16_t);
+  if constexpr (Stable)
+    for (unsigned pass = 0; pass < 2; ++pass) zero_warp_counts(s_warp_count[pass], 1u << digit_bits[pass]);
   const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
   u64 t_lo, t_hi;
   part_bounds(tiles, groups, g, 1, t_lo, t_hi);
@@ -675,7 +866,7 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
       }
     }
     s_cur[padded_bin(x)] = cursor;
-    s_cnt[padded_bin(x)] = 0;
+    if (!Stable) s_cnt[padded_bin(x)] = 0;
   }
   const u32 per = bins / kPlaceBlock;  // bins >= 2^12
   // Thread i reads the segment of the batch's i-th tile; the next batch's read is issued as
@@ -725,28 +916,42 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
         }
       }
       cp_async_commit();
+      if constexpr (Stable) {
 #pragma unroll
-      for (unsigned it = 0; it < kPlaceItems; ++it)
-        if (j0 + 32 * it < total) item[it] = item[it] << kSlotBits | atomicAdd(&s_cnt[padded_bin(item[it])], 1u);
-      cp_async_wait<0>();
-      __syncthreads();
-      u32 sum = 0;
-      for (u32 q = 0; q < per; ++q) sum += s_cnt[padded_bin(threadIdx.x * per + q)];
-      PlaceScan(s_scan).ExclusiveSum(sum, sum);
-      for (u32 q = 0; q < per; ++q) {
-        const u32 x = padded_bin(threadIdx.x * per + q);
-        const u32 count = s_cnt[x];
-        s_cnt[x] = sum;
-        s_cur[x] -= sum;  // so that cursor + (slot - start) is s_cur + slot
-        sum += count;
-      }
-      __syncthreads();
+        for (unsigned it = 0; it < kPlaceItems; ++it)
+          if (j0 + 32 * it < total) s_bin[j0 + 32 * it] = static_cast<std::uint16_t>(item[it]);
+        sort_batch_by_bin(j0, total, digit_bits, s_warp_count, s_scan, s_bin, s_perm);
+        // A bin's first slot makes its cursor cursor - slot, so that s_cur + slot places it.
 #pragma unroll
-      for (unsigned it = 0; it < kPlaceItems; ++it) {
-        const u32 j = j0 + 32 * it;
-        if (j < total) {
-          const u32 bin = item[it] >> kSlotBits;
-          s_perm[s_cnt[padded_bin(bin)] + (item[it] & kSlotMask)] = bin << kSlotBits | j;
+        for (unsigned it = 0; it < kPlaceItems; ++it) {
+          const u32 slot = it * kPlaceBlock + threadIdx.x;
+          const u32 bin = slot < total ? s_perm[slot] >> kSlotBits : 0;
+          if (slot < total && (slot == 0 || s_perm[slot - 1] >> kSlotBits != bin)) s_cur[padded_bin(bin)] -= slot;
+        }
+      } else {
+#pragma unroll
+        for (unsigned it = 0; it < kPlaceItems; ++it)
+          if (j0 + 32 * it < total) item[it] = item[it] << kSlotBits | atomicAdd(&s_cnt[padded_bin(item[it])], 1u);
+        cp_async_wait<0>();
+        __syncthreads();
+        u32 sum = 0;
+        for (u32 q = 0; q < per; ++q) sum += s_cnt[padded_bin(threadIdx.x * per + q)];
+        PlaceScan(s_scan).ExclusiveSum(sum, sum);
+        for (u32 q = 0; q < per; ++q) {
+          const u32 x = padded_bin(threadIdx.x * per + q);
+          const u32 count = s_cnt[x];
+          s_cnt[x] = sum;
+          s_cur[x] -= sum;  // so that cursor + (slot - start) is s_cur + slot
+          sum += count;
+        }
+        __syncthreads();
+#pragma unroll
+        for (unsigned it = 0; it < kPlaceItems; ++it) {
+          const u32 j = j0 + 32 * it;
+          if (j < total) {
+            const u32 bin = item[it] >> kSlotBits;
+            s_perm[s_cnt[padded_bin(bin)] + (item[it] & kSlotMask)] = bin << kSlotBits | j;
+          }
         }
       }
       __syncthreads();
@@ -763,10 +968,20 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
       }
       __syncthreads();
       // Past the batch: cursor - start + next start = cursor + count.
-      for (u32 x = threadIdx.x; x < bins; x += blockDim.x)
-        s_cur[padded_bin(x)] += x + 1 < bins ? s_cnt[padded_bin(x + 1)] : total;
-      __syncthreads();
-      for (u32 x = threadIdx.x; x < bins; x += blockDim.x) s_cnt[padded_bin(x)] = 0;
+      if constexpr (Stable) {
+#pragma unroll
+        for (unsigned it = 0; it < kPlaceItems; ++it) {
+          const u32 slot = it * kPlaceBlock + threadIdx.x;
+          const u32 bin = slot < total ? s_perm[slot] >> kSlotBits : 0;
+          if (slot < total && (slot + 1 == total || s_perm[slot + 1] >> kSlotBits != bin))
+            s_cur[padded_bin(bin)] += slot + 1;
+        }
+      } else {
+        for (u32 x = threadIdx.x; x < bins; x += blockDim.x)
+          s_cur[padded_bin(x)] += x + 1 < bins ? s_cnt[padded_bin(x + 1)] : total;
+        __syncthreads();
+        for (u32 x = threadIdx.x; x < bins; x += blockDim.x) s_cnt[padded_bin(x)] = 0;
+      }
     }
     t += k;
     __syncthreads();  // s_end, s_lo and s_scan are written again by the next batch

@@ -259,6 +259,24 @@ SB_HD_INLINE std::uint64_t pair_groups(std::uint64_t buckets, std::uint64_t tile
 SB_HD_INLINE constexpr std::uint32_t padded_bin(std::uint32_t x) { return x + (x >> 5); }
 SB_HD_INLINE constexpr std::uint32_t padded_bins(std::uint32_t bins) { return bins + (bins >> 5); }
 
+// hp-tiled-stable ranks a block's items by a digit in input order without atomics. Items
+// are in warp-major order: warp w holds items [w * items * 32, (w + 1) * items * 32), its
+// lane l the step-th one at w * items * 32 + step * 32 + l, so input order is (warp, step,
+// lane). Each warp counts its own items in its row of digits counters (warp_counter: a row
+// a warp, so that a step's leaders write words spread by digit over the banks); one
+// exclusive scan of the counters digit by digit, and inside a digit warp by warp, then makes
+// each warp's counter of digit d its first item's rank among all of d.
+SB_HD_INLINE std::uint32_t warp_major_item(std::uint32_t warp, std::uint32_t step, std::uint32_t lane,
+                                           std::uint32_t items) {
+  return (warp * items + step) * 32 + lane;
+}
+SB_HD_INLINE std::uint32_t warp_counter(std::uint32_t digit, std::uint32_t warp, std::uint32_t digits) {
+  return warp * digits + digit;
+}
+// A batch's bins (up to 2^14) are ranked in two such passes, the low digit first: a row of
+// 2^14 counters a warp would not fit in shared memory, 2^7 do.
+SB_HD_INLINE constexpr unsigned low_digit_bits(unsigned low_bits) { return low_bits / 2; }
+
 // Fused binarize + scan + compress: one 64-bit scan carries both prefix sums of
 // Algorithm 5 (A01p in the high word, Ap in the low word). Ap <= n < 2^32 never carries.
 SB_HD_INLINE std::uint64_t pack_bin(std::uint32_t count) {
@@ -396,12 +414,13 @@ SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
   return auto_choice(in.n, in.range, rule, in.len);
 }
 
-// Stable variant: LSD passes of a stable counting sort over digits of digit_bits bits.
-SB_HD_INLINE unsigned bits_for_range(std::uint64_t range) {
+// Bits of a digit that takes `range` values (the stable variants' digits and buckets).
+SB_HD_INLINE constexpr unsigned bits_for_range(std::uint64_t range) {
   unsigned b = 0;
   while (b < 64 && (std::uint64_t{1} << b) < range) ++b;
   return b;
 }
+// hp-stable: LSD passes of a stable counting sort over digits of digit_bits bits.
 SB_HD_INLINE std::uint32_t digit_of(std::uint32_t offset, unsigned shift, unsigned digit_bits) {
   return (offset >> shift) & ((std::uint32_t{1} << digit_bits) - 1);
 }

@@ -21,7 +21,8 @@
 namespace sb::test {
 namespace {
 
-const char* const kPairAlgos[] = {"hp-smem", "hp-global", "hp-hybrid", "hp-tiled", "hp-auto", "hp-stable"};
+const char* const kPairAlgos[] = {"hp-smem",  "hp-global", "hp-hybrid",      "hp-tiled",
+                                  "hp-auto", "hp-stable", "hp-tiled-stable"};
 
 const Algorithm& by_name(const char* name) {
   const Algorithm* a = registry().find(name);
@@ -160,7 +161,9 @@ void check_every_payload(const std::vector<K>& keys, const char* what) {
 // tile), one key repeated (one bin takes a whole batch), every key but minVal in the last
 // bucket, one key per bucket, with several groups a bucket and a partial last tile.
 TEST(HpPairs, TiledPairsAtBucketEdges) {
-  const Algorithm& tiled = by_name("hp-tiled");
+  for (const char* name : {"hp-tiled", "hp-tiled-stable"}) {
+  const Algorithm& tiled = by_name(name);
+  SCOPED_TRACE(name);
   for (unsigned width : {12u, 13u, 14u}) {
     const std::uint32_t bucket = 1u << width;
     for (std::uint64_t n : {1000ull, 3 * 8192ull + 5, (1ull << 21) + 77}) {
@@ -189,6 +192,30 @@ TEST(HpPairs, TiledPairsAtBucketEdges) {
             check_problem<std::uint32_t, std::uint64_t>(tiled, problem, *keys);
         }
       }
+    }
+  }
+  }
+}
+
+// hp-tiled-stable where hp-tiled-stable is meant to win (delta = sigma = 50: ~2,500 copies of
+// each value, spread over every tile): equal keys come out in input order with many groups a
+// bucket, many batches a group and 2^12- to 2^14-bin buckets.
+TEST(HpPairs, TiledStableKeepsInputOrderOfManyCopies) {
+  const Algorithm& stable = by_name("hp-tiled-stable");
+  const std::uint64_t n = (std::uint64_t{1} << 24) + 13;
+  for (std::uint64_t delta : {50ull, 4ull}) {
+    const std::uint64_t range = n / delta, sigma = 50;
+    std::vector<std::uint32_t> keys(n);
+    for (std::uint64_t i = 0; i < n; ++i)
+      keys[i] = static_cast<std::uint32_t>(7 + (i * 2654435761u >> 5) % (range / sigma) * sigma);
+    for (Payload payload : {Payload::u32, Payload::u64}) {
+      SCOPED_TRACE("delta " + std::to_string(delta) + ", payload " + std::string(to_string(payload)));
+      const SortProblem problem = problem_of(keys, payload);
+      ASSERT_FALSE(stable.why_unsupported(problem));
+      if (payload == Payload::u32)
+        check_problem<std::uint32_t, std::uint32_t>(stable, problem, keys);
+      else
+        check_problem<std::uint32_t, std::uint64_t>(stable, problem, keys);
     }
   }
 }

@@ -329,6 +329,84 @@ TEST(HpIndex, TiledPairsModelSortsEveryPairOnce) {
   }
 }
 
+// hp-tiled-stable's ranking (count_warp_digits, scan_warp_counts) one lane at a time: items
+// in warp-major order, each warp's counts in its row (a step's equal digits by lane), the
+// exclusive scan digit by digit and warp by warp. The ranks must be a stable counting sort's
+// positions, and two passes over a bin's low then high digit must sort a batch by bin in
+// element order.
+std::vector<std::uint32_t> warp_count_ranks(const std::vector<std::uint32_t>& digit, std::uint32_t total,
+                                            std::uint32_t digits) {
+  constexpr std::uint32_t warps = 16, items = 16;
+  std::vector<std::uint32_t> count(warps * digits, 0), rank(total);
+  for (std::uint32_t w = 0; w < warps; ++w)
+    for (std::uint32_t step = 0; step < items; ++step) {
+      for (std::uint32_t lane = 0; lane < 32; ++lane) {
+        const std::uint32_t j = warp_major_item(w, step, lane, items);
+        if (j >= total) continue;
+        std::uint32_t peers_below = 0;  // lanes before this one in the step with its digit
+        for (std::uint32_t l = 0; l < lane; ++l) {
+          const std::uint32_t jl = warp_major_item(w, step, l, items);
+          peers_below += jl < total && digit[jl] == digit[j];
+        }
+        rank[j] = count[warp_counter(digit[j], w, digits)] + peers_below;
+      }
+      // The step's leaders add their peers once every lane has its rank.
+      for (std::uint32_t lane = 0; lane < 32; ++lane) {
+        const std::uint32_t j = warp_major_item(w, step, lane, items);
+        if (j < total) ++count[warp_counter(digit[j], w, digits)];
+      }
+    }
+  std::vector<std::uint32_t> first(warps * digits);
+  std::uint32_t sum = 0;
+  for (std::uint32_t d = 0; d < digits; ++d)
+    for (std::uint32_t w = 0; w < warps; ++w) {
+      first[warp_counter(d, w, digits)] = sum;
+      sum += count[warp_counter(d, w, digits)];
+    }
+  for (std::uint32_t j = 0; j < total; ++j) rank[j] += first[warp_counter(digit[j], j / (items * 32), digits)];
+  return rank;
+}
+
+TEST(HpIndex, WarpCountsRankInInputOrder) {
+  std::mt19937 rng(17);
+  constexpr std::uint32_t kBatch = 8192;
+  EXPECT_EQ(warp_major_item(0, 0, 31, 16), 31u);
+  EXPECT_EQ(warp_major_item(0, 1, 0, 16), 32u);
+  EXPECT_EQ(warp_major_item(15, 15, 31, 16), kBatch - 1);
+  for (std::uint32_t digits : {1u, 5u, 64u, 328u, 2048u})
+    for (std::uint32_t total : {kBatch, 1u, 33u, 5000u}) {
+      SCOPED_TRACE(std::to_string(digits) + " digits, " + std::to_string(total) + " items");
+      std::vector<std::uint32_t> digit(total);
+      for (auto& d : digit) d = rng() % 4 == 0 ? digits - 1 : rng() % digits;  // runs of one digit too
+      const auto rank = warp_count_ranks(digit, total, digits);
+      std::vector<std::uint32_t> count(digits + 1, 0), want(total);
+      for (auto d : digit) ++count[d + 1];
+      std::partial_sum(count.begin(), count.end(), count.begin());
+      for (std::uint32_t j = 0; j < total; ++j) want[j] = count[digit[j]]++;
+      ASSERT_EQ(rank, want);
+    }
+  // A batch of 2^12 to 2^14 bins sorted by bin in two passes (sort_batch_by_bin).
+  for (unsigned low_bits : {12u, 13u, 14u}) {
+    const unsigned lo = low_digit_bits(low_bits), hi = low_bits - lo;
+    EXPECT_LE(hi, 7u);  // a warp's row of 2^7 16-bit counters
+    for (std::uint32_t total : {kBatch, 4097u}) {
+      std::vector<std::uint32_t> bin(total);
+      for (auto& b : bin) b = rng() % 3 == 0 ? 77 : rng() % (1u << low_bits);
+      std::vector<std::uint32_t> digit(total), order(total), next(total);
+      for (std::uint32_t j = 0; j < total; ++j) digit[j] = bin[j] & ((1u << lo) - 1);
+      auto rank = warp_count_ranks(digit, total, 1u << lo);
+      for (std::uint32_t j = 0; j < total; ++j) order[rank[j]] = j;
+      for (std::uint32_t j = 0; j < total; ++j) digit[j] = bin[order[j]] >> lo;
+      rank = warp_count_ranks(digit, total, 1u << hi);
+      for (std::uint32_t j = 0; j < total; ++j) next[rank[j]] = order[j];
+      std::vector<std::uint32_t> want(total);
+      std::iota(want.begin(), want.end(), 0u);
+      std::stable_sort(want.begin(), want.end(), [&](auto a, auto b) { return bin[a] < bin[b]; });
+      ASSERT_EQ(next, want) << "low_bits " << low_bits << ", " << total << " elements";
+    }
+  }
+}
+
 TEST(HpIndex, TiledLowBitsTakesTheWidestBucketsThatKeepSegmentHistBusy) {
   const std::uint64_t resident = 396;  // 132 SMs, 3 blocks each
   auto width = [&](std::uint64_t n, std::uint64_t delta) {
