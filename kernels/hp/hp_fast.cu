@@ -63,8 +63,6 @@ constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
 // at most (2048 + 1) * 4 bytes per 8192-key tile, one byte a key.
 constexpr unsigned kTiledLowBits = 14;
 constexpr std::uint64_t kTiledMaxBuckets = 2048;
-static_assert(bits_for_range(kTiledMaxBuckets) <= kMaxBucketBits, "hp-tiled-stable ranks a tile's buckets");
-static_assert(kTiledLowBits - low_digit_bits(kTiledLowBits) <= kPlaceDigitBits, "and a batch's bins in two halves");
 // tiled_low_bits narrows the buckets only while a tile's segments average this many keys (256
 // buckets: at 512, n = 2^24, delta = 4, hp-tiled took 0.201 ms against 0.188 at 256).
 constexpr std::uint64_t kTiledMinSegmentKeys = 32;

@@ -387,10 +387,6 @@ constexpr std::size_t group_value_bytes() {
 // hp-tiled-stable ranks by warp rows of 16-bit counters (warp_counter) instead of a word a
 // bucket and its start.
 constexpr unsigned kRankWarps = kTileBlock / 32;
-// The widest digits ranked: a tile's bucket (hp-tiled's 2048 buckets at most) and half a
-// batch's bin (2^14 bins at most).
-constexpr unsigned kMaxBucketBits = 11;
-constexpr unsigned kPlaceDigitBits = 7;
 constexpr std::size_t warp_counts_bytes(u32 digits) {
   return (std::size_t{kRankWarps} * digits * sizeof(std::uint16_t) + 3) / 4 * 4;
 }
@@ -406,19 +402,16 @@ using TileScan = cub::BlockScan<u32, kTileBlock>;
 // ---- hp-tiled-stable: ranks in input order (warp_major_item, warp_counter) ----
 // The lanes of a warp holding the same digit as this one, found with a ballot per digit bit
 // as CUB's MatchAny does (__match_any_sync made the hybrid's scatter compute bound, see
-// rank_in_bucket); none for a lane with no item. Unrolled to MaxBits: a loop over the bits
-// cost twice the instructions of its ballots.
+// rank_in_bucket); none for a lane with no item. (Unrolled to the widest digit, 11 and 7
+// bits, with the bits past the digit's skipped, hp-tiled-stable took 2.90 ms against 2.71
+// for u64 + u64 at n = 2^26, delta = sigma = 50; H200.)
 constexpr u32 kNoDigit = ~0u;
-template <unsigned MaxBits>
 __device__ __forceinline__ unsigned lanes_with_digit(u32 digit, unsigned bits) {
   unsigned peers = __ballot_sync(0xffffffffu, digit != kNoDigit);
-#pragma unroll
-  for (unsigned k = 0; k < MaxBits; ++k) {
-    if (k < bits) {
-      const bool set = digit >> k & 1u;
-      const unsigned with = __ballot_sync(0xffffffffu, set);
-      peers &= set ? with : ~with;
-    }
+  for (unsigned k = 0; k < bits; ++k) {
+    const bool set = digit >> k & 1u;
+    const unsigned with = __ballot_sync(0xffffffffu, set);
+    peers &= set ? with : ~with;
   }
   return digit != kNoDigit ? peers : 0u;
 }
@@ -441,14 +434,14 @@ struct WarpRanks {
 // per digit adds them to the row with an atomic on the counter's 32-bit word (two 16-bit
 // counters): its old value is the rank of the step's first such item, and the shuffle that
 // hands it to the peers orders this step's atomics before the next step's.
-template <unsigned Items, unsigned MaxBits, typename DigitOf, typename Ranked>
+template <unsigned Items, typename DigitOf, typename Ranked>
 __device__ __forceinline__ void count_warp_digits(DigitOf digit_of, unsigned bits, u32 digits,
                                                   std::uint16_t* count, Ranked ranked) {
   const u32 warp = threadIdx.x / 32, lane = lane_id();
 #pragma unroll
   for (unsigned step = 0; step < Items; ++step) {
     const u32 d = digit_of(step);
-    const unsigned peers = lanes_with_digit<MaxBits>(d, bits);
+    const unsigned peers = lanes_with_digit(d, bits);
     const unsigned leader = peers ? __ffs(peers) - 1 : lane;
     u32 before = 0;
     if (peers && lane == leader) {
@@ -552,7 +545,7 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
     u32 rank[Stable ? 1 : kTileItems];
     WarpRanks<kTileItems> warp_rank;
     if constexpr (Stable) {
-      count_warp_digits<kTileItems, kMaxBucketBits>(
+      count_warp_digits<kTileItems>(
           [&](unsigned it) {
             const u32 i = item_at(it);
             return i < len ? bucket_of(word_offset<u32>(keys[i], min_low), low_bits) : kNoDigit;
@@ -812,7 +805,7 @@ __device__ __forceinline__ void sort_batch_by_bin(u32 j0, u32 total, const unsig
     }
     auto bin_of = [&](unsigned it) { return u32{s_bin[item[it] & kSlotMask]}; };
     auto digit = [&](unsigned it) { return j0 + 32 * it < total ? bin_of(it) >> shift & (digits - 1) : kNoDigit; };
-    count_warp_digits<kPlaceItems, kPlaceDigitBits>(digit, bits, digits, warp_count,
+    count_warp_digits<kPlaceItems>(digit, bits, digits, warp_count,
                                    [&](unsigned it, u32 r) { item[it] |= r << kSlotBits; });
     cp_async_wait<0>();
     __syncthreads();
@@ -911,15 +904,13 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
         if (j < total) {
           while (s_end[s] <= j) ++s;
           const u32 at = s * kTile + s_lo[s] + (j - (s ? s_end[s - 1] : 0u));
-          item[it] = batch_low[at];
+          if constexpr (Stable) s_bin[j] = batch_low[at];
+          else item[it] = batch_low[at];
           cp_async<sizeof(V)>(s_val + j, batch_vals + at);
         }
       }
       cp_async_commit();
       if constexpr (Stable) {
-#pragma unroll
-        for (unsigned it = 0; it < kPlaceItems; ++it)
-          if (j0 + 32 * it < total) s_bin[j0 + 32 * it] = static_cast<std::uint16_t>(item[it]);
         sort_batch_by_bin(j0, total, digit_bits, s_warp_count, s_scan, s_bin, s_perm);
         // A bin's first slot makes its cursor cursor - slot, so that s_cur + slot places it.
 #pragma unroll
