@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # hp-tiled's key-value path against CUB over the inputs that set hp-auto's payload rule
 # (kAutoPairs* in kernels/hp/hp_fast.cu): u32 keys + u32 payload at n = 2^24 and 2^26,
-# delta 4, 16, 64, 256 x sigma 4, 50, 1024, each with hp-tiled, hp-auto and cub-radix-bits,
-# merged into one JSON document.
+# delta 4, 16, 64, 256 x sigma 4, 50, 1024, each with hp-tiled, hp-tiled-stable, hp-auto and
+# cub-radix-bits, merged into one JSON document.
 #
 #   scripts/pairs-grid.sh OUT.json     (SORTBENCH: the executable; BUDGET: seconds per algorithm)
 set -euo pipefail
@@ -13,7 +13,7 @@ for n in 24 26; do
   for delta in 4 16 64 256; do
     for sigma in 4 50 1024; do
       run "n${n}d${delta}s${sigma}" -n "2^$n" --delta "$delta" --sigma "$sigma" --payload u32 \
-        --algo hp-tiled,hp-auto,cub-radix-bits
+        --algo hp-tiled,hp-tiled-stable,hp-auto,cub-radix-bits
     done
   done
 done
