@@ -192,6 +192,21 @@ __device__ __forceinline__ u32 rank_in_bucket(u32 bucket, u32 buckets, u32* s_co
   return bucket < buckets ? atomicAdd(&s_count[bucket], 1u) : 0;
 }
 
+// The exclusive scan of a tile's bucket counts, per_thread consecutive buckets a thread;
+// first(b, slot) hears each bucket's first slot in the tile.
+template <typename Scan, typename First>
+__device__ __forceinline__ void scan_bucket_counts(const u32* s_count, u32 buckets, u32 per_thread,
+                                                   typename Scan::TempStorage& temp, First first) {
+  const u32 b0 = threadIdx.x * per_thread;
+  u32 sum = 0;
+  for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) sum += s_count[b];
+  Scan(temp).ExclusiveSum(sum, sum);
+  for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) {
+    first(b, sum);
+    sum += s_count[b];
+  }
+}
+
 // Hybrid step 2: each key's low bits go to its bucket's region, 2 bytes per key. A part is
 // done in tiles of kSplitTile keys; a tile is first grouped by bucket in shared memory, so
 // that the keys of one bucket leave as one run of consecutive 2-byte stores instead of a
@@ -234,15 +249,7 @@ __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64
       rank[it] = rank_in_bucket(bucket_of(off[it], low_bits), buckets, s_count);
     }
     __syncthreads();
-    // Exclusive scan of the tile's bucket counts, per_thread consecutive buckets a thread.
-    const u32 b0 = threadIdx.x * per_thread;
-    u32 sum = 0;
-    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) sum += s_count[b];
-    SplitScan(s_scan).ExclusiveSum(sum, sum);
-    for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) {
-      s_start[b] = sum;
-      sum += s_count[b];
-    }
+    scan_bucket_counts<SplitScan>(s_count, buckets, per_thread, s_scan, [&](u32 b, u32 first) { s_start[b] = first; });
     __syncthreads();
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
@@ -416,8 +423,8 @@ __device__ __forceinline__ unsigned lanes_with_digit(u32 digit, unsigned bits) {
   return digit != kNoDigit ? peers : 0u;
 }
 
-// A thread's ranks inside its warp (under 2^16), two to a register: with a word each, the
-// 64 registers of two 512-thread blocks an SM spilled.
+// A thread's ranks inside its warp (under 2^16), two to a register: with a word each,
+// group_tiles spilled more of the 64 registers that two 512-thread blocks an SM leave it.
 template <unsigned Items>
 struct WarpRanks {
   u32 word[(Items + 1) / 2];
@@ -565,15 +572,10 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
       scan_warp_counts<TileScan>(s_warp_count, buckets, s_scan,
                                  [&](u32 b, u32 start) { seg_start[segment_row(b, t, tiles)] = start; });
     } else {
-      const u32 b0 = threadIdx.x * per_thread;
-      u32 sum = 0;
-      for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) sum += s_count[b];
-      TileScan(s_scan).ExclusiveSum(sum, sum);
-      for (u32 b = b0; b < b0 + per_thread && b < buckets; ++b) {
-        s_start[b] = sum;
-        seg_start[segment_row(b, t, tiles)] = sum;
-        sum += s_count[b];
-      }
+      scan_bucket_counts<TileScan>(s_count, buckets, per_thread, s_scan, [&](u32 b, u32 first) {
+        s_start[b] = first;
+        seg_start[segment_row(b, t, tiles)] = first;
+      });
     }
     if (threadIdx.x == 0) seg_start[segment_row(buckets, t, tiles)] = len;
     __syncthreads();
@@ -753,11 +755,11 @@ __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const
 // order, so that a warp's stores cover runs of consecutive slots: a store a pair at its
 // slot, a bin's pairs kTile / bins apart in time, would leave each 32-byte sector to be
 // filled by up to 8 separate stores. Equal keys take their slots in shared-atomic order:
-// not stable. Stable (hp-tiled-stable): groups, batches and stable-grouped segments keep input
-// order, so a batch's elements are in input order, and it is ranked by bin in two
-// count_warp_digits passes (low digit, then high) instead of by atomics. The sorted batch then
-// finds its bins' first and last slots itself, so only the bins present move their cursors
-// (the atomic path scans, moves and clears every bin of the bucket per batch).
+// not stable. Stable (hp-tiled-stable): groups, batches and stable-grouped segments keep
+// input order, so a batch's elements are in input order, and it is ranked by bin in two
+// count_warp_digits passes (low digit, then high) instead of by atomics. The sorted batch
+// then finds its bins' first and last slots itself, so only the bins present move their
+// cursors (the atomic path scans, moves and clears every bin of the bucket per batch).
 constexpr unsigned kPlaceBlock = 512;
 constexpr u32 kInlineCursorGroups = 8;
 constexpr unsigned kPlaceItems = kTile / kPlaceBlock;
@@ -767,8 +769,9 @@ constexpr unsigned kSlotBits = 13;
 static_assert(kTile == 1u << kSlotBits, "a batch slot or element takes kSlotBits bits");
 constexpr u32 kSlotMask = kTile - 1;
 // Values and slot order of one batch, the bins' cursors, the batch's segment ends and
-// starts, and the bins' counts (Stable: the two passes' warp counts and the batch's bins). Two blocks share an SM
-// with 4-byte values and 2^12-bin buckets, one otherwise (its registers are then not capped).
+// starts, and the bins' counts (Stable: the two passes' warp counts and the batch's bins).
+// Two blocks share an SM with 4-byte values and 2^12-bin buckets, one otherwise (its
+// registers are then not capped).
 static_assert(kPlaceBlock == kTileBlock, "count_warp_digits has kRankWarps warps");
 constexpr std::size_t place_shared_bytes(unsigned low_bits, std::size_t value_bytes, bool stable = false) {
   return std::size_t{kTile} * (value_bytes + sizeof(u32)) + std::size_t{padded_bins(1u << low_bits)} * sizeof(u32) +

@@ -162,44 +162,44 @@ void check_every_payload(const std::vector<K>& keys, const char* what) {
 // bucket, one key per bucket, with several groups a bucket and a partial last tile.
 TEST(HpPairs, TiledPairsAtBucketEdges) {
   for (const char* name : {"hp-tiled", "hp-tiled-stable"}) {
-  const Algorithm& tiled = by_name(name);
-  SCOPED_TRACE(name);
-  for (unsigned width : {12u, 13u, 14u}) {
-    const std::uint32_t bucket = 1u << width;
-    for (std::uint64_t n : {1000ull, 3 * 8192ull + 5, (1ull << 21) + 77}) {
-      std::vector<std::uint32_t> one(n), same(n, 123456), last(n), per_bucket(n);
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 3);
-        one[i] = 5 * bucket + h % 700;
-        last[i] = i == 0 ? 0 : 9 * bucket - 1 - h % 300;
-        per_bucket[i] = (h % 97) * bucket + 3;
-      }
-      for (const auto* keys : {&one, &same, &last, &per_bucket}) {
-        for (Payload payload : {Payload::u32, Payload::u64}) {
-          SortProblem problem = problem_of(*keys, payload);
-          problem.params["low_bits"] = std::to_string(width);
-          SCOPED_TRACE("width " + std::to_string(width) + ", n " + std::to_string(n) + ", payload " +
-                       std::string(to_string(payload)));
-          if (auto why = tiled.why_unsupported(problem)) {
-            // 8-byte values leave no room for 2^14 bins beside a batch: the one refusal allowed.
-            EXPECT_EQ(payload, Payload::u64) << *why;
-            EXPECT_EQ(width, 14u) << *why;
-            continue;
+    const Algorithm& tiled = by_name(name);
+    SCOPED_TRACE(name);
+    for (unsigned width : {12u, 13u, 14u}) {
+      const std::uint32_t bucket = 1u << width;
+      for (std::uint64_t n : {1000ull, 3 * 8192ull + 5, (1ull << 21) + 77}) {
+        std::vector<std::uint32_t> one(n), same(n, 123456), last(n), per_bucket(n);
+        for (std::uint64_t i = 0; i < n; ++i) {
+          const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 3);
+          one[i] = 5 * bucket + h % 700;
+          last[i] = i == 0 ? 0 : 9 * bucket - 1 - h % 300;
+          per_bucket[i] = (h % 97) * bucket + 3;
+        }
+        for (const auto* keys : {&one, &same, &last, &per_bucket}) {
+          for (Payload payload : {Payload::u32, Payload::u64}) {
+            SortProblem problem = problem_of(*keys, payload);
+            problem.params["low_bits"] = std::to_string(width);
+            SCOPED_TRACE("width " + std::to_string(width) + ", n " + std::to_string(n) + ", payload " +
+                         std::string(to_string(payload)));
+            if (auto why = tiled.why_unsupported(problem)) {
+              // 8-byte values leave no room for 2^14 bins beside a batch: the one refusal allowed.
+              EXPECT_EQ(payload, Payload::u64) << *why;
+              EXPECT_EQ(width, 14u) << *why;
+              continue;
+            }
+            if (payload == Payload::u32)
+              check_problem<std::uint32_t, std::uint32_t>(tiled, problem, *keys);
+            else
+              check_problem<std::uint32_t, std::uint64_t>(tiled, problem, *keys);
           }
-          if (payload == Payload::u32)
-            check_problem<std::uint32_t, std::uint32_t>(tiled, problem, *keys);
-          else
-            check_problem<std::uint32_t, std::uint64_t>(tiled, problem, *keys);
         }
       }
     }
   }
-  }
 }
 
-// hp-tiled-stable where hp-tiled-stable is meant to win (delta = sigma = 50: ~2,500 copies of
-// each value, spread over every tile): equal keys come out in input order with many groups a
-// bucket, many batches a group and 2^12- to 2^14-bin buckets.
+// hp-tiled-stable with many copies of each value spread over every tile (sigma = 50: ~2,500
+// copies at delta = 50, ~200 at delta = 4): equal keys come out in input order with many
+// groups a bucket, many batches a group, and 82 or 1,024 buckets of 2^12 bins.
 TEST(HpPairs, TiledStableKeepsInputOrderOfManyCopies) {
   const Algorithm& stable = by_name("hp-tiled-stable");
   const std::uint64_t n = (std::uint64_t{1} << 24) + 13;
