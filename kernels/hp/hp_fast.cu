@@ -148,8 +148,10 @@ unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const c
 // hp-tiled's bucket width: --param low_bits, else tiled_low_bits at the segment_hist blocks
 // the kernel is built to keep on each SM (the same on every call, so the workspace's layout
 // and the run agree).
-unsigned tiled_width(const SortProblem& p) {
-  if (p.params.count("low_bits")) return low_bits_of(p, kTiledLowBits, "hp-tiled");
+const char* tiled_name(bool stable) { return stable ? "hp-tiled-stable" : "hp-tiled"; }
+
+unsigned tiled_width(const SortProblem& p, bool stable) {
+  if (p.params.count("low_bits")) return low_bits_of(p, kTiledLowBits, tiled_name(stable));
   const std::uint64_t resident = std::uint64_t(kSegBlocksPerSm) * device_facts(p).sms;
   return tiled_low_bits(p.n(), problem_range(p), kTile, resident, kKeysPerFlushedBin, kLowBitsMin, kTiledLowBits,
                         kTiledMinSegmentKeys);
@@ -176,7 +178,7 @@ unsigned widest_pair_width(const SortProblem& p, bool stable) {
 unsigned tiled_pair_width(const SortProblem& p, bool stable) {
   const unsigned widest = widest_pair_width(p, stable);
   if (p.params.count("low_bits")) {
-    const unsigned w = low_bits_of(p, kTiledLowBits, "hp-tiled");
+    const unsigned w = low_bits_of(p, kTiledLowBits, tiled_name(stable));
     return w <= widest ? w : 0;
   }
   unsigned w = kLowBitsMin;
@@ -187,7 +189,8 @@ unsigned tiled_pair_width(const SortProblem& p, bool stable) {
 // Bucket width of the variants that split (0: no split).
 unsigned low_bits_for(Histogram h, const SortProblem& p) {
   if (h == Histogram::hybrid) return low_bits_of(p);
-  if (tiles(h)) return p.has_payload() ? tiled_pair_width(p, h == Histogram::tiled_stable) : tiled_width(p);
+  const bool stable = h == Histogram::tiled_stable;
+  if (tiles(h)) return p.has_payload() ? tiled_pair_width(p, stable) : tiled_width(p, stable);
   return 0;
 }
 
@@ -513,7 +516,7 @@ std::optional<std::string> shared_unsupported(const SortProblem& p) {
 
 std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) {
   if (auto why = common_limits(p)) return why;
-  unsigned low_bits = low_bits_of(p, kTiledLowBits, "hp-tiled");
+  unsigned low_bits = low_bits_of(p, kTiledLowBits, tiled_name(stable));
   if (p.has_payload()) {
     const unsigned pair_bits = tiled_pair_width(p, stable);
     if (!pair_bits)
@@ -696,7 +699,7 @@ void add_fast(Registry& r) {
   hybrid.params = {"low_bits"};
   r.add(hybrid);
 
-  Algorithm tiled = fast_member("hp-tiled", Histogram::tiled,
+  Algorithm tiled = fast_member(tiled_name(false), Histogram::tiled,
                                 "beyond seed 004: each 8192-key tile grouped by high bits in place (no counting "
                                 "pass), shared-memory histogram per bucket over its tile segments, fused "
                                 "scan/compress, run expansion; with a payload, groups' cursors and batches "
@@ -712,7 +715,7 @@ void add_fast(Registry& r) {
   tiled.params = {"low_bits"};
   r.add(tiled);
 
-  Algorithm tiled_stable = fast_member("hp-tiled-stable", Histogram::tiled_stable,
+  Algorithm tiled_stable = fast_member(tiled_name(true), Histogram::tiled_stable,
                                        "beyond seed 004: hp-tiled whose key-value path ranks in input order (tiles "
                                        "grouped and batches sorted by bin with per-warp counts and a scan, no "
                                        "atomics); keys alone as hp-tiled");
