@@ -717,8 +717,8 @@ void add_fast(Registry& r) {
 
   Algorithm tiled_stable = fast_member(tiled_name(true), Histogram::tiled_stable,
                                        "beyond seed 004: hp-tiled whose key-value path ranks in input order (tiles "
-                                       "grouped and batches sorted by bin with per-warp counts and a scan, no "
-                                       "atomics); keys alone as hp-tiled");
+                                       "grouped and batches sorted by bin, each warp counting its own keys in "
+                                       "order and a scan ordering the warps); keys alone as hp-tiled");
   tiled_stable.stable = true;
   tiled_stable.constraints = tiled_constraints("");
   tiled_stable.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, true); };

@@ -259,10 +259,10 @@ SB_HD_INLINE std::uint64_t pair_groups(std::uint64_t buckets, std::uint64_t tile
 SB_HD_INLINE constexpr std::uint32_t padded_bin(std::uint32_t x) { return x + (x >> 5); }
 SB_HD_INLINE constexpr std::uint32_t padded_bins(std::uint32_t bins) { return bins + (bins >> 5); }
 
-// hp-tiled-stable ranks a block's items by a digit in input order without atomics. Items
-// are in warp-major order: warp w holds items [w * items * 32, (w + 1) * items * 32), its
-// lane l the step-th one at w * items * 32 + step * 32 + l, so input order is (warp, step,
-// lane). Each warp counts its own items in its row of digits counters (warp_counter: a row
+// hp-tiled-stable ranks a block's items by a digit in input order, whatever order shared
+// atomics land in. Items are in warp-major order: warp w holds items [w * items * 32,
+// (w + 1) * items * 32), its lane l the step-th one at w * items * 32 + step * 32 + l, so
+// input order is (warp, step, lane). Each warp counts its own items in its row of digits counters (warp_counter: a row
 // a warp, so that a step's leaders write words spread by digit over the banks); one
 // exclusive scan of the counters digit by digit, and inside a digit warp by warp, then makes
 // each warp's counter of digit d its first item's rank among all of d.
