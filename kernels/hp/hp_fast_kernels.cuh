@@ -632,6 +632,7 @@ __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, 
   for (u64 t = t_lo + threadIdx.x; t < t_hi; t += blockDim.x) {
     const u64 lo = t * kTile + seg_start[segment_row(b, t, tiles)];
     const u64 hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
+    const u32 len = static_cast<u32>(hi - lo);
     u64 q0, q1;
     word_span(lo, hi, 8, q0, q1);
     for (u64 q = q0; q < q1; q += kSegUnroll) {
@@ -642,10 +643,8 @@ __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, 
       for (u32 r = 0; r < kSegUnroll; ++r) {
         const u32 w[4] = {v[r].x, v[r].y, v[r].z, v[r].w};
 #pragma unroll
-        for (u32 k = 0; k < 8; ++k) {
-          const u64 pos = 8 * (q + r) + k;
-          if (pos >= lo && pos < hi) run.add(s_hist, k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu);
-        }
+        for (u32 k = 0; k < 8; ++k)
+          if (in_segment(q + r, k, 8, lo, len)) run.add(s_hist, k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu);
       }
     }
   }

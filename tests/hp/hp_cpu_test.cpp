@@ -121,6 +121,21 @@ TEST(HpIndex, WordSpanCoversTheSegmentWithWholeWords) {
       }
 }
 
+TEST(HpIndex, InSegmentMasksTheNeighboursOfTheFirstAndLastWords) {
+  for (std::uint64_t per : {4ull, 8ull})
+    for (std::uint64_t lo : {0ull, 1ull, 7ull, 8ull, 9ull, 8191ull, (1ull << 33) + 5})
+      for (std::uint64_t len : {0ull, 1ull, 2ull, 7ull, 8ull, 9ull, 100ull, 8192ull}) {
+        std::uint64_t q0, q1;
+        word_span(lo, lo + len, per, q0, q1);
+        for (std::uint64_t q = q0 > 0 ? q0 - 1 : 0; q <= q1; ++q)
+          for (std::uint32_t k = 0; k < per; ++k) {
+            const std::uint64_t pos = per * q + k;
+            EXPECT_EQ(in_segment(q, k, per, lo, static_cast<std::uint32_t>(len)), pos >= lo && pos < lo + len)
+                << "lo " << lo << " len " << len << " pos " << pos;
+          }
+      }
+}
+
 TEST(HpIndex, BucketGroupsFillOneWaveWithinTheFlushBudget) {
   // 82 buckets, 396 resident blocks: 4 groups (328 blocks, one wave).
   EXPECT_EQ(bucket_groups(82, 8192, 396, 1ull << 26, (1ull << 26) / 50, 8), 4u);

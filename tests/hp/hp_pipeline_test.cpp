@@ -191,7 +191,7 @@ std::vector<u32> tiled_histogram_model(const std::vector<u32>& x, u32 min_word, 
         EXPECT_LE(q1 * 8, ceil_div(n, 8) * 8);
         for (u64 q = q0; q < q1; ++q)
           for (u64 k = 0; k < 8; ++k)
-            if (8 * q + k >= lo && 8 * q + k < hi) ++hist.at(low.at(8 * q + k));
+            if (in_segment(q, static_cast<u32>(k), 8, lo, static_cast<u32>(hi - lo))) ++hist.at(low.at(8 * q + k));
       }
       for (u64 i = 0; i < hist.size() && (b << low_bits) + i < range; ++i) {
         if (groups == 1) A[(b << low_bits) + i] = hist[i];
