@@ -69,6 +69,13 @@ constexpr std::uint64_t kTiledMinSegmentKeys = 32;
 // A group past the first adds its bucket's counts to A with one atomic per non-empty bin;
 // groups * range stays within n / kKeysPerFlushedBin (bucket_groups).
 constexpr std::uint64_t kKeysPerFlushedBin = 8;
+// Past one wave of segment_hist blocks (n above ~2^26.6 on an H200), bucket_groups keeps a
+// block to about this many keys. At n = 2^28, delta = sigma = 50 (328 buckets, one group by
+// the one-wave rule), hp-tiled took 1.580, 1.541, 1.528, 1.518 and 1.524 ms at 1, 2, 3, 4
+// and 6 groups; at delta = 32 (512 buckets) 1.706, 1.650, 1.662, 1.665 ms at 1-4; at delta =
+// 16 (1,024 buckets) one group beat two; at n = 2^26, delta = 50, four (the one-wave rule's)
+// beat three, five and six (H200, commit 1e98152).
+constexpr std::uint64_t kSegKeysPerBlock = std::uint64_t{1} << 18;
 // segment_runs (one block a bucket that also writes the bucket's runs) against segment_hist
 // and the scan, where each bucket is one group: faster at 4 tiles a thread (n = 2^24, delta =
 // 4, sigma = 1: 0.162 against 0.174 ms), slower at 16 (2^26: 0.773 against 0.757) and 64
@@ -153,8 +160,8 @@ const char* tiled_name(bool stable) { return stable ? "hp-tiled-stable" : "hp-ti
 unsigned tiled_width(const SortProblem& p, bool stable) {
   if (p.params.count("low_bits")) return low_bits_of(p, kTiledLowBits, tiled_name(stable));
   const std::uint64_t resident = std::uint64_t(kSegBlocksPerSm) * device_facts(p).sms;
-  return tiled_low_bits(p.n(), problem_range(p), kTile, resident, kKeysPerFlushedBin, kLowBitsMin, kTiledLowBits,
-                        kTiledMinSegmentKeys);
+  return tiled_low_bits(p.n(), problem_range(p), kTile, resident, kKeysPerFlushedBin, kSegKeysPerBlock, kLowBitsMin,
+                        kTiledLowBits, kTiledMinSegmentKeys);
 }
 
 // place_pairs' shared memory, static part included.
@@ -369,7 +376,7 @@ bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std:
   SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_hist, static_cast<int>(kSegBlock),
                                                               hist_smem));
   const u64 groups = bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
-                                   kKeysPerFlushedBin);
+                                   kKeysPerFlushedBin, kSegKeysPerBlock);
   if (runs && groups == 1 && tiles <= kRunsMaxTilesPerThread * kSegBlock) {
     BucketScanState state;
     SB_CUDA_CHECK(state.Init(static_cast<int>(buckets), a.bucket_scan, a.bucket_scan_bytes));

@@ -53,6 +53,7 @@ constexpr std::uint64_t kMaxRange = std::uint64_t{1} << 32;
 
 SB_HD_INLINE std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 SB_HD_INLINE std::uint64_t min_u64(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
+SB_HD_INLINE std::uint64_t max_u64(std::uint64_t a, std::uint64_t b) { return a > b ? a : b; }
 
 // Carves the one workspace allocation into aligned arrays (paper section 5: one cudaMalloc
 // for all auxiliary arrays). The same sequence of take() calls sizes and lays it out.
@@ -174,11 +175,15 @@ SB_HD_INLINE bool in_segment(std::uint64_t q, std::uint32_t k, std::uint64_t per
 // How many blocks (groups of tiles) share one bucket's histogram. Every group past the first
 // costs one global atomic per non-empty bin of the range when it adds its counts to A; one
 // group writes A with plain stores. So: as many groups as fill one wave of resident blocks
-// (a second, partial wave would leave SMs idle for a whole block's time), but no more than
-// keep groups * range within n / keys_per_flushed_bin, and no more than there are tiles.
+// (a second, partial wave would leave SMs idle for a whole block's time), or where n is larger
+// as keep a block to about keys_per_block keys (a block's share of an SM then evens out over
+// several waves), but no more than keep groups * range within n / keys_per_flushed_bin, and
+// no more than there are tiles.
 SB_HD_INLINE std::uint64_t bucket_groups(std::uint64_t buckets, std::uint64_t tiles, std::uint64_t resident_blocks,
-                                         std::uint64_t n, std::uint64_t range, std::uint64_t keys_per_flushed_bin) {
-  std::uint64_t g = buckets ? resident_blocks / buckets : 1;
+                                         std::uint64_t n, std::uint64_t range, std::uint64_t keys_per_flushed_bin,
+                                         std::uint64_t keys_per_block) {
+  const std::uint64_t blocks = max_u64(resident_blocks, n / keys_per_block);
+  std::uint64_t g = buckets ? blocks / buckets : 1;
   const std::uint64_t by_flush = range ? n / (range * keys_per_flushed_bin) : 1;
   g = min_u64(g, by_flush);
   g = min_u64(g, tiles);
@@ -204,7 +209,8 @@ SB_HD_INLINE std::uint32_t chunk_bin(std::uint32_t warp, std::uint32_t chunk, st
 // 16, 64, 128, n = 2^26, delta = 16, 50, 64 and n = 2^28, delta = 50; at n = 2^24, delta = 32
 // it takes 12 where 13 was 6 % faster.
 SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::uint64_t tile,
-                                     std::uint64_t resident, std::uint64_t keys_per_flushed_bin, unsigned lo,
+                                     std::uint64_t resident, std::uint64_t keys_per_flushed_bin,
+                                     std::uint64_t keys_per_block, unsigned lo,
                                      unsigned hi, std::uint64_t min_segment) {
   const std::uint64_t tiles = ceil_div(n, tile);
   std::uint64_t blocks[32] = {};
@@ -212,7 +218,7 @@ SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::
   for (unsigned w = lo; w <= hi; ++w) {
     const std::uint64_t buckets = buckets_for(range, w);
     if (buckets * min_segment > tile) continue;
-    const std::uint64_t grid = buckets * bucket_groups(buckets, tiles, resident, n, range, keys_per_flushed_bin);
+    const std::uint64_t grid = buckets * bucket_groups(buckets, tiles, resident, n, range, keys_per_flushed_bin, keys_per_block);
     blocks[w] = min_u64(grid, resident);
     most = blocks[w] > most ? blocks[w] : most;
   }

@@ -136,18 +136,24 @@ TEST(HpIndex, InSegmentMasksTheNeighboursOfTheFirstAndLastWords) {
       }
 }
 
-TEST(HpIndex, BucketGroupsFillOneWaveWithinTheFlushBudget) {
+TEST(HpIndex, BucketGroupsFillOneWaveOrKeepBlocksSmallWithinTheFlushBudget) {
   // 82 buckets, 396 resident blocks: 4 groups (328 blocks, one wave).
-  EXPECT_EQ(bucket_groups(82, 8192, 396, 1ull << 26, (1ull << 26) / 50, 8), 4u);
+  EXPECT_EQ(bucket_groups(82, 8192, 396, 1ull << 26, (1ull << 26) / 50, 8, 1u << 18), 4u);
   // More buckets than resident blocks: one group, A written with stores.
-  EXPECT_EQ(bucket_groups(500, 8192, 396, 1ull << 26, 500ull << 14, 8), 1u);
+  EXPECT_EQ(bucket_groups(500, 8192, 396, 1ull << 26, 500ull << 14, 8, 1u << 18), 1u);
   // delta = 16: the flush budget (16 / 8 keys per flushed bin) allows 2 groups only.
-  EXPECT_EQ(bucket_groups(64, 2048, 396, 1ull << 24, 1ull << 20, 8), 2u);
+  EXPECT_EQ(bucket_groups(64, 2048, 396, 1ull << 24, 1ull << 20, 8, 1u << 18), 2u);
   // delta below keys_per_flushed_bin: one group.
-  EXPECT_EQ(bucket_groups(4, 2048, 396, 1ull << 24, 1ull << 22, 8), 1u);
+  EXPECT_EQ(bucket_groups(4, 2048, 396, 1ull << 24, 1ull << 22, 8, 1u << 18), 1u);
+  // Past one wave (n / 2^18 > 396 blocks), blocks of about 2^18 keys: 328 buckets at n = 2^28
+  // take 3 groups where one wave gives them one; 1,024 buckets still one.
+  EXPECT_EQ(bucket_groups(328, 32768, 396, 1ull << 28, (1ull << 28) / 50, 8, 1u << 18), 3u);
+  EXPECT_EQ(bucket_groups(1024, 32768, 396, 1ull << 28, (1ull << 28) / 16, 8, 1u << 18), 1u);
+  // ... within the flush budget (delta = 16: 2 groups).
+  EXPECT_EQ(bucket_groups(16, 32768, 396, 1ull << 28, (1ull << 28) / 16, 8, 1u << 18), 2u);
   // Never more groups than tiles, never none.
-  EXPECT_EQ(bucket_groups(1, 3, 396, 1ull << 20, 1000, 8), 3u);
-  EXPECT_EQ(bucket_groups(1, 0, 396, 0, 1, 8), 1u);
+  EXPECT_EQ(bucket_groups(1, 3, 396, 1ull << 20, 1000, 8, 1u << 18), 3u);
+  EXPECT_EQ(bucket_groups(1, 0, 396, 0, 1, 8, 1u << 18), 1u);
 }
 
 TEST(HpIndex, PairGroupsFillSeveralWavesWithinTheCountBudget) {
@@ -425,7 +431,7 @@ TEST(HpIndex, WarpCountsRankInInputOrder) {
 TEST(HpIndex, TiledLowBitsTakesTheWidestBucketsThatKeepSegmentHistBusy) {
   const std::uint64_t resident = 396;  // 132 SMs, 3 blocks each
   auto width = [&](std::uint64_t n, std::uint64_t delta) {
-    return tiled_low_bits(n, n / delta, 8192, resident, 8, 12, 14, 32);
+    return tiled_low_bits(n, n / delta, 8192, resident, 8, 1u << 18, 12, 14, 32);
   };
   // n = 2^24 (the winner map's n): the fastest width measured on an H200 at each delta.
   EXPECT_EQ(width(1ull << 24, 4), 14u);    // 256 buckets; narrower ones leave segments under 32 keys
@@ -441,7 +447,7 @@ TEST(HpIndex, TiledLowBitsTakesTheWidestBucketsThatKeepSegmentHistBusy) {
   // least 32 keys a tile on average (at most 256 buckets).
   for (std::uint64_t n = 1; n < (1ull << 34); n = n * 3 + 1)
     for (std::uint64_t range = 1; range < (1ull << 30); range = range * 5 + 3) {
-      const unsigned w = tiled_low_bits(n, range, 8192, resident, 8, 12, 14, 32);
+      const unsigned w = tiled_low_bits(n, range, 8192, resident, 8, 1u << 18, 12, 14, 32);
       ASSERT_GE(w, 12u);
       ASSERT_LE(w, 14u);
       if (w < 14) ASSERT_LE(buckets_for(range, w) * 32, 8192u) << n << " " << range;
