@@ -1087,8 +1087,8 @@ __global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, 
       v[q] = s_val[j];
     }
     if (pos + per <= tile_len) {
-      if constexpr (sizeof(W) == 4) *reinterpret_cast<uint4*>(tile + pos) = make_uint4(v[0], v[1], v[2], v[3]);
-      else *reinterpret_cast<ulonglong2*>(tile + pos) = make_ulonglong2(v[0], v[1]);
+      if constexpr (sizeof(W) == 4) __stcs(reinterpret_cast<uint4*>(tile + pos), make_uint4(v[0], v[1], v[2], v[3]));
+      else __stcs(reinterpret_cast<ulonglong2*>(tile + pos), make_ulonglong2(v[0], v[1]));
     } else {
 #pragma unroll
       for (u32 q = 0; q < per; ++q)
