@@ -165,7 +165,7 @@ SB_HD_INLINE void word_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t pe
 
 // Whether value k of word q (positions per_word * q + k) lies in the segment [lo, lo + len),
 // in one 32-bit compare: a position before lo wraps past len (a segment lies in one tile, so
-// len < 2^32). Two 64-bit compares a value made segment_hist 3 % slower at n = 2^26 and 6 % at
+// len < 2^32). Two 64-bit compares a value made hp-tiled 3 % slower at n = 2^26 and 6 % at
 // 2^28 (delta = sigma = 50, H200).
 SB_HD_INLINE bool in_segment(std::uint64_t q, std::uint32_t k, std::uint64_t per_word, std::uint64_t lo,
                              std::uint32_t len) {
@@ -210,15 +210,16 @@ SB_HD_INLINE std::uint32_t chunk_bin(std::uint32_t warp, std::uint32_t chunk, st
 // it takes 12 where 13 was 6 % faster.
 SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::uint64_t tile,
                                      std::uint64_t resident, std::uint64_t keys_per_flushed_bin,
-                                     std::uint64_t keys_per_block, unsigned lo,
-                                     unsigned hi, std::uint64_t min_segment) {
+                                     std::uint64_t keys_per_block, unsigned lo, unsigned hi,
+                                     std::uint64_t min_segment) {
   const std::uint64_t tiles = ceil_div(n, tile);
   std::uint64_t blocks[32] = {};
   std::uint64_t most = 0;
   for (unsigned w = lo; w <= hi; ++w) {
     const std::uint64_t buckets = buckets_for(range, w);
     if (buckets * min_segment > tile) continue;
-    const std::uint64_t grid = buckets * bucket_groups(buckets, tiles, resident, n, range, keys_per_flushed_bin, keys_per_block);
+    const std::uint64_t grid =
+        buckets * bucket_groups(buckets, tiles, resident, n, range, keys_per_flushed_bin, keys_per_block);
     blocks[w] = min_u64(grid, resident);
     most = blocks[w] > most ? blocks[w] : most;
   }
