@@ -278,10 +278,10 @@ SB_HD_INLINE constexpr std::uint32_t padded_bins(std::uint32_t bins) { return bi
 // hp-tiled-stable ranks a block's items by a digit in input order, whatever order shared
 // atomics land in. Items are in warp-major order: warp w holds items [w * items * 32,
 // (w + 1) * items * 32), its lane l the step-th one at w * items * 32 + step * 32 + l, so
-// input order is (warp, step, lane). Each warp counts its own items in its row of digits counters (warp_counter: a row
-// a warp, so that a step's leaders write words spread by digit over the banks); one
-// exclusive scan of the counters digit by digit, and inside a digit warp by warp, then makes
-// each warp's counter of digit d its first item's rank among all of d.
+// input order is (warp, step, lane). Each warp counts its own items in its row of `digits`
+// counters (warp_counter: a row a warp, so that a step's leaders write words spread by digit
+// over the banks); one exclusive scan of the counters digit by digit, and inside a digit warp
+// by warp, then makes each warp's counter of digit d its first item's rank among all of d.
 SB_HD_INLINE std::uint32_t warp_major_item(std::uint32_t warp, std::uint32_t step, std::uint32_t lane,
                                            std::uint32_t items) {
   return (warp * items + step) * 32 + lane;
