@@ -825,6 +825,20 @@ __device__ __forceinline__ void sort_batch_by_bin(u32 j0, u32 total, const unsig
   }
 }
 
+// Stable: edge(bin, slot) at each slot of a batch sorted into s_perm that is its bin's first
+// (Last: its last), the only slots whose bins move their cursors.
+template <bool Last, typename Edge>
+__device__ __forceinline__ void for_each_bin_edge(const u32* s_perm, u32 total, Edge edge) {
+#pragma unroll
+  for (unsigned it = 0; it < kPlaceItems; ++it) {
+    const u32 slot = it * kPlaceBlock + threadIdx.x;
+    const u32 bin = slot < total ? s_perm[slot] >> kSlotBits : 0;
+    if (slot < total && (Last ? slot + 1 == total || s_perm[slot + 1] >> kSlotBits != bin
+                              : slot == 0 || s_perm[slot - 1] >> kSlotBits != bin))
+      edge(bin, slot);
+  }
+}
+
 template <typename W, typename V, bool Stable = false>
 __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
     place_pairs(const std::uint16_t* low, const V* grouped_vals, const u32* seg_start, u64 tiles, u32 buckets,
@@ -924,12 +938,7 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
         }
         sort_batch_by_bin(j0, total, digit_bits, s_warp_count, s_scan, s_bin, s_perm);
         // A bin's first slot makes its cursor cursor - slot, so that s_cur + slot places it.
-#pragma unroll
-        for (unsigned it = 0; it < kPlaceItems; ++it) {
-          const u32 slot = it * kPlaceBlock + threadIdx.x;
-          const u32 bin = slot < total ? s_perm[slot] >> kSlotBits : 0;
-          if (slot < total && (slot == 0 || s_perm[slot - 1] >> kSlotBits != bin)) s_cur[padded_bin(bin)] -= slot;
-        }
+        for_each_bin_edge<false>(s_perm, total, [&](u32 bin, u32 slot) { s_cur[padded_bin(bin)] -= slot; });
       } else {
 #pragma unroll
         for (unsigned it = 0; it < kPlaceItems; ++it)
@@ -971,13 +980,7 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
       __syncthreads();
       // Past the batch: cursor - start + next start = cursor + count.
       if constexpr (Stable) {
-#pragma unroll
-        for (unsigned it = 0; it < kPlaceItems; ++it) {
-          const u32 slot = it * kPlaceBlock + threadIdx.x;
-          const u32 bin = slot < total ? s_perm[slot] >> kSlotBits : 0;
-          if (slot < total && (slot + 1 == total || s_perm[slot + 1] >> kSlotBits != bin))
-            s_cur[padded_bin(bin)] += slot + 1;
-        }
+        for_each_bin_edge<true>(s_perm, total, [&](u32 bin, u32 slot) { s_cur[padded_bin(bin)] += slot + 1; });
       } else {
         for (u32 x = threadIdx.x; x < bins; x += blockDim.x)
           s_cur[padded_bin(x)] += x + 1 < bins ? s_cnt[padded_bin(x + 1)] : total;
