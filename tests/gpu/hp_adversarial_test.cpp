@@ -138,6 +138,23 @@ TEST(HpAdversarial, BucketEdges) {
   }
 }
 
+// n = 2^24: hp-tiled counts each bucket in several groups of tiles (bucket_groups), up to
+// one a resident block for a range of one bucket, and the groups add into A.
+TEST(HpAdversarial, BucketEdgesWithEachBucketCountedInGroups) {
+  const std::uint64_t n = std::uint64_t{1} << 24;
+  const std::uint32_t bucket = 1u << 12;
+  std::vector<std::uint32_t> one(n), last(n), per_bucket(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 3);
+    one[i] = 5 * bucket + h % 700;
+    last[i] = i == 0 ? 0 : 90 * bucket - 1 - h % 300;
+    per_bucket[i] = (h % 97) * bucket + h % 3;
+  }
+  expect_sorted_like_std(one, false, "2^24 keys in one bucket");
+  expect_sorted_like_std(last, false, "2^24 keys but minVal in the last bucket");
+  expect_sorted_like_std(per_bucket, false, "2^24 keys, 97 buckets of three values");
+}
+
 TEST(HpAdversarial, TwoTo28Keys) {
   // delta = 50 and a dense small range: the device verifier checks order and multiset.
   for (const InputSpec& spec : {make_spec(std::uint64_t{1} << 28, Distribution::uniform, KeyType::u32, Payload::none, 50.0),
