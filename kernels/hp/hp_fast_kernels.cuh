@@ -23,22 +23,34 @@ using u64 = std::uint64_t;
 __device__ __forceinline__ u64 global_thread() { return blockIdx.x * u64{blockDim.x} + threadIdx.x; }
 __device__ __forceinline__ u64 global_threads() { return u64{gridDim.x} * blockDim.x; }
 
+// Adds v to *word where `add` holds, as one predicated instruction in shared memory: written
+// as `if (add) atomicAdd(...)`, each add of count_segments' unrolled loop became a branch of
+// its own that also recomputed the shared window's base (8 instructions where 2 do).
+template <bool InShared>
+__device__ __forceinline__ void add_if(u32* word, u32 v, bool add) {
+  if constexpr (InShared)
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p red.shared.add.u32 [%0], %1;\n}\n" ::"r"(
+                     static_cast<unsigned>(__cvta_generic_to_shared(word))),
+                 "r"(v), "r"(static_cast<u32>(add))
+                 : "memory");
+  else if (add)
+    atomicAdd(word, v);
+}
+
 // Counts equal neighbours of one thread in a register and adds a whole run at once: an
-// input of one value costs one atomic per thread instead of one per key.
+// input of one value costs one atomic per thread instead of one per key. Branch-free: a value
+// that breaks the run adds it with one predicated add, and a value that is not `counted`
+// leaves the run as it is. hist is in shared memory unless InShared is false.
+template <bool InShared = true>
 struct RunCounter {
   u32 bin = 0, run = 0;
-  __device__ __forceinline__ void add(u32* hist, u32 b) {
-    if (b == bin) {
-      ++run;
-      return;
-    }
-    flush(hist);
-    bin = b;
-    run = 1;
+  __device__ __forceinline__ void add(u32* hist, u32 b, bool counted = true) {
+    const bool breaks = counted && b != bin;
+    add_if<InShared>(&hist[bin], run, breaks && run != 0);
+    run = breaks ? 1u : run + counted;
+    bin = breaks ? b : bin;
   }
-  __device__ __forceinline__ void flush(u32* hist) {
-    if (run) atomicAdd(&hist[bin], run);
-  }
+  __device__ __forceinline__ void flush(u32* hist) { add_if<InShared>(&hist[bin], run, run != 0); }
 };
 
 // The same for bins in 16-bit pairs (pair_word): runs stay under 2^16 keys, and each add
@@ -98,7 +110,7 @@ __device__ __forceinline__ void count_privatized(u32 bins, u32 copies, Visit&& v
   for (u32 i = threadIdx.x; i < bins * copies; i += blockDim.x) s_hist[i] = 0;
   __syncthreads();
   u32* mine = s_hist + (threadIdx.x / 32 % copies) * bins;
-  RunCounter run;
+  RunCounter<> run;
   visit([&](u32 off) { run.add(mine, bin_of(off)); });
   run.flush(mine);
   __syncthreads();
@@ -149,7 +161,7 @@ __global__ void hist_shared_pairs(const W* x, u64 n, W min_word, u32 bins, u32* 
 // Global-atomic histogram (A is L2-resident for ranges of a few million bins).
 template <typename W>
 __global__ void hist_global(const W* x, u64 n, W min_word, u32* A) {
-  RunCounter run;
+  RunCounter<false> run;
   for_each_offset(x, n, min_word, [&](u32 off) { run.add(A, off); });
   run.flush(A);
 }
@@ -305,7 +317,7 @@ static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* o
     if (end <= lo) continue;
     for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
     __syncthreads();
-    RunCounter run;
+    RunCounter<> run;
     for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin); });
     run.flush(s_hist);
     __syncthreads();
@@ -628,7 +640,7 @@ constexpr unsigned kSegBlocksPerSm = 3;
 constexpr unsigned kSegUnroll = 2;
 __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, const u32* seg_start, u64 tiles,
                                                u32 b, u64 t_lo, u64 t_hi, u32* s_hist) {
-  RunCounter run;
+  RunCounter<> run;
   for (u64 t = t_lo + threadIdx.x; t < t_hi; t += blockDim.x) {
     const u64 lo = t * kTile + seg_start[segment_row(b, t, tiles)];
     const u64 hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
@@ -644,7 +656,7 @@ __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, 
         const u32 w[4] = {v[r].x, v[r].y, v[r].z, v[r].w};
 #pragma unroll
         for (u32 k = 0; k < 8; ++k)
-          if (in_segment(q + r, k, 8, lo, len)) run.add(s_hist, k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu);
+          run.add(s_hist, k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu, in_segment(q + r, k, 8, lo, len));
       }
     }
   }
