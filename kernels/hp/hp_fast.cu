@@ -362,6 +362,13 @@ void group_tiles_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
   SB_CUDA_CHECK_LAUNCH();
 }
 
+// Calls f with segment_lanes' count as a compile-time constant (segment_hist, segment_runs).
+template <typename F>
+void with_segment_lanes(u64 buckets, F&& f) {
+  if (segment_lanes(buckets, kTile) == 4) f(std::integral_constant<unsigned, 4>{});
+  else f(std::integral_constant<unsigned, 2>{});
+}
+
 // hp-tiled: group_tiles, then the buckets' histograms. Where `runs` is asked for (keys only),
 // every bucket is one segment_hist group and a thread counts at most kRunsMaxTilesPerThread
 // tiles, segment_runs writes the runs itself (no A, no scan) and this returns true; otherwise
@@ -371,9 +378,9 @@ bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std:
   const auto buckets = static_cast<u32>(a.buckets);
   const u64 tiles = ceil_div(r.n, kTile);
   group_tiles_launch(r, a, x, low);
-  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
+  const std::size_t hist_smem = segment_hist_bytes(a.low_bits);
   int per_sm = 0;
-  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_hist, static_cast<int>(kSegBlock),
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_hist<2>, static_cast<int>(kSegBlock),
                                                               hist_smem));
   const u64 groups = bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
                                    kKeysPerFlushedBin, kSegKeysPerBlock);
@@ -382,15 +389,19 @@ bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std:
     SB_CUDA_CHECK(state.Init(static_cast<int>(buckets), a.bucket_scan, a.bucket_scan_bytes));
     init_bucket_scan<<<grid_for(buckets + 32, 256), 256, 0, r.stream>>>(state, buckets);
     SB_CUDA_CHECK_LAUNCH();
-    segment_runs<W><<<buckets, kSegBlock, hist_smem, r.stream>>>(low, r.n, a.seg_start, tiles, a.low_bits,
-                                                                  r.min_word, state, a.run_end, a.run_val, a.len);
+    with_segment_lanes(buckets, [&](auto lanes) {
+      segment_runs<W, lanes><<<buckets, kSegBlock, hist_smem, r.stream>>>(
+          low, r.n, a.seg_start, tiles, a.low_bits, r.min_word, state, a.run_end, a.run_val, a.len);
+    });
     SB_CUDA_CHECK_LAUNCH();
     return true;
   }
   // One group stores every bin of its bucket; several add into a zeroed A.
   if (groups > 1) SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-  segment_hist<<<static_cast<unsigned>(buckets * groups), kSegBlock, hist_smem, r.stream>>>(
-      low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, static_cast<u32>(groups), a.A);
+  with_segment_lanes(buckets, [&](auto lanes) {
+    segment_hist<lanes><<<static_cast<unsigned>(buckets * groups), kSegBlock, hist_smem, r.stream>>>(
+        low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, static_cast<u32>(groups), a.A);
+  });
   SB_CUDA_CHECK_LAUNCH();
   return false;
 }
@@ -408,8 +419,10 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
   group_tiles_launch<W, V, Stable>(r, a, x, low, vals, grouped_vals);
   const unsigned grid = buckets * groups;
   SB_CUDA_CHECK(cudaMemsetAsync(a.bin_total, 0, r.range * sizeof(u32), r.stream));
-  segment_hist<<<grid, kSegBlock, (std::size_t{1} << a.low_bits) * sizeof(u32), r.stream>>>(
-      low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, a.bin_total);
+  with_segment_lanes(buckets, [&](auto lanes) {
+    segment_hist<lanes><<<grid, kSegBlock, segment_hist_bytes(a.low_bits), r.stream>>>(
+        low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, groups, a.A, a.bin_total);
+  });
   SB_CUDA_CHECK_LAUNCH();
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.bin_total, a.bin_total,
@@ -588,10 +601,12 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
     dispatch_element<FastKeys, FastValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
       using V = decltype(v);
-      allow_large_shared(segment_hist, d);
+      allow_large_shared(segment_hist<2>, d);
+      allow_large_shared(segment_hist<4>, d);
       if constexpr (std::is_same_v<V, NoValue>) {
         allow_large_shared(group_tiles<W, V>, d);
-        allow_large_shared(segment_runs<W>, d);
+        allow_large_shared(segment_runs<W, 2>, d);
+        allow_large_shared(segment_runs<W, 4>, d);
       } else if (h == Histogram::tiled_stable) {
         allow_large_shared(group_tiles<W, V, true>, d);
         allow_large_shared(place_pairs<W, V, true>, d);

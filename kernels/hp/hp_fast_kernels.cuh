@@ -23,9 +23,10 @@ using u64 = std::uint64_t;
 __device__ __forceinline__ u64 global_thread() { return blockIdx.x * u64{blockDim.x} + threadIdx.x; }
 __device__ __forceinline__ u64 global_threads() { return u64{gridDim.x} * blockDim.x; }
 
-// Adds v to *word where `add` holds, as one predicated instruction in shared memory: written
-// as `if (add) atomicAdd(...)`, each add of count_segments' unrolled loop became a branch of
-// its own that also recomputed the shared window's base (8 instructions where 2 do).
+// Adds v to *word where `add` holds. In shared memory as a predicated red in PTX: ptxas still
+// branches around it, but with the shared window's base kept out of the loop; written as
+// `if (add) atomicAdd(...)`, each add of an unrolled loop recomputed the base in its branch
+// (hp-hybrid 0.492 -> 0.479 ms at n = 2^26, delta = sigma = 50, H200).
 template <bool InShared>
 __device__ __forceinline__ void add_if(u32* word, u32 v, bool add) {
   if constexpr (InShared)
@@ -38,9 +39,9 @@ __device__ __forceinline__ void add_if(u32* word, u32 v, bool add) {
 }
 
 // Counts equal neighbours of one thread in a register and adds a whole run at once: an
-// input of one value costs one atomic per thread instead of one per key. Branch-free: a value
-// that breaks the run adds it with one predicated add, and a value that is not `counted`
-// leaves the run as it is. hist is in shared memory unless InShared is false.
+// input of one value costs one atomic per thread instead of one per key. A value that breaks
+// the run adds it (add_if), and a value that is not `counted` leaves the run as it is. hist is
+// in shared memory unless InShared is false.
 template <bool InShared = true>
 struct RunCounter {
   u32 bin = 0, run = 0;
@@ -628,9 +629,15 @@ __device__ __forceinline__ uint4 load_oct(const std::uint16_t* low, u64 n, u64 q
   return make_uint4(v[0] | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6] | v[7] << 16);
 }
 
-// The histogram of bucket b over tiles [t_lo, t_hi), a thread per tile, into s_hist (zeroed):
-// each thread reads its segment as 16-byte words, kSegUnroll in flight before it counts them,
-// masking the values of the neighbouring segments that the first and last words overlap.
+// The histogram of bucket b over tiles [t_lo, t_hi), Lanes consecutive lanes a tile
+// (segment_lanes), into s_hist (`bins` counters, zeroed, then kSegSinks words that are never
+// read): lane j of a tile's lanes reads words j, j + Lanes, ... of its segment, 16 bytes each,
+// kSegUnroll in flight before it counts them. Every value is one shared add, with no branch:
+// a value of a neighbouring segment, which the first and last words overlap, goes to its
+// lane's sink word (distinct banks). Counting runs of equal values in a
+// register first (RunCounter) cost more than it saved even where runs are long (n = 2^26,
+// H200, hp-tiled: delta = sigma = 50 0.363 -> 0.358 ms, 2^28 1.439 -> 1.410, one key 0.675
+// -> 0.537, sorted input 0.760 -> 0.619; segment_hist 53.6 M -> 28.9 M instructions).
 // Segments are short (8192 keys over the buckets: ~100 values at delta = 50, n = 2^26,
 // 2^14-bin buckets): a warp per segment left most lanes idle behind two dependent loads (178
 // us under Nsight Compute, 16 % of DRAM), and numbering the words of many segments for the
@@ -638,29 +645,36 @@ __device__ __forceinline__ uint4 load_oct(const std::uint16_t* low, u64 n, u64 q
 constexpr unsigned kSegBlock = 512;
 constexpr unsigned kSegBlocksPerSm = 3;
 constexpr unsigned kSegUnroll = 2;
+constexpr unsigned kSegSinks = 32;
+constexpr std::size_t segment_hist_bytes(unsigned low_bits) {
+  return ((std::size_t{1} << low_bits) + kSegSinks) * sizeof(u32);
+}
+template <unsigned Lanes>
 __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, const u32* seg_start, u64 tiles,
-                                               u32 b, u64 t_lo, u64 t_hi, u32* s_hist) {
-  RunCounter<> run;
-  for (u64 t = t_lo + threadIdx.x; t < t_hi; t += blockDim.x) {
+                                               u32 b, u64 t_lo, u64 t_hi, u32* s_hist, u32 bins) {
+  u32* sink = s_hist + bins + lane_id() % kSegSinks;
+  const u32 first_word = threadIdx.x % Lanes;
+  for (u64 t = t_lo + threadIdx.x / Lanes; t < t_hi; t += blockDim.x / Lanes) {
     const u64 lo = t * kTile + seg_start[segment_row(b, t, tiles)];
     const u64 hi = t * kTile + seg_start[segment_row(b + 1, t, tiles)];
     const u32 len = static_cast<u32>(hi - lo);
     u64 q0, q1;
     word_span(lo, hi, 8, q0, q1);
-    for (u64 q = q0; q < q1; q += kSegUnroll) {
+    for (u64 q = q0 + first_word; q < q1; q += kSegUnroll * Lanes) {
       uint4 v[kSegUnroll];
 #pragma unroll
-      for (u32 r = 0; r < kSegUnroll; ++r) v[r] = q + r < q1 ? load_oct(low, n, q + r) : make_uint4(0, 0, 0, 0);
+      for (u32 r = 0; r < kSegUnroll; ++r)
+        v[r] = q + r * Lanes < q1 ? load_oct(low, n, q + r * Lanes) : make_uint4(0, 0, 0, 0);
 #pragma unroll
       for (u32 r = 0; r < kSegUnroll; ++r) {
         const u32 w[4] = {v[r].x, v[r].y, v[r].z, v[r].w};
 #pragma unroll
         for (u32 k = 0; k < 8; ++k)
-          run.add(s_hist, k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu, in_segment(q + r, k, 8, lo, len));
+          atomicAdd(in_segment(q + r * Lanes, k, 8, lo, len) ? &s_hist[k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu] : sink,
+                    1u);
       }
     }
   }
-  run.flush(s_hist);
 }
 
 // The histogram of bucket b over the tiles of group g. Three blocks per SM (registers capped
@@ -668,7 +682,8 @@ __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, 
 // counts into A; several add the non-empty bins, or with bin_total (the key-value path)
 // each stores its own counts into A[g * range, (g + 1) * range) and adds its non-empty bins
 // into bin_total.
-static __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_hist(const std::uint16_t* low, u64 n,
+template <unsigned Lanes>
+__global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_hist(const std::uint16_t* low, u64 n,
                                                                    const u32* seg_start, u64 tiles, u32 buckets,
                                                                    unsigned low_bits, u64 range, u32 groups, u32* A,
                                                                    u32* bin_total = nullptr) {
@@ -679,7 +694,7 @@ static __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_his
   part_bounds(tiles, groups, g, 1, t_lo, t_hi);
   for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
   __syncthreads();
-  count_segments(low, n, seg_start, tiles, b, t_lo, t_hi, s_hist);
+  count_segments<Lanes>(low, n, seg_start, tiles, b, t_lo, t_hi, s_hist, bins);
   __syncthreads();
   const u64 first = u64{b} << low_bits;
   if (bin_total) {
@@ -708,7 +723,7 @@ using BucketPrefix = cub::TilePrefixCallbackOp<u64, ::cuda::std::plus<>, BucketS
 
 static __global__ void init_bucket_scan(BucketScanState state, u32 buckets) { state.InitializeStatus(static_cast<int>(buckets)); }
 
-template <typename W>
+template <typename W, unsigned Lanes>
 __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const std::uint16_t* low, u64 n,
                                                               const u32* seg_start, u64 tiles, unsigned low_bits,
                                                               W min_word, BucketScanState state, u32* run_end,
@@ -719,7 +734,7 @@ __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const
   const u32 bins = 1u << low_bits, b = blockIdx.x;
   for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
   __syncthreads();
-  count_segments(low, n, seg_start, tiles, b, 0, tiles, s_hist);
+  count_segments<Lanes>(low, n, seg_start, tiles, b, 0, tiles, s_hist, bins);
   __syncthreads();
   const u32 warp = threadIdx.x / 32, lane = lane_id(), per_warp = bins / (kSegBlock / 32);
   u64 warp_total = 0;

@@ -156,6 +156,15 @@ TEST(HpIndex, BucketGroupsFillOneWaveOrKeepBlocksSmallWithinTheFlushBudget) {
   EXPECT_EQ(bucket_groups(1, 0, 396, 0, 1, 8, 1u << 18), 1u);
 }
 
+TEST(HpIndex, SegmentLanesAreFourForLongSegmentsElseTwo) {
+  EXPECT_EQ(segment_lanes(82, 8192), 4u);    // n = 2^26, delta = 50: ~100 keys a segment
+  EXPECT_EQ(segment_lanes(128, 8192), 4u);   // 64 keys
+  EXPECT_EQ(segment_lanes(129, 8192), 2u);
+  EXPECT_EQ(segment_lanes(328, 8192), 2u);   // n = 2^28, delta = 50: ~25 keys
+  EXPECT_EQ(segment_lanes(2048, 8192), 2u);  // the most buckets: 4 keys
+  EXPECT_EQ(segment_lanes(1, 8192), 4u);
+}
+
 TEST(HpIndex, PairGroupsFillSeveralWavesWithinTheCountBudget) {
   // 82 buckets, 264 resident blocks, 4 waves: 13 groups (1,066 blocks).
   EXPECT_EQ(pair_groups(82, 8192, 264, 4, 1ull << 26, (1ull << 26) / 50, 2), 13u);
