@@ -634,10 +634,10 @@ __device__ __forceinline__ uint4 load_oct(const std::uint16_t* low, u64 n, u64 q
 // read): lane j of a tile's lanes reads words j, j + Lanes, ... of its segment, 16 bytes each,
 // kSegUnroll in flight before it counts them. Every value is one shared add, with no branch:
 // a value of a neighbouring segment, which the first and last words overlap, goes to its
-// lane's sink word (distinct banks). Counting runs of equal values in a
-// register first (RunCounter) cost more than it saved even where runs are long (n = 2^26,
-// H200, hp-tiled: delta = sigma = 50 0.363 -> 0.358 ms, 2^28 1.439 -> 1.410, one key 0.675
-// -> 0.537, sorted input 0.760 -> 0.619; segment_hist 53.6 M -> 28.9 M instructions).
+// lane's sink word (distinct banks). Counting runs of equal values in a register first
+// (RunCounter) cost more than it saved even where runs are long (hp-tiled at one lane, n =
+// 2^26, H200: delta = sigma = 50 0.363 -> 0.358 ms, 2^28 1.439 -> 1.410, one key 0.675 ->
+// 0.537, sorted input 0.760 -> 0.619; segment_hist 53.6 M -> 28.9 M instructions).
 // Segments are short (8192 keys over the buckets: ~100 values at delta = 50, n = 2^26,
 // 2^14-bin buckets): a warp per segment left most lanes idle behind two dependent loads (178
 // us under Nsight Compute, 16 % of DRAM), and numbering the words of many segments for the
@@ -669,9 +669,10 @@ __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, 
       for (u32 r = 0; r < kSegUnroll; ++r) {
         const u32 w[4] = {v[r].x, v[r].y, v[r].z, v[r].w};
 #pragma unroll
-        for (u32 k = 0; k < 8; ++k)
-          atomicAdd(in_segment(q + r * Lanes, k, 8, lo, len) ? &s_hist[k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu] : sink,
-                    1u);
+        for (u32 k = 0; k < 8; ++k) {
+          const u32 bin = k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu;
+          atomicAdd(in_segment(q + r * Lanes, k, 8, lo, len) ? &s_hist[bin] : sink, 1u);
+        }
       }
     }
   }
