@@ -94,13 +94,17 @@ constexpr std::size_t kReservedSharedPerBlock = 1024;
 // n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
 constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
 constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
-// hp-tiled from one key per bin with at least 2 keys per distinct value (results/h200,
-// ebd4178): at n = 2^24 it was the fastest H-P variant at delta = 1 (sigma >= 4) through 64
-// (hybrid within 5 % up to sigma = 256, 12 % faster at delta = 64, sigma = 1024) and at
-// delta = 2, sigma = 1 at 2^24 and 2^26 (0.251 and 1.156 ms against CUB's 0.325 and 1.378);
-// at delta = sigma = 1 CUB won (0.324 against 0.368 ms).
+// hp-tiled from one key per bin (results/h200/hp-winner-map.jsonl, n = 2^24): the fastest H-P
+// variant at delta = 1 through 64 and at delta = 2, sigma = 1 at 2^24 and 2^26 (0.251 and
+// 1.156 ms against CUB's 0.325 and 1.378 at ebd4178), since 692742c also at delta = sigma = 1
+// (0.290 against CUB's 0.324 ms; at ebd4178 CUB won, 0.324 against 0.368, and hp-tiled needed
+// 2 keys a distinct value). Past one band of hp-smem's counters (16-bit pairs) it beat
+// hp-smem at n = 2^24, delta = 256 (range 2^16) with every bin holding a value (sigma = 1:
+// 0.100 against 0.109 ms), tied at sigma = 4 (0.098) and lost from sigma = 16 (0.098 against
+// 0.083 ms): kAutoPairBandBinsPerValue.
 constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
-constexpr std::uint64_t kAutoTiledKeysPerValue = 2;
+constexpr std::uint64_t kAutoTiledKeysPerValue = 1;
+constexpr std::uint64_t kAutoPairBandBinsPerValue = 2;
 // With a payload, hp-tiled where it beat cub-radix-bits (H200, u32 + u32, n = 2^24 and 2^26,
 // delta 4..256 x sigma 4, 50, 1024: results/h200/pairs-grid.json at cac6c1f): 1.20-1.62x with
 // sigma >= 50 and 2^18..2^20 bins (32..256 buckets of 2^12; 1.52x at delta = sigma = 50, 2^26,
@@ -575,8 +579,9 @@ Choice choose(const SortProblem& p) {
   const unsigned pair_bits = widest_pair_width(p, false);
   const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
-                      kAutoTiledKeysPerValue, std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits),
-                      kAutoPairsKeysPerBin, kAutoPairsBinsPerValue, kAutoPairsMinRange};
+                      kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
+                      std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
+                      kAutoPairsBinsPerValue, kAutoPairsMinRange};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
   return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.realized.len}, rule);

@@ -382,8 +382,10 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
 // hybrid's buckets); otherwise CUB radix sort on the range's bits (it won at delta = 1).
 // hp-tiled, where its buckets cover the range (tiled_max_range; 0: never), with at least
 // tiled_keys_per_bin keys per bin and tiled_keys_per_value keys per distinct value (len; 0:
-// unknown, taken as all keys distinct), comes before the hybrid: with every key distinct
-// (delta = sigma = 1) CUB won, with a few copies of each value the tiled split did.
+// unknown, taken as all keys distinct), comes before the hybrid. Past one band of hp-smem's
+// counters (band_bins; 0: none) it counts 16-bit pairs, and where fewer than
+// band_bins_per_value bins a distinct value are in the range (most bins hold a value),
+// hp-tiled comes first there too.
 enum class AutoChoice { smem, hybrid, global, cub, tiled };
 struct AutoRule {
   std::uint64_t shared_bins;
@@ -393,6 +395,8 @@ struct AutoRule {
   std::uint64_t tiled_max_range = 0;
   std::uint64_t tiled_keys_per_bin = 1;
   std::uint64_t tiled_keys_per_value = 1;
+  std::uint64_t band_bins = 0;
+  std::uint64_t band_bins_per_value = 0;
   // With a payload: hp-tiled's key-value path for ranges in [pairs_min_range,
   // pairs_max_range] (0: never) with at least pairs_keys_per_bin keys per bin and
   // pairs_bins_per_value bins per distinct value (sigma).
@@ -403,11 +407,14 @@ struct AutoRule {
 };
 SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule,
                                     std::uint64_t len = 0) {
-  if (range <= rule.shared_bins) return AutoChoice::smem;
   const std::uint64_t distinct = len ? len : min_u64(n, range);
-  if (range <= rule.tiled_max_range && range * rule.tiled_keys_per_bin <= n &&
-      distinct * rule.tiled_keys_per_value <= n)
-    return AutoChoice::tiled;
+  const bool tiled = range <= rule.tiled_max_range && range * rule.tiled_keys_per_bin <= n &&
+                     distinct * rule.tiled_keys_per_value <= n;
+  if (range <= rule.shared_bins) {
+    const bool dense_pairs = rule.band_bins && range > rule.band_bins && distinct * rule.band_bins_per_value > range;
+    return tiled && dense_pairs ? AutoChoice::tiled : AutoChoice::smem;
+  }
+  if (tiled) return AutoChoice::tiled;
   if (range <= rule.hybrid_max_range && range * rule.dense_keys_per_bin <= n) return AutoChoice::hybrid;
   if (range * rule.sparse_keys_per_bin <= n) return AutoChoice::global;
   return AutoChoice::cub;

@@ -636,7 +636,7 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   AutoRule tiled = rule;
   tiled.tiled_max_range = std::uint64_t{1} << 25;
   tiled.tiled_keys_per_bin = 1;
-  tiled.tiled_keys_per_value = 2;
+  tiled.tiled_keys_per_value = 2;  // as before 692742c (now 1: see below)
   EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, tiled), AutoChoice::tiled);
   EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled), AutoChoice::tiled);     // delta 2, len unknown
   EXPECT_EQ(auto_choice(1 << 26, 1 << 26, tiled), AutoChoice::cub);             // delta 1, len unknown
@@ -648,6 +648,23 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   EXPECT_EQ(auto_choice(AutoInput{1 << 24, 1 << 24, true, false, 1 << 20}, tiled), AutoChoice::tiled);
   EXPECT_EQ(auto_choice(AutoInput{1 << 24, 1 << 24, true, true, 1 << 20}, tiled), AutoChoice::cub);  // payload
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, tiled), AutoChoice::cub);             // delta 1
+  // One key a distinct value is enough (kAutoTiledKeysPerValue = 1): delta = sigma = 1 too.
+  AutoRule every = tiled;
+  every.tiled_keys_per_value = 1;
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, every, 1 << 24), AutoChoice::tiled);
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, every), AutoChoice::tiled);
+  EXPECT_EQ(auto_choice(1 << 21, 1 << 22, every), AutoChoice::cub);  // delta 0.5
+  // Past one band of 56,000 bins (hp-smem's 16-bit pairs), hp-tiled where most bins hold a
+  // value (fewer than 2 bins a distinct value), hp-smem otherwise; within one band hp-smem.
+  AutoRule bands = every;
+  bands.shared_bins = 112000;
+  bands.band_bins = 56000;
+  bands.band_bins_per_value = 2;
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands, 1 << 16), AutoChoice::tiled);    // delta 256, sigma 1
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands, 1 << 14), AutoChoice::smem);     // sigma 4
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands), AutoChoice::tiled);             // len unknown: all distinct
+  EXPECT_EQ(auto_choice(1 << 24, 50000, bands, 50000), AutoChoice::smem);         // one band
+  EXPECT_EQ(auto_choice(1 << 16, 100000, bands, 60000), AutoChoice::smem);        // under a key a bin: no tiled
   // With a payload, hp-tiled's key-value path only with many keys per bin, sigma >= 16 and a
   // range of 2^17..2^21 bins; CUB otherwise.
   AutoRule pairs = tiled;
