@@ -106,15 +106,15 @@ constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
 constexpr std::uint64_t kAutoTiledKeysPerValue = 1;
 constexpr std::uint64_t kAutoPairBandBinsPerValue = 2;
 // With a payload, hp-tiled where it beat cub-radix-bits (H200, u32 + u32, n = 2^24 and 2^26,
-// delta 4..256 x sigma 4, 50, 1024: results/h200/pairs-grid.json at cac6c1f): 1.20-1.62x with
-// sigma >= 50 and 2^18..2^20 bins (32..256 buckets of 2^12; 1.52x at delta = sigma = 50, 2^26,
-// 328 buckets). Not at sigma 4 (0.52-0.90x: a batch holds ~8 keys of a present bin, so its
-// stores are short runs), not at 2^16 bins (16 buckets: 0.55-0.69x), not at 2^22 bins or more
-// (1,024 buckets, 4- to 8-key segments: 0.35-1.08x).
+// delta 4..256 x sigma 4, 50, 1024: results/h200/pairs-grid.json at 35ba4e7): 1.03-1.71x with
+// sigma >= 50, delta >= 16 and 2^16..2^22 bins (16..1,024 buckets of 2^12; 1.58x at delta =
+// sigma = 50, 2^26, 328 buckets), but 0.99x at 2^16 bins, sigma = 1024. Not at sigma 4
+// (0.59-0.99x: a batch holds ~8 keys of a present bin, so its stores are short runs), not
+// with 4 keys a bin (0.34-1.06x).
 constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
 constexpr std::uint64_t kAutoPairsBinsPerValue = 16;
-constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 17;
-constexpr std::uint64_t kAutoPairsMaxRange = std::uint64_t{1} << 21;
+constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 16;
+constexpr std::uint64_t kAutoPairsMaxRange = std::uint64_t{1} << 22;
 
 std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
 // hp-smem counts a range of up to kSmemMaxBands blocks' worth of 32-bit bins: one band in
