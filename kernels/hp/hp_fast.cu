@@ -108,7 +108,9 @@ constexpr std::uint64_t kAutoPairBandBinsPerValue = 2;
 // With a payload, hp-tiled where it beat cub-radix-bits (H200, u32 + u32, n = 2^24 and 2^26,
 // delta 4..256 x sigma 4, 50, 1024: results/h200/pairs-grid.json at 35ba4e7): 1.03-1.71x with
 // sigma >= 50, delta >= 16 and 2^16..2^22 bins (16..1,024 buckets of 2^12; 1.58x at delta =
-// sigma = 50, 2^26, 328 buckets), but 0.99x at 2^16 bins, sigma = 1024. Not at sigma 4
+// sigma = 50, 2^26, 328 buckets), but 0.99x at 2^16 bins, sigma = 1024 (a drawn range just
+// under 2^16, as at n = 2^24, delta = 256, falls below kAutoPairsMinRange: CUB, 16 % behind
+// hp-tiled's 1.16x at sigma = 50 in results/h200/pairs-grid.json at d4df315). Not at sigma 4
 // (0.59-0.99x: a batch holds ~8 keys of a present bin, so its stores are short runs), not
 // with 4 keys a bin (0.34-1.06x).
 constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
