@@ -40,15 +40,14 @@ __device__ __forceinline__ void add_if(u32* word, u32 v, bool add) {
 
 // Counts equal neighbours of one thread in a register and adds a whole run at once: an
 // input of one value costs one atomic per thread instead of one per key. A value that breaks
-// the run adds it (add_if), and a value that is not `counted` leaves the run as it is. hist is
-// in shared memory unless InShared is false.
+// the run adds it (add_if). hist is in shared memory unless InShared is false.
 template <bool InShared = true>
 struct RunCounter {
   u32 bin = 0, run = 0;
-  __device__ __forceinline__ void add(u32* hist, u32 b, bool counted = true) {
-    const bool breaks = counted && b != bin;
+  __device__ __forceinline__ void add(u32* hist, u32 b) {
+    const bool breaks = b != bin;
     add_if<InShared>(&hist[bin], run, breaks && run != 0);
-    run = breaks ? 1u : run + counted;
+    run = breaks ? 1u : run + 1;
     bin = breaks ? b : bin;
   }
   __device__ __forceinline__ void flush(u32* hist) { add_if<InShared>(&hist[bin], run, run != 0); }

@@ -229,7 +229,7 @@ SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::
     const std::uint64_t grid =
         buckets * bucket_groups(buckets, tiles, resident, n, range, keys_per_flushed_bin, keys_per_block);
     blocks[w] = min_u64(grid, resident);
-    most = blocks[w] > most ? blocks[w] : most;
+    most = max_u64(most, blocks[w]);
   }
   for (unsigned w = hi + 1; most != 0 && w-- > lo;)
     if (10 * blocks[w] >= 9 * most) return w;
