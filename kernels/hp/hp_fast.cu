@@ -356,15 +356,24 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
   SB_CUDA_CHECK_LAUNCH();
 }
 
-// group_tiles over x (and its values, with a payload), persistent blocks as many as fit.
+// group_tiles over x and its values (group_key_tiles without a payload), persistent blocks
+// as many as fit.
 template <typename W, typename V = NoValue, bool Stable = false>
 void group_tiles_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low,
                         const V* vals = nullptr, V* grouped_vals = nullptr) {
   const u64 tiles = ceil_div(r.n, kTile);
-  const std::size_t smem = group_shared_bytes<V, Stable>(static_cast<u32>(a.buckets));
-  auto* kernel = group_tiles<W, V, Stable>;
-  kernel<<<resident_grid(kernel, tiles * kTileBlock, kTileBlock, smem, r.device), kTileBlock, smem, r.stream>>>(
-      x, r.n, r.min_word, a.low_bits, static_cast<u32>(a.buckets), a.seg_start, low, vals, grouped_vals);
+  const auto buckets = static_cast<u32>(a.buckets);
+  if constexpr (std::is_same_v<V, NoValue>) {
+    const std::size_t smem = group_key_shared_bytes(buckets);
+    auto* kernel = group_key_tiles<W>;
+    kernel<<<resident_grid(kernel, tiles * kTileBlock, kTileBlock, smem, r.device), kTileBlock, smem, r.stream>>>(
+        x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low);
+  } else {
+    const std::size_t smem = group_shared_bytes<V, Stable>(buckets);
+    auto* kernel = group_tiles<W, V, Stable>;
+    kernel<<<resident_grid(kernel, tiles * kTileBlock, kTileBlock, smem, r.device), kTileBlock, smem, r.stream>>>(
+        x, r.n, r.min_word, a.low_bits, buckets, a.seg_start, low, vals, grouped_vals);
+  }
   SB_CUDA_CHECK_LAUNCH();
 }
 
@@ -611,7 +620,7 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
       allow_large_shared(segment_hist<2>, d);
       allow_large_shared(segment_hist<4>, d);
       if constexpr (std::is_same_v<V, NoValue>) {
-        allow_large_shared(group_tiles<W, V>, d);
+        allow_large_shared(group_key_tiles<W>, d);
         allow_large_shared(segment_runs<W, 2>, d);
         allow_large_shared(segment_runs<W, 4>, d);
       } else if (h == Histogram::tiled_stable) {

@@ -380,28 +380,18 @@ __device__ __forceinline__ void copy_tile_out(const T* s, T* out, u32 len) {
   }
 }
 
-// group_tiles' shared memory: tiles of keys' low words (keys only: two, the one being
-// grouped and the next one arriving by cp.async), with a payload the tile's values, the
-// grouped low bits, and two words per bucket (tile counts, segment starts). An offset is 32
-// bits of key - minVal, so the low 32 bits of a key word are all a tile needs: 8-byte keys
-// take the shared memory of 4-byte ones (whole 8-byte keys left a block 144 KB, one an SM:
-// hp-tiled 0.678 ms at n = 2^26, delta = sigma = 50, H200).
-// With a payload (V other than NoValue) the values travel with their keys' low bits: each
-// tile's values are grouped the same way into grouped_vals (the block's values, kTile of V,
-// sit between the key buffer and s_low: 8-byte values stay aligned). The keys then have one
+// group_tiles' shared memory (hp-tiled with a payload): a tile of keys' low words, the
+// tile's values, the grouped low bits, and two words per bucket (tile counts, segment starts).
+// An offset is 32 bits of key - minVal, so the low 32 bits of a key word are all a tile needs:
+// 8-byte keys take the shared memory of 4-byte ones (whole 8-byte keys left a block 144 KB,
+// one an SM: hp-tiled 0.678 ms at n = 2^26, delta = sigma = 50, H200). The values travel with
+// their keys' low bits: each tile's values are grouped the same way into grouped_vals (kTile
+// of V, between the key buffer and s_low: 8-byte values stay aligned). The keys have one
 // buffer, refilled while the grouped tile is stored, so that two blocks share an SM with
 // 4-byte values (two key buffers left one: 115 KB a block).
 template <typename V>
-constexpr bool groups_values() {
-  return !std::is_same_v<V, NoValue>;
-}
-template <typename V>
-constexpr unsigned group_key_buffers() {
-  return groups_values<V>() ? 1 : 2;
-}
-template <typename V>
 constexpr std::size_t group_value_bytes() {
-  return groups_values<V>() ? std::size_t{kTile} * sizeof(V) : 0;
+  return std::size_t{kTile} * sizeof(V);
 }
 // hp-tiled-stable ranks by warp rows of 16-bit counters (warp_counter) instead of a word a
 // bucket and its start.
@@ -409,11 +399,15 @@ constexpr unsigned kRankWarps = kTileBlock / 32;
 constexpr std::size_t warp_counts_bytes(u32 digits) {
   return (std::size_t{kRankWarps} * digits * sizeof(std::uint16_t) + 3) / 4 * 4;
 }
-template <typename V = NoValue, bool Stable = false>
+template <typename V, bool Stable = false>
 constexpr std::size_t group_shared_bytes(u32 buckets) {
-  return group_key_buffers<V>() * std::size_t{kTile} * sizeof(u32) + group_value_bytes<V>() +
-         std::size_t{kTile} * sizeof(std::uint16_t) +
+  return std::size_t{kTile} * sizeof(u32) + group_value_bytes<V>() + std::size_t{kTile} * sizeof(std::uint16_t) +
          (Stable ? warp_counts_bytes(buckets) : 2 * std::size_t{buckets} * sizeof(u32));
+}
+// group_key_tiles' shared memory: a tile of low words, its grouped low bits, and two words
+// per bucket (tile counts, then each bucket's next slot).
+constexpr std::size_t group_key_shared_bytes(u32 buckets) {
+  return std::size_t{kTile} * (sizeof(u32) + sizeof(std::uint16_t)) + 2 * std::size_t{buckets} * sizeof(u32);
 }
 
 using TileScan = cub::BlockScan<u32, kTileBlock>;
@@ -499,23 +493,22 @@ __device__ __forceinline__ void zero_warp_counts(std::uint16_t* count, u32 digit
   u32* words = reinterpret_cast<u32*>(count);
   for (u32 i = threadIdx.x; i < warp_counts_bytes(digits) / 4; i += blockDim.x) words[i] = 0;
 }
+// hp-tiled's step 1 with a payload: each tile's (low bits, value) pairs grouped by bucket.
 // Persistent blocks, two per SM (one with 8-byte values, whose tile does not leave room for
 // two: their registers are not capped); tiles are independent, so block g takes tiles g,
 // g + grid, ...
 // Stable (hp-tiled-stable): a tile's items are in warp-major order and ranked by
 // count_warp_digits, so that a bucket's segment keeps the tile's order.
-template <typename W, typename V = NoValue, bool Stable = false>
+template <typename W, typename V, bool Stable = false>
 __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
     group_tiles(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, u32* seg_start, std::uint16_t* low,
-                const V* vals = nullptr, V* grouped_vals = nullptr) {
-  constexpr bool kPairs = groups_values<V>();
-  constexpr unsigned kKeyBuffers = group_key_buffers<V>();
+                const V* vals, V* grouped_vals) {
   extern __shared__ __align__(16) unsigned char s_raw[];
   __shared__ TileScan::TempStorage s_scan;
   u32* s_in = reinterpret_cast<u32*>(s_raw);  // low words (load_tile_async)
-  V* s_val = reinterpret_cast<V*>(s_in + kKeyBuffers * kTile);
-  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_raw + kKeyBuffers * std::size_t{kTile} * sizeof(u32) +
-                                                          group_value_bytes<V>());
+  V* s_val = reinterpret_cast<V*>(s_in + kTile);
+  std::uint16_t* s_low =
+      reinterpret_cast<std::uint16_t*>(s_raw + std::size_t{kTile} * sizeof(u32) + group_value_bytes<V>());
   u32* s_count = reinterpret_cast<u32*>(s_low + kTile);
   u32* s_start = s_count + buckets;
   std::uint16_t* s_warp_count = reinterpret_cast<std::uint16_t*>(s_low + kTile);  // Stable: in place of both
@@ -533,31 +526,22 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
   cp_async_commit();
   const u32 per_thread = static_cast<u32>(ceil_div(buckets, blockDim.x));
   const u32 none = buckets << low_bits;  // the offset of no bucket, for positions past the tile
-  for (unsigned buf = 0; t < tiles; t += gridDim.x, buf ^= 1) {
-    if constexpr (kKeyBuffers == 2) {
-      // The other buffer was last read before the previous tile's final barrier.
-      if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in + (buf ^ 1) * kTile);
-      cp_async_commit();
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
+  for (; t < tiles; t += gridDim.x) {
+    cp_async_wait<0>();
     __syncthreads();
-    const u32* keys = s_in + (kKeyBuffers == 2 ? buf : 0) * kTile;
+    const u32* keys = s_in;
     const u32 min_low = static_cast<u32>(min_word);
     const u64 t0 = t * kTile;
     const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
     // The tile's values are loaded before the ranks are taken, so that their latency hides
     // behind the rank atomics.
     // (Stable: after the counting, which left no registers for them.)
-    V v[kPairs ? kTileItems : 1];
+    V v[kTileItems];
     auto load_values = [&] {
-      if constexpr (kPairs) {
 #pragma unroll
-        for (unsigned it = 0; it < kTileItems; ++it) {
-          const u32 i = item_at(it);
-          if (i < len) v[it] = vals[t0 + i];
-        }
+      for (unsigned it = 0; it < kTileItems; ++it) {
+        const u32 i = item_at(it);
+        if (i < len) v[it] = vals[t0 + i];
       }
     };
     if (!Stable) load_values();
@@ -601,20 +585,92 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
         if constexpr (Stable) slot = s_warp_count[warp_counter(bucket, warp, buckets)] + warp_rank[it];
         else slot = s_start[bucket] + rank[it];
         s_low[slot] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
-        if constexpr (kPairs) s_val[slot] = v[it];
+        s_val[slot] = v[it];
       }
     }
     __syncthreads();
-    if constexpr (kKeyBuffers == 1) {  // the keys were last read by the placement
-      if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in);
-      cp_async_commit();
-    }
+    // The keys were last read by the placement.
+    if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in);
+    cp_async_commit();
     copy_tile_out(s_low, low + t0, len);
-    if constexpr (kPairs) copy_tile_out(s_val, grouped_vals + t0, len);
+    copy_tile_out(s_val, grouped_vals + t0, len);
     if constexpr (Stable) zero_warp_counts(s_warp_count, buckets);
     else
       for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
     // s_count is next written after the next tile's first barrier, s_low and s_start after its second.
+  }
+  cp_async_wait<0>();
+}
+
+// hp-tiled's step 1, keys only: each tile's low bits grouped by bucket. Unlike group_tiles
+// it counts the tile first (adds that return nothing) and takes slots in a second pass
+// (returning adds on the scanned counts), so no rank stays in a register: 40 registers and
+// one key buffer let three blocks share an SM, where group_tiles' ranks and two key buffers
+// left two (n = 2^28, delta = sigma = 50, H200: hp-tiled 1.377 -> 1.333 ms).
+// A tile where some bucket holds an eighth of it takes its slots by rank_in_bucket, a warp's
+// add at once where its 32 keys share a bucket: one key repeated, sorted runs (the
+// returning adds, one a key, took hp-tiled from 0.362 to 0.516 ms on one key repeated 2^26
+// times).
+template <typename W>
+__global__ void __launch_bounds__(kTileBlock, 3)
+    group_key_tiles(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, u32* seg_start,
+                    std::uint16_t* low) {
+  extern __shared__ __align__(16) unsigned char s_raw[];
+  __shared__ TileScan::TempStorage s_scan;
+  u32* s_in = reinterpret_cast<u32*>(s_raw);  // low words (load_tile_async)
+  std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_in + kTile);
+  u32* s_count = reinterpret_cast<u32*>(s_low + kTile);
+  u32* s_next = s_count + buckets;
+  const u64 tiles = ceil_div(n, kTile);
+  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
+  u64 t = blockIdx.x;
+  if (t < tiles) load_tile_async(x, n, t, s_in);
+  cp_async_commit();
+  const u32 per_thread = static_cast<u32>(ceil_div(buckets, blockDim.x));
+  const u32 min_low = static_cast<u32>(min_word);
+  const u32 none = buckets << low_bits;  // the offset of no bucket, for positions past the tile
+  for (; t < tiles; t += gridDim.x) {
+    cp_async_wait<0>();
+    __syncthreads();
+    const u64 t0 = t * kTile;
+    const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
+#pragma unroll
+    for (unsigned it = 0; it < kTileItems; ++it) {
+      const u32 i = it * kTileBlock + threadIdx.x;
+      if (i < len) atomicAdd(&s_count[bucket_of(word_offset<u32>(s_in[i], min_low), low_bits)], 1u);
+    }
+    __syncthreads();
+    bool crowded = false;
+    scan_bucket_counts<TileScan>(s_count, buckets, per_thread, s_scan, [&](u32 b, u32 first) {
+      s_next[b] = first;
+      seg_start[segment_row(b, t, tiles)] = first;
+      crowded |= s_count[b] >= kTile / 8;
+    });
+    if (threadIdx.x == 0) seg_start[segment_row(buckets, t, tiles)] = len;
+    if (__syncthreads_or(crowded)) {
+#pragma unroll
+      for (unsigned it = 0; it < kTileItems; ++it) {
+        const u32 i = it * kTileBlock + threadIdx.x;
+        const u32 off = i < len ? word_offset<u32>(s_in[i], min_low) : none;
+        const u32 slot = rank_in_bucket(bucket_of(off, low_bits), buckets, s_next);
+        if (i < len) s_low[slot] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+      }
+    } else {
+#pragma unroll
+      for (unsigned it = 0; it < kTileItems; ++it) {
+        const u32 i = it * kTileBlock + threadIdx.x;
+        if (i < len) {
+          const u32 off = word_offset<u32>(s_in[i], min_low);
+          s_low[atomicAdd(&s_next[bucket_of(off, low_bits)], 1u)] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+        }
+      }
+    }
+    __syncthreads();
+    if (t + gridDim.x < tiles) load_tile_async(x, n, t + gridDim.x, s_in);
+    cp_async_commit();
+    copy_tile_out(s_low, low + t0, len);
+    for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_count[b] = 0;
+    // s_count is next written after the next tile's first barrier, s_low and s_next after its second.
   }
   cp_async_wait<0>();
 }

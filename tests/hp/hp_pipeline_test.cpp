@@ -151,7 +151,7 @@ TEST(HpPipelineModel, HybridMatchesStdSort) {
       }
 }
 
-// hp-tiled's histogram (group_tiles + segment_hist): every tile grouped by bucket in place
+// hp-tiled's histogram (group_key_tiles + segment_hist): every tile grouped by bucket in place
 // (ranks within a bucket in any order: here reversed) with its segment starts in the
 // bucket-major table; then each (bucket, group of tiles) reads its segments as whole 8-value
 // words, masking the neighbours' values, and either stores (one group) or adds its counts.
