@@ -606,11 +606,11 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
 // it counts the tile first (adds that return nothing) and takes slots in a second pass
 // (returning adds on the scanned counts), so no rank stays in a register: 40 registers and
 // one key buffer let three blocks share an SM, where group_tiles' ranks and two key buffers
-// left two (n = 2^28, delta = sigma = 50, H200: hp-tiled 1.377 -> 1.333 ms).
-// A tile where some bucket holds an eighth of it takes its slots by rank_in_bucket, a warp's
-// add at once where its 32 keys share a bucket: one key repeated, sorted runs (the
-// returning adds, one a key, took hp-tiled from 0.362 to 0.516 ms on one key repeated 2^26
-// times).
+// left two (delta = sigma = 50, H200: hp-tiled 1.377 -> 1.300 ms at n = 2^28, 0.326 -> 0.308
+// at 2^26). A tile where some bucket holds an eighth of it takes its slots by rank_in_bucket,
+// a warp's add at once where its 32 keys share a bucket: one key repeated, sorted runs (with
+// a returning add a key there, hp-tiled went from 0.362 to 0.516 ms on one key repeated 2^26
+// times; so it takes 0.357). rank_in_bucket on every tile took 1.333 ms at 2^28.
 template <typename W>
 __global__ void __launch_bounds__(kTileBlock, 3)
     group_key_tiles(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, u32* seg_start,
