@@ -858,30 +858,34 @@ static_assert(kPlaceBlock == kTileBlock, "count_warp_digits has kRankWarps warps
 constexpr std::size_t place_shared_bytes(unsigned low_bits, std::size_t value_bytes, bool stable = false) {
   return std::size_t{kTile} * (value_bytes + sizeof(u32)) + std::size_t{padded_bins(1u << low_bits)} * sizeof(u32) +
          2 * std::size_t{kPlaceBlock} * sizeof(u32) +
-         (stable ? warp_counts_bytes(1u << low_digit_bits(low_bits)) +
-                       warp_counts_bytes(1u << (low_bits - low_digit_bits(low_bits))) +
-                       std::size_t{kTile} * sizeof(std::uint16_t)
+         (stable ? warp_counts_bytes(1u << ordinal_digit_bits(low_bits)) + std::size_t{kTile} * sizeof(std::uint16_t) +
+                       (std::size_t{1} << low_bits)
                  : std::size_t{padded_bins(1u << low_bits)} * sizeof(u32));
 }
 using PlaceScan = cub::BlockScan<u32, kPlaceBlock>;
 // Stable: sorts a batch's elements (element j0 + 32 * it of a thread: warp-major order; its
-// bin in s_bin[j]) into s_perm as (bin, element) words, by bin and by element inside a bin:
-// LSD passes over the bin's low digit and its high one, each one count_warp_digits. An item
-// is its element with its rank above kSlotBits, one register: with the bins and ranks in
-// registers too, two 512-thread blocks an SM spilled. Waits for the batch's values
-// (cp.async) before its first barrier and ends with one.
+// bin in s_bin[j]) into s_perm as (bin, element) words, by bin and by element inside a bin.
+// Where the bucket holds at most 2^ordinal_digit_bits present bins, one count_warp_digits
+// pass over their ordinals (s_ord) does it; otherwise LSD passes over the bin's low digit and
+// its high one. An item is its element with its rank above kSlotBits, one register: with the
+// bins and ranks in registers too, two 512-thread blocks an SM spilled. Waits for the batch's
+// values (cp.async) before its first barrier and ends with one.
 __device__ __forceinline__ void sort_batch_by_bin(u32 j0, u32 total, const unsigned (&digit_bits)[2],
                                                   std::uint16_t* const (&count)[2], PlaceScan::TempStorage& scan,
-                                                  const std::uint16_t* s_bin, u32* s_perm) {
+                                                  const std::uint16_t* s_bin, const std::uint8_t* s_ord,
+                                                  u32 present_bins, unsigned ordinal_bits, u32* s_perm) {
   const u32 warp = threadIdx.x / 32;
+  const bool by_ordinal = present_bins <= 1u << ordinal_bits;
+  const unsigned passes = by_ordinal ? 1 : 2;
   u32 item[kPlaceItems];
 #pragma unroll
   for (unsigned it = 0; it < kPlaceItems; ++it) item[it] = j0 + 32 * it;
 #pragma unroll 1
-  for (unsigned pass = 0; pass < 2; ++pass) {
-    const unsigned bits = pass ? digit_bits[1] : digit_bits[0];
+  for (unsigned pass = 0; pass < passes; ++pass) {
+    const unsigned bits = by_ordinal ? bits_for_range(present_bins) : pass ? digit_bits[1] : digit_bits[0];
     const unsigned shift = pass ? digit_bits[0] : 0;
-    const u32 digits = 1u << bits;
+    const u32 digits = by_ordinal ? present_bins : 1u << bits;
+    const bool last = pass + 1 == passes;
     std::uint16_t* const warp_count = pass ? count[1] : count[0];
     if (pass) {  // the first pass's order, read before this pass's barrier lets anyone write
 #pragma unroll
@@ -889,7 +893,8 @@ __device__ __forceinline__ void sort_batch_by_bin(u32 j0, u32 total, const unsig
         if (j0 + 32 * it < total) item[it] = s_perm[j0 + 32 * it];
     }
     auto bin_of = [&](unsigned it) { return u32{s_bin[item[it] & kSlotMask]}; };
-    auto digit = [&](unsigned it) { return j0 + 32 * it < total ? bin_of(it) >> shift & (digits - 1) : kNoDigit; };
+    auto digit_of_bin = [&](u32 bin) { return by_ordinal ? u32{s_ord[bin]} : bin >> shift & (digits - 1); };
+    auto digit = [&](unsigned it) { return j0 + 32 * it < total ? digit_of_bin(bin_of(it)) : kNoDigit; };
     count_warp_digits<kPlaceItems>(digit, bits, digits, warp_count,
                                    [&](unsigned it, u32 r) { item[it] |= r << kSlotBits; });
     cp_async_wait<0>();
@@ -900,8 +905,8 @@ __device__ __forceinline__ void sort_batch_by_bin(u32 j0, u32 total, const unsig
     for (unsigned it = 0; it < kPlaceItems; ++it)
       if (j0 + 32 * it < total) {
         const u32 j = item[it] & kSlotMask, bin = bin_of(it);
-        s_perm[warp_count[warp_counter(bin >> shift & (digits - 1), warp, digits)] + (item[it] >> kSlotBits)] =
-            pass ? bin << kSlotBits | j : j;
+        s_perm[warp_count[warp_counter(digit_of_bin(bin), warp, digits)] + (item[it] >> kSlotBits)] =
+            last ? bin << kSlotBits | j : j;
       }
     __syncthreads();
     zero_warp_counts(warp_count, digits);  // last read before the barrier above
@@ -936,13 +941,15 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
   u32* s_lo = s_end + kPlaceBlock;                       // and their starts inside their tiles
   u32* s_perm = s_lo + kPlaceBlock;                      // slot -> (bin, batch element)
   u32* s_cnt = s_perm + kTile;                           // batch counts, then batch starts
-  // Stable: the two passes' digits and warp counts, and the batch's bins by element.
+  // Stable: the passes' digits and warp counts (one pass's rows or two passes' side by side),
+  // the batch's bins by element, and the bins' ordinals among the bucket's present bins.
   const unsigned digit_bits[2] = {low_digit_bits(low_bits), low_bits - low_digit_bits(low_bits)};
+  const unsigned ordinal_bits = ordinal_digit_bits(low_bits);
   std::uint16_t* s_warp_count[2] = {reinterpret_cast<std::uint16_t*>(s_perm + kTile), nullptr};
   s_warp_count[1] = s_warp_count[0] + warp_counts_bytes(1u << digit_bits[0]) / sizeof(std::uint16_t);
-  std::uint16_t* s_bin = s_warp_count[1] + warp_counts_bytes(1u << digit_bits[1]) / sizeof(std::uint16_t);
-  if constexpr (Stable)
-    for (unsigned pass = 0; pass < 2; ++pass) zero_warp_counts(s_warp_count[pass], 1u << digit_bits[pass]);
+  std::uint16_t* s_bin = s_warp_count[0] + warp_counts_bytes(1u << ordinal_bits) / sizeof(std::uint16_t);
+  std::uint8_t* s_ord = reinterpret_cast<std::uint8_t*>(s_bin + kTile);
+  if constexpr (Stable) zero_warp_counts(s_warp_count[0], 1u << ordinal_bits);
   const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
   u64 t_lo, t_hi;
   part_bounds(tiles, groups, g, 1, t_lo, t_hi);
@@ -961,6 +968,21 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
     if (!Stable) s_cnt[padded_bin(x)] = 0;
   }
   const u32 per = bins / kPlaceBlock;  // bins >= 2^12
+  // Stable: thread i numbers the present bins of [i * per, (i + 1) * per) (at most 32). A
+  // bin is present where the scanned totals step past it; the range's last bin always is.
+  u32 present_bins = 0;
+  if constexpr (Stable) {
+    u32 present = 0;
+    for (u32 q = 0; q < per; ++q) {
+      const u64 x = first + threadIdx.x * per + q;
+      if (x < range && (x + 1 == range || start[x + 1] != start[x])) present |= 1u << q;
+    }
+    u32 before;
+    PlaceScan(s_scan).ExclusiveSum(static_cast<u32>(popcount32(present)), before, present_bins);
+    for (u32 q = 0; q < per; ++q)
+      s_ord[threadIdx.x * per + q] = static_cast<std::uint8_t>(present_ordinal(before, present, q));
+    __syncthreads();  // s_scan is the first batch's next
+  }
   // Thread i reads the segment of the batch's i-th tile; the next batch's read is issued as
   // soon as that batch's first tile is known, so its latency hides behind this batch.
   u32 lo = 0, len = 0;
@@ -1019,7 +1041,8 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
           for (unsigned it = 0; it < kPlaceItems; ++it)
             if (j0 + 32 * it < total) s_bin[j0 + 32 * it] = static_cast<std::uint16_t>(item[it]);
         }
-        sort_batch_by_bin(j0, total, digit_bits, s_warp_count, s_scan, s_bin, s_perm);
+        sort_batch_by_bin(j0, total, digit_bits, s_warp_count, s_scan, s_bin, s_ord, present_bins, ordinal_bits,
+                          s_perm);
         // A bin's first slot makes its cursor cursor - slot, so that s_cur + slot places it.
         for_each_bin_edge<false>(s_perm, total, [&](u32 bin, u32 slot) { s_cur[padded_bin(bin)] -= slot; });
       } else {

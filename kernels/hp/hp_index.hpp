@@ -300,6 +300,24 @@ SB_HD_INLINE std::uint32_t warp_counter(std::uint32_t digit, std::uint32_t warp,
 // A batch's bins (up to 2^14) are ranked in two such passes, the low digit first: a row of
 // 2^14 counters a warp would not fit in shared memory, 2^7 do.
 SB_HD_INLINE constexpr unsigned low_digit_bits(unsigned low_bits) { return low_bits / 2; }
+// Where a bucket holds few distinct bins, one pass ranks a batch by each bin's ordinal among
+// the bucket's present bins instead (present_ordinal), in rows as wide as the two passes'
+// together: up to 2^ordinal_digit_bits ordinals.
+SB_HD_INLINE constexpr unsigned ordinal_digit_bits(unsigned low_bits) {
+  return low_bits - low_digit_bits(low_bits) + 1;
+}
+SB_HD_INLINE int popcount32(std::uint32_t v) {
+#ifdef __CUDA_ARCH__
+  return __popc(v);
+#else
+  return __builtin_popcount(v);
+#endif
+}
+// Bin q of a thread's run of bins, whose presence is the bits of `present`, is its run's
+// `before`-th present bin plus the present ones below it in the run.
+SB_HD_INLINE std::uint32_t present_ordinal(std::uint32_t before, std::uint32_t present, unsigned q) {
+  return before + static_cast<std::uint32_t>(popcount32(present & ((std::uint32_t{1} << q) - 1)));
+}
 
 // Fused binarize + scan + compress: one 64-bit scan carries both prefix sums of
 // Algorithm 5 (A01p in the high word, Ap in the low word). Ap <= n < 2^32 never carries.

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../kernels/hp/hp_index.hpp"
 #include "sortbench/registry.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -216,6 +217,40 @@ TEST(HpPairs, TiledStableKeepsInputOrderOfManyCopies) {
         check_problem<std::uint32_t, std::uint32_t>(stable, problem, keys);
       else
         check_problem<std::uint32_t, std::uint64_t>(stable, problem, keys);
+    }
+  }
+}
+
+// hp-tiled-stable ranks a batch in one pass over its bins' ordinals where a bucket holds at
+// most 2^ordinal_digit_bits present bins, in two passes over the bins' digits past that:
+// one bucket with exactly that many present bins (spread over the bucket, the last one its
+// last bin) and with one more, for each width.
+TEST(HpPairs, TiledStableRanksByOrdinalsUpToTheirRowsAndByDigitsPast) {
+  const Algorithm& stable = by_name("hp-tiled-stable");
+  const std::uint64_t n = 5 * 8192 + 3;
+  for (unsigned width : {12u, 13u, 14u}) {
+    const std::uint32_t bins = 1u << width, rows = 1u << sb::hp::ordinal_digit_bits(width);
+    for (std::uint32_t present : {rows, rows + 1}) {
+      std::vector<std::uint32_t> keys(n);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::uint32_t>((i * 2654435761u >> 7) % present);
+        keys[i] = 3 * bins + (k + 1) * (bins / present) - 1;  // present bins spread over bucket 3
+      }
+      for (Payload payload : {Payload::u32, Payload::u64}) {
+        SortProblem problem = problem_of(keys, payload);
+        problem.params["low_bits"] = std::to_string(width);
+        SCOPED_TRACE("width " + std::to_string(width) + ", " + std::to_string(present) + " bins, payload " +
+                     std::string(to_string(payload)));
+        if (auto why = stable.why_unsupported(problem)) {
+          EXPECT_EQ(payload, Payload::u64) << *why;  // as in TiledPairsAtBucketEdges
+          EXPECT_EQ(width, 14u) << *why;
+          continue;
+        }
+        if (payload == Payload::u32)
+          check_problem<std::uint32_t, std::uint32_t>(stable, problem, keys);
+        else
+          check_problem<std::uint32_t, std::uint64_t>(stable, problem, keys);
+      }
     }
   }
 }

@@ -433,6 +433,28 @@ TEST(HpIndex, WarpCountsRankInInputOrder) {
       std::iota(want.begin(), want.end(), 0u);
       std::stable_sort(want.begin(), want.end(), [&](auto a, auto b) { return bin[a] < bin[b]; });
       ASSERT_EQ(next, want) << "low_bits " << low_bits << ", " << total << " elements";
+      // One pass over the present bins' ordinals sorts it the same way, where there are few.
+      const unsigned ordinal_bits = ordinal_digit_bits(low_bits);
+      EXPECT_LE(ordinal_bits, 8u);  // an ordinal is a byte
+      EXPECT_LE((1u << lo) + (1u << hi), 1u << ordinal_bits);  // the two passes' rows fit in its rows
+      std::vector<std::uint32_t> few(total), ordinal(1u << low_bits, ~0u), present_bins;
+      for (std::uint32_t j = 0; j < total; ++j) few[j] = bin[j] * 37 % (1u << ordinal_bits) * ((1u << low_bits) >> ordinal_bits);
+      for (auto b : few) ordinal[b] = 0;
+      std::uint32_t count = 0;
+      for (std::uint32_t b = 0; b < (1u << low_bits); b += 32) {  // 32 bins a thread, as place_pairs' runs
+        std::uint32_t present = 0;
+        for (unsigned q = 0; q < 32; ++q) present |= std::uint32_t{ordinal[b + q] == 0} << q;
+        for (unsigned q = 0; q < 32; ++q)
+          if (present >> q & 1) ordinal[b + q] = present_ordinal(count, present, q);
+        count += static_cast<std::uint32_t>(popcount32(present));
+      }
+      ASSERT_LE(count, 1u << ordinal_bits);
+      for (std::uint32_t j = 0; j < total; ++j) digit[j] = ordinal[few[j]];
+      rank = warp_count_ranks(digit, total, count);
+      for (std::uint32_t j = 0; j < total; ++j) next[rank[j]] = j;
+      std::iota(want.begin(), want.end(), 0u);
+      std::stable_sort(want.begin(), want.end(), [&](auto a, auto b) { return few[a] < few[b]; });
+      ASSERT_EQ(next, want) << "ordinals, low_bits " << low_bits << ", " << total << " elements";
     }
   }
 }
