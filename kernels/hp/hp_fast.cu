@@ -99,12 +99,13 @@ constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
 // 1.156 ms against CUB's 0.325 and 1.378 at ebd4178), since 692742c also at delta = sigma = 1
 // (0.290 against CUB's 0.324 ms; at ebd4178 CUB won, 0.324 against 0.368, and hp-tiled needed
 // 2 keys a distinct value). Past one band of hp-smem's counters (16-bit pairs) it beat
-// hp-smem at n = 2^24, delta = 256 (range 2^16) with every bin holding a value (sigma = 1:
-// 0.100 against 0.109 ms), tied at sigma = 4 (0.098) and lost from sigma = 16 (0.098 against
-// 0.083 ms): kAutoPairBandBinsPerValue.
+// hp-smem at n = 2^24, delta = 256 (range 2^16) with at most 4 bins a distinct value (sigma =
+// 1: 0.095 against 0.111 ms; sigma = 4: 0.093 against 0.098) and lost from sigma = 16 (0.092
+// against 0.083 ms; efd3e19, where hp-auto, taking hp-smem at sigma = 4 as it did since
+// 35ba4e7, when they tied, was 4.6 % behind): kAutoPairBandBinsPerValue, between the two.
 constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
 constexpr std::uint64_t kAutoTiledKeysPerValue = 1;
-constexpr std::uint64_t kAutoPairBandBinsPerValue = 2;
+constexpr std::uint64_t kAutoPairBandBinsPerValue = 8;
 // With a payload, hp-tiled where it beat cub-radix-bits (H200, u32 + u32, n = 2^24 and 2^26,
 // delta 4..256 x sigma 4, 50, 1024: results/h200/pairs-grid.json at 35ba4e7): 1.03-1.71x with
 // sigma >= 50, delta >= 16 and 2^16..2^22 bins (16..1,024 buckets of 2^12; 1.58x at delta =

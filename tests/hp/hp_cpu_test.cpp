@@ -676,14 +676,16 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, every, 1 << 24), AutoChoice::tiled);
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, every), AutoChoice::tiled);
   EXPECT_EQ(auto_choice(1 << 21, 1 << 22, every), AutoChoice::cub);  // delta 0.5
-  // Past one band of 56,000 bins (hp-smem's 16-bit pairs), hp-tiled where most bins hold a
-  // value (fewer than 2 bins a distinct value), hp-smem otherwise; within one band hp-smem.
+  // Past one band of 56,000 bins (hp-smem's 16-bit pairs), hp-tiled where many bins hold a
+  // value (fewer than 8 bins a distinct value), hp-smem otherwise; within one band hp-smem.
   AutoRule bands = every;
   bands.shared_bins = 112000;
   bands.band_bins = 56000;
-  bands.band_bins_per_value = 2;
+  bands.band_bins_per_value = 8;
   EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands, 1 << 16), AutoChoice::tiled);    // delta 256, sigma 1
-  EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands, 1 << 14), AutoChoice::smem);     // sigma 4
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands, 1 << 14), AutoChoice::tiled);    // sigma 4
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands, 1 << 13), AutoChoice::smem);     // sigma 8
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands, 1 << 12), AutoChoice::smem);     // sigma 16
   EXPECT_EQ(auto_choice(1 << 24, 1 << 16, bands), AutoChoice::tiled);             // len unknown: all distinct
   EXPECT_EQ(auto_choice(1 << 24, 50000, bands, 50000), AutoChoice::smem);         // one band
   EXPECT_EQ(auto_choice(1 << 16, 100000, bands, 60000), AutoChoice::smem);        // under a key a bin: no tiled
