@@ -101,8 +101,8 @@ constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
 // 2 keys a distinct value). Past one band of hp-smem's counters (16-bit pairs) it beat
 // hp-smem at n = 2^24, delta = 256 (range 2^16) with at most 4 bins a distinct value (sigma =
 // 1: 0.095 against 0.111 ms; sigma = 4: 0.093 against 0.098) and lost from sigma = 16 (0.092
-// against 0.083 ms; efd3e19, where hp-auto, taking hp-smem at sigma = 4 as it did since
-// 35ba4e7, when they tied, was 4.6 % behind): kAutoPairBandBinsPerValue, between the two.
+// against 0.083 ms; efd3e19): kAutoPairBandBinsPerValue lies between the two. (It was 2 while
+// the two tied at sigma = 4; at efd3e19 that left hp-auto 4.6 % behind there.)
 constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
 constexpr std::uint64_t kAutoTiledKeysPerValue = 1;
 constexpr std::uint64_t kAutoPairBandBinsPerValue = 8;

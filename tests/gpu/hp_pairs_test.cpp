@@ -222,9 +222,9 @@ TEST(HpPairs, TiledStableKeepsInputOrderOfManyCopies) {
 }
 
 // hp-tiled-stable ranks a batch in one pass over its bins' ordinals where a bucket holds at
-// most 2^ordinal_digit_bits present bins, in two passes over the bins' digits past that:
-// one bucket with exactly that many present bins (spread over the bucket, the last one its
-// last bin) and with one more, for each width.
+// most 2^ordinal_digit_bits present bins, in two passes over the bins' digits past that: keys
+// spanning less than one bucket with exactly that many present bins, spread over it, and with
+// one more, for each width.
 TEST(HpPairs, TiledStableRanksByOrdinalsUpToTheirRowsAndByDigitsPast) {
   const Algorithm& stable = by_name("hp-tiled-stable");
   const std::uint64_t n = 5 * 8192 + 3;
@@ -234,7 +234,7 @@ TEST(HpPairs, TiledStableRanksByOrdinalsUpToTheirRowsAndByDigitsPast) {
       std::vector<std::uint32_t> keys(n);
       for (std::uint64_t i = 0; i < n; ++i) {
         const auto k = static_cast<std::uint32_t>((i * 2654435761u >> 7) % present);
-        keys[i] = 3 * bins + (k + 1) * (bins / present) - 1;  // present bins spread over bucket 3
+        keys[i] = 3 * bins + (k + 1) * (bins / present) - 1;
       }
       for (Payload payload : {Payload::u32, Payload::u64}) {
         SortProblem problem = problem_of(keys, payload);

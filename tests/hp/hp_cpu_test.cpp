@@ -437,8 +437,9 @@ TEST(HpIndex, WarpCountsRankInInputOrder) {
       const unsigned ordinal_bits = ordinal_digit_bits(low_bits);
       EXPECT_LE(ordinal_bits, 8u);  // an ordinal is a byte
       EXPECT_LE((1u << lo) + (1u << hi), 1u << ordinal_bits);  // the two passes' rows fit in its rows
-      std::vector<std::uint32_t> few(total), ordinal(1u << low_bits, ~0u), present_bins;
-      for (std::uint32_t j = 0; j < total; ++j) few[j] = bin[j] * 37 % (1u << ordinal_bits) * ((1u << low_bits) >> ordinal_bits);
+      std::vector<std::uint32_t> few(total), ordinal(1u << low_bits, ~0u);
+      const std::uint32_t spacing = (1u << low_bits) >> ordinal_bits;  // few bins, spread over the bucket
+      for (std::uint32_t j = 0; j < total; ++j) few[j] = bin[j] * 37 % (1u << ordinal_bits) * spacing;
       for (auto b : few) ordinal[b] = 0;
       std::uint32_t count = 0;
       for (std::uint32_t b = 0; b < (1u << low_bits); b += 32) {  // 32 bins a thread, as place_pairs' runs
