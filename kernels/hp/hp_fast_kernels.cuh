@@ -529,7 +529,6 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
   for (; t < tiles; t += gridDim.x) {
     cp_async_wait<0>();
     __syncthreads();
-    const u32* keys = s_in;
     const u32 min_low = static_cast<u32>(min_word);
     const u64 t0 = t * kTile;
     const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
@@ -551,7 +550,7 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
       count_warp_digits<kTileItems>(
           [&](unsigned it) {
             const u32 i = item_at(it);
-            return i < len ? bucket_of(word_offset<u32>(keys[i], min_low), low_bits) : kNoDigit;
+            return i < len ? bucket_of(word_offset<u32>(s_in[i], min_low), low_bits) : kNoDigit;
           },
           bucket_bits, buckets, s_warp_count, [&](unsigned it, u32 r) { warp_rank.set(it, r); });
       load_values();
@@ -559,7 +558,7 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
 #pragma unroll
       for (unsigned it = 0; it < kTileItems; ++it) {
         const u32 i = item_at(it);
-        rank[it] = rank_in_bucket(bucket_of(i < len ? word_offset<u32>(keys[i], min_low) : none, low_bits), buckets,
+        rank[it] = rank_in_bucket(bucket_of(i < len ? word_offset<u32>(s_in[i], min_low) : none, low_bits), buckets,
                                   s_count);
       }
     }
@@ -579,7 +578,7 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
     for (unsigned it = 0; it < kTileItems; ++it) {
       const u32 i = item_at(it);
       if (i < len) {
-        const u32 off = word_offset<u32>(keys[i], min_low);
+        const u32 off = word_offset<u32>(s_in[i], min_low);
         const u32 bucket = bucket_of(off, low_bits);
         u32 slot;
         if constexpr (Stable) slot = s_warp_count[warp_counter(bucket, warp, buckets)] + warp_rank[it];
@@ -661,7 +660,8 @@ __global__ void __launch_bounds__(kTileBlock, 3)
         const u32 i = it * kTileBlock + threadIdx.x;
         if (i < len) {
           const u32 off = word_offset<u32>(s_in[i], min_low);
-          s_low[atomicAdd(&s_next[bucket_of(off, low_bits)], 1u)] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+          const auto bin = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
+          s_low[atomicAdd(&s_next[bucket_of(off, low_bits)], 1u)] = bin;
         }
       }
     }
