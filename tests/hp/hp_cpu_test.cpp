@@ -659,7 +659,7 @@ TEST(HpIndex, AutoChoiceFollowsRangeAndDensity) {
   AutoRule tiled = rule;
   tiled.tiled_max_range = std::uint64_t{1} << 25;
   tiled.tiled_keys_per_bin = 1;
-  tiled.tiled_keys_per_value = 2;  // the rule of the last round; hp-auto now asks one (`every` below)
+  tiled.tiled_keys_per_value = 2;  // hp-auto's rule before 35ba4e7; it asks one now (`every` below)
   EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 50, tiled), AutoChoice::tiled);
   EXPECT_EQ(auto_choice(1 << 26, (1 << 26) / 2, tiled), AutoChoice::tiled);     // delta 2, len unknown
   EXPECT_EQ(auto_choice(1 << 26, 1 << 26, tiled), AutoChoice::cub);             // delta 1, len unknown
