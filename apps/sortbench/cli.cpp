@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "sortbench/errors.hpp"
+#include "sortbench/core/errors.hpp"
 
 namespace sb::cli {
 namespace {

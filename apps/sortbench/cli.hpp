@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "sortbench/benchmark.hpp"
-#include "sortbench/input_file.hpp"
-#include "sortbench/input_spec.hpp"
-#include "sortbench/report.hpp"
+#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/input/input_file.hpp"
+#include "sortbench/input/input_params.hpp"
+#include "sortbench/report/report.hpp"
 
 namespace sb::cli {
 

@@ -1,11 +1,11 @@
-// sortbench compare BASE NEW: the regression check of CI (lib/sortbench/compare.hpp;
+// sortbench compare BASE NEW: the regression check of CI (lib/sortbench/report/compare.hpp;
 // docs/sweep.md "compare"). Exit 1 when a row is slower beyond both the threshold and the
 // measured noise, or fails in NEW where it passed in BASE.
 #include <iostream>
 
 #include "cli.hpp"
-#include "sortbench/compare.hpp"
-#include "sortbench/errors.hpp"
+#include "sortbench/report/compare.hpp"
+#include "sortbench/core/errors.hpp"
 
 namespace sb::cli {
 namespace {

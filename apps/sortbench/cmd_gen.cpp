@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "sortbench/device_buffer.hpp"
-#include "sortbench/device_info.hpp"
-#include "sortbench/generator.hpp"
-#include "sortbench/input_file.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/measure/device_info.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/input/input_file.hpp"
 
 namespace sb::cli {
 namespace {

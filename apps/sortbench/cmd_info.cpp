@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "sortbench/build_info.hpp"
-#include "sortbench/device_info.hpp"
-#include "sortbench/nvml.hpp"
-#include "sortbench/report.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/report/build_info.hpp"
+#include "sortbench/measure/device_info.hpp"
+#include "sortbench/measure/nvml.hpp"
+#include "sortbench/report/report.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb::cli {
 

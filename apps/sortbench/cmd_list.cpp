@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb::cli {
 

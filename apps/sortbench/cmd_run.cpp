@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "sortbench/clock_collector.hpp"
-#include "sortbench/device_info.hpp"
-#include "sortbench/errors.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/measure/clock_collector.hpp"
+#include "sortbench/measure/device_info.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb::cli {
 namespace {

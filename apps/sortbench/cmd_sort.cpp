@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "sortbench/errors.hpp"
-#include "sortbench/sort_file.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/suite/sort_file.hpp"
 
 namespace sb::cli {
 namespace {

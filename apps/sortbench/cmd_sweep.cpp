@@ -1,5 +1,5 @@
 // sortbench sweep: run a spec's rows (datasets/*.json) into a JSONL file, resumable and
-// shardable (lib/sortbench/sweep.hpp; docs/sweep.md). This file only wires options and
+// shardable (lib/sortbench/experiment/sweep.hpp; docs/sweep.md). This file only wires options and
 // prints progress; the rows, the file and the loop live in lib/.
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -12,10 +12,10 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "sortbench/device_info.hpp"
-#include "sortbench/errors.hpp"
-#include "sortbench/registry.hpp"
-#include "sortbench/sweep.hpp"
+#include "sortbench/measure/device_info.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/algo/registry.hpp"
+#include "sortbench/experiment/sweep.hpp"
 
 namespace sb::cli {
 namespace {

@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "cli.hpp"
-#include "sortbench/build_info.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/errors.hpp"
+#include "sortbench/report/build_info.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/errors.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"sortbench: a GPU sorting benchmark suite"};

@@ -1,7 +1,7 @@
 // Baseline algorithms every figure compares against (foundation issue, "Baselines").
 #pragma once
 
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb::baselines {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "baselines.hpp"
-#include "sortbench/element.hpp"
-#include "sortbench/keys.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/keys.hpp"
 
 namespace sb::baselines {
 namespace {

@@ -3,9 +3,9 @@
 #include <cub/device/device_merge_sort.cuh>
 
 #include "baselines.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/element.hpp"
-#include "sortbench/keys.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/keys.hpp"
 
 namespace sb::baselines {
 namespace {

@@ -3,17 +3,17 @@
 //                    u32x4 rows through CUB's decomposer interface (word 0 most significant)
 //   cub-radix-bits   keys mapped in place to offsets from the input's minimum, sorted on
 //                    bit_width(max - min) bits only: the strongest CUB call for a known range
-//                    (lib/sortbench/range_radix_sort.cu, which hp-auto hands inputs to)
+//                    (lib/sortbench/algo/range_radix_sort.cu, which hp-auto hands inputs to)
 //   cub-radix-pairs  always SortPairs; without a payload it attaches the original index
 //                    itself (an argsort), inside the timed region
 #include <cub/device/device_radix_sort.cuh>
 
 #include "baselines.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/element.hpp"
-#include "sortbench/keys.hpp"
-#include "sortbench/launch.hpp"
-#include "sortbench/range_radix_sort.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/core/launch.hpp"
+#include "sortbench/algo/range_radix_sort.hpp"
 
 namespace sb::baselines {
 namespace {

@@ -10,8 +10,8 @@
 #include <new>
 
 #include "baselines.hpp"
-#include "sortbench/element.hpp"
-#include "sortbench/keys.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/keys.hpp"
 
 namespace sb::baselines {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "sortbench/hd.hpp"
+#include "sortbench/core/hd.hpp"
 
 namespace sb::bitonic {
 

@@ -18,9 +18,9 @@
 
 #include "bitonic_index.hpp"
 #include "bitonic_padding.hpp"
-#include "sortbench/element.hpp"
-#include "sortbench/keys.hpp"
-#include "sortbench/types.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/core/types.hpp"
 
 namespace sb::bitonic {
 

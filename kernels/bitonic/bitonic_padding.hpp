@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "sortbench/hd.hpp"
-#include "sortbench/keys.hpp"
+#include "sortbench/core/hd.hpp"
+#include "sortbench/core/keys.hpp"
 
 namespace sb::bitonic {
 

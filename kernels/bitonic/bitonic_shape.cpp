@@ -9,8 +9,8 @@
 
 #include "bitonic_index.hpp"
 #include "bitonic_sort.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/errors.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/errors.hpp"
 
 namespace sb::bitonic {
 namespace {

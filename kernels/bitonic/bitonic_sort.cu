@@ -12,10 +12,10 @@
 
 #include "bitonic_index.hpp"
 #include "bitonic_kernels.cuh"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/errors.hpp"
-#include "sortbench/keys.hpp"
-#include "sortbench/launch.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/core/launch.hpp"
 
 namespace sb::bitonic {
 namespace {

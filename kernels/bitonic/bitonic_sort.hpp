@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "bitonic_schedule.hpp"
-#include "sortbench/algorithm.hpp"
-#include "sortbench/element.hpp"
+#include "sortbench/algo/algorithm.hpp"
+#include "sortbench/core/element.hpp"
 
 namespace sb::bitonic {
 

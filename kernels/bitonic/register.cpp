@@ -3,7 +3,7 @@
 // the seeds' 32-bit keys and index payload; and ours (bitonic-b32c16, bitonic-b32c4), which
 // take every scalar key type and value column.
 #include "bitonic_sort.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb {
 

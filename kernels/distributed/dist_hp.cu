@@ -21,8 +21,8 @@
 #include "../hp/hp_index.hpp"
 #include "dist_index.hpp"
 #include "distributed.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/launch.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/launch.hpp"
 
 namespace sb::dist {
 namespace {

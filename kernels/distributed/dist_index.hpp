@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "sortbench/hd.hpp"
+#include "sortbench/core/hd.hpp"
 
 namespace sb::dist {
 

@@ -17,9 +17,9 @@
 
 #include <nccl.h>
 
-#include "sortbench/algorithm.hpp"
-#include "sortbench/distributed.hpp"
-#include "sortbench/errors.hpp"
+#include "sortbench/algo/algorithm.hpp"
+#include "sortbench/measure/distributed.hpp"
+#include "sortbench/core/errors.hpp"
 
 namespace sb::dist {
 

@@ -22,15 +22,15 @@
 
 #include "dist_index.hpp"
 #include "dist_rank.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/device_buffer.hpp"
-#include "sortbench/device_info.hpp"
-#include "sortbench/device_timing.hpp"
-#include "sortbench/generator.hpp"
-#include "sortbench/key_facts.hpp"
-#include "sortbench/launch.hpp"
-#include "sortbench/measure.hpp"
-#include "sortbench/verify.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/measure/device_info.hpp"
+#include "sortbench/measure/device_timing.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/measure/key_discovery.hpp"
+#include "sortbench/core/launch.hpp"
+#include "sortbench/measure/measure.hpp"
+#include "sortbench/measure/verify.hpp"
 
 namespace sb::dist {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "dist_rank.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb::dist {
 

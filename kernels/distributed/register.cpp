@@ -1,7 +1,7 @@
 // Registration of the distributed family. Built with NCCL (SORTBENCH_HAVE_NCCL) it adds
 // dist-hp and dist-sample-sort; without NCCL only this file is built, and the registry
 // notes why the family is missing and how to get NCCL, which `list` and `info` print.
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 
 #if SORTBENCH_HAVE_NCCL
 #include "distributed.hpp"

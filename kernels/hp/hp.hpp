@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb::hp {
 

@@ -20,9 +20,9 @@
 #include "hp.hpp"
 #include "hp_fast_kernels.cuh"
 #include "hp_index.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/launch.hpp"
-#include "sortbench/range_radix_sort.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/launch.hpp"
+#include "sortbench/algo/range_radix_sort.hpp"
 
 namespace sb::hp {
 namespace {

@@ -13,7 +13,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "hp_index.hpp"
-#include "sortbench/element.hpp"
+#include "sortbench/core/element.hpp"
 
 namespace sb::hp::fast {
 

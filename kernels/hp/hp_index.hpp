@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "sortbench/hd.hpp"
-#include "sortbench/keys.hpp"
+#include "sortbench/core/hd.hpp"
+#include "sortbench/core/keys.hpp"
 
 namespace sb::hp {
 

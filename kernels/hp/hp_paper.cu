@@ -11,7 +11,7 @@
 #include "hp_index.hpp"
 #include "hp_paper_kernels.cuh"
 #include "hp_scan.cuh"
-#include "sortbench/cuda_check.hpp"
+#include "sortbench/core/cuda_check.hpp"
 
 namespace sb::hp {
 namespace {

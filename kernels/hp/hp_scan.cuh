@@ -5,7 +5,7 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "sortbench/cuda_check.hpp"
+#include "sortbench/core/cuda_check.hpp"
 
 namespace sb::hp {
 

@@ -10,7 +10,7 @@
 
 #include "hp.hpp"
 #include "hp_index.hpp"
-#include "sortbench/cuda_check.hpp"
+#include "sortbench/core/cuda_check.hpp"
 
 namespace sb::hp {
 namespace {

@@ -7,7 +7,7 @@
 // its halves are sorted into 1 - o and merged from there.
 #include "quicksort.hpp"
 #include "quicksort_device.cuh"
-#include "sortbench/cuda_check.hpp"
+#include "sortbench/core/cuda_check.hpp"
 
 namespace sb::qs {
 namespace {

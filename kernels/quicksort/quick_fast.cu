@@ -28,7 +28,7 @@
 #include "quicksort.hpp"
 #include "quick_leaf.cuh"
 #include "quicksort_device.cuh"
-#include "sortbench/cuda_check.hpp"
+#include "sortbench/core/cuda_check.hpp"
 
 namespace sb::qs {
 namespace {

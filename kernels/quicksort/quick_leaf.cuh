@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "quicksort_device.cuh"
-#include "sortbench/keys.hpp"
+#include "sortbench/core/keys.hpp"
 
 namespace sb::qs {
 

@@ -11,7 +11,7 @@
 // children below 32 keys are sorted by the parent block's threads instead of being launched.
 #include "quicksort.hpp"
 #include "quicksort_device.cuh"
-#include "sortbench/cuda_check.hpp"
+#include "sortbench/core/cuda_check.hpp"
 
 namespace sb::qs {
 namespace {

@@ -33,7 +33,7 @@
 
 #include "quick_leaf.cuh"
 #include "quicksort.hpp"
-#include "sortbench/cuda_check.hpp"
+#include "sortbench/core/cuda_check.hpp"
 
 namespace sb::qs {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "quicksort_index.hpp"
-#include "sortbench/element.hpp"
+#include "sortbench/core/element.hpp"
 
 namespace sb::qs {
 

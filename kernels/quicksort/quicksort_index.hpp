@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "sortbench/hd.hpp"
+#include "sortbench/core/hd.hpp"
 
 namespace sb::qs {
 

@@ -9,9 +9,9 @@
 
 #include "quicksort.hpp"
 #include "quicksort_index.hpp"
-#include "sortbench/keys.hpp"
-#include "sortbench/registry.hpp"
-#include "sortbench/types.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/algo/registry.hpp"
+#include "sortbench/core/types.hpp"
 
 namespace sb {
 namespace {

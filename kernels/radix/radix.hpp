@@ -15,7 +15,7 @@
 #include <string>
 
 #include "radix_index.hpp"
-#include "sortbench/algorithm.hpp"
+#include "sortbench/algo/algorithm.hpp"
 
 namespace sb::radix {
 

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "sortbench/hd.hpp"
-#include "sortbench/keys.hpp"
+#include "sortbench/core/hd.hpp"
+#include "sortbench/core/keys.hpp"
 
 namespace sb::radix {
 

@@ -9,7 +9,7 @@
 
 #include "radix.hpp"
 #include "radix_lsd_kernels.cuh"
-#include "sortbench/cuda_check.hpp"
+#include "sortbench/core/cuda_check.hpp"
 
 namespace sb::radix {
 namespace {

@@ -18,8 +18,8 @@
 #include <cub/block/block_scan.cuh>
 
 #include "radix_index.hpp"
-#include "sortbench/element.hpp"
-#include "sortbench/types.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/types.hpp"
 
 namespace sb::radix::lsd {
 

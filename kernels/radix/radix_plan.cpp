@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "radix.hpp"
-#include "sortbench/errors.hpp"
+#include "sortbench/core/errors.hpp"
 
 namespace sb::radix {
 

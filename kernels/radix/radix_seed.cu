@@ -9,8 +9,8 @@
 // column (index or u32), SeedKeys x SeedValues; 64-bit keys and values are radix-lsd's.
 #include "radix.hpp"
 #include "radix_seed_kernels.cuh"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/launch.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/launch.hpp"
 
 namespace sb::radix {
 namespace {

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "radix_index.hpp"
-#include "sortbench/types.hpp"
+#include "sortbench/core/types.hpp"
 
 namespace sb::radix::seed {
 

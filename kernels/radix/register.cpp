@@ -2,7 +2,7 @@
 // run is written once over (K, V); set_device_run declares the same type lists that `list`
 // shows and the harness checks.
 #include "radix.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb {
 namespace {

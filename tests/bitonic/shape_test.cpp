@@ -6,7 +6,7 @@
 #include <string>
 
 #include "bitonic_sort.hpp"
-#include "sortbench/errors.hpp"
+#include "sortbench/core/errors.hpp"
 
 namespace sb::bitonic {
 namespace {

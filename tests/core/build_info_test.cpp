@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "sortbench/build_info.hpp"
+#include "sortbench/report/build_info.hpp"
 
 namespace sb {
 namespace {

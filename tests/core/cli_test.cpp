@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sortbench/device_info.hpp"
+#include "sortbench/measure/device_info.hpp"
 #include "support/command.hpp"
 
 namespace {

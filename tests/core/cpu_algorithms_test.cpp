@@ -4,9 +4,9 @@
 
 #include <functional>
 
-#include "sortbench/benchmark.hpp"
-#include "sortbench/errors.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

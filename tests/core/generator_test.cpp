@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "sortbench/generator.hpp"
-#include "sortbench/keys.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/core/keys.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb {

@@ -9,11 +9,11 @@
 #include <limits>
 #include <vector>
 
-#include "sortbench/errors.hpp"
-#include "sortbench/input_file.hpp"
-#include "sortbench/input_source.hpp"
-#include "sortbench/key_facts.hpp"
-#include "sortbench/verify.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/input/input_file.hpp"
+#include "sortbench/input/input_source.hpp"
+#include "sortbench/measure/key_discovery.hpp"
+#include "sortbench/measure/verify.hpp"
 #include "support/command.hpp"
 
 namespace {

@@ -1,8 +1,8 @@
 // Parameter derivation (seed 004 sections 1.3, 6.2) and its error messages.
 #include <gtest/gtest.h>
 
-#include "sortbench/errors.hpp"
-#include "sortbench/input_spec.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/input/input_params.hpp"
 
 namespace sb {
 namespace {

@@ -11,11 +11,11 @@
 #include <set>
 #include <vector>
 
-#include "sortbench/element.hpp"
-#include "sortbench/errors.hpp"
-#include "sortbench/generator.hpp"
-#include "sortbench/values.hpp"
-#include "sortbench/verify.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/core/values.hpp"
+#include "sortbench/measure/verify.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb {

@@ -7,14 +7,14 @@
 #include <cstdlib>
 #include <memory>
 
-#include "sortbench/benchmark.hpp"
-#include "sortbench/clock_collector.hpp"
-#include "sortbench/compare.hpp"
-#include "sortbench/energy.hpp"
-#include "sortbench/measure.hpp"
-#include "sortbench/memory_collector.hpp"
-#include "sortbench/nvml.hpp"
-#include "sortbench/report.hpp"
+#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/measure/clock_collector.hpp"
+#include "sortbench/report/compare.hpp"
+#include "sortbench/measure/energy.hpp"
+#include "sortbench/measure/measure.hpp"
+#include "sortbench/measure/memory_collector.hpp"
+#include "sortbench/measure/nvml.hpp"
+#include "sortbench/report/report.hpp"
 
 namespace sb {
 namespace {

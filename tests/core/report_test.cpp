@@ -7,8 +7,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "sortbench/errors.hpp"
-#include "sortbench/report.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/report/report.hpp"
 
 namespace sb {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "sortbench/verify.hpp"
+#include "sortbench/measure/verify.hpp"
 
 namespace sb {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "sortbench/keys.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

@@ -4,9 +4,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/device_buffer.hpp"
-#include "sortbench/generator.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/input/generator.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

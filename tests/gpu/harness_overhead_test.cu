@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sortbench/benchmark.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/device_buffer.hpp"
-#include "sortbench/generator.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

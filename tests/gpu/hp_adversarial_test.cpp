@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "sortbench/generator.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

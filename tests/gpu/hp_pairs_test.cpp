@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "../../kernels/hp/hp_index.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "sortbench/errors.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

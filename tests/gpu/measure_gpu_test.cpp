@@ -5,9 +5,9 @@
 
 #include <iostream>
 
-#include "sortbench/benchmark.hpp"
-#include "sortbench/nvml.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/measure/nvml.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb {
 namespace {

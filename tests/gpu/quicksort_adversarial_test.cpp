@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "sortbench/keys.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

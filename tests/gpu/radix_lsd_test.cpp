@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "radix/radix.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

@@ -14,10 +14,10 @@
 #include <fmt/format.h>
 
 #include "radix/radix.hpp"
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/device_buffer.hpp"
-#include "sortbench/generator.hpp"
-#include "sortbench/values.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/core/values.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

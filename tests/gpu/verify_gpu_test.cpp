@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <numeric>
 
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/device_buffer.hpp"
-#include "sortbench/verify.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/measure/verify.hpp"
 
 namespace sb {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "../../kernels/hp/hp_index.hpp"
 #include "../../kernels/hp/hp_pairs_cpu.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "quicksort_index.hpp"
-#include "sortbench/keys.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/algo/registry.hpp"
 
 namespace sb::qs {
 namespace {

@@ -18,10 +18,10 @@
 #include <fmt/format.h>
 
 #include "radix/radix.hpp"
-#include "sortbench/errors.hpp"
-#include "sortbench/generator.hpp"
-#include "sortbench/input_spec.hpp"
-#include "sortbench/registry.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/input/input_params.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::radix {

@@ -1,9 +1,9 @@
 // run_device_once: one sample of the harness's session loop (time_device); and the same run
 // on keys made on the host.
-#include "sortbench/cuda_check.hpp"
-#include "sortbench/device_buffer.hpp"
-#include "sortbench/generator.hpp"
-#include "sortbench/harness.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/measure/harness.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "sortbench/device_info.hpp"
+#include "sortbench/measure/device_info.hpp"
 
 int main(int argc, char** argv) {
   if (auto why = sb::cuda_unavailable_reason()) {

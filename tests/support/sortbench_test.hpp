@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "sortbench/algorithm.hpp"
-#include "sortbench/input_spec.hpp"
-#include "sortbench/registry.hpp"
-#include "sortbench/verify.hpp"
+#include "sortbench/algo/algorithm.hpp"
+#include "sortbench/input/input_params.hpp"
+#include "sortbench/algo/registry.hpp"
+#include "sortbench/measure/verify.hpp"
 
 namespace sb::test {
 

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "sortbench/generator.hpp"
-#include "sortbench/keys.hpp"
-#include "sortbench/harness.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/measure/harness.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

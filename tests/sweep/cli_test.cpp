@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sortbench/sweep.hpp"
+#include "sortbench/experiment/sweep.hpp"
 #include "support/command.hpp"
 
 namespace sb {

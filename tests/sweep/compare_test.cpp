@@ -2,8 +2,8 @@
 // fixture files in tests/fixtures/ (a run document as BASE, sweep JSONL as NEW).
 #include <gtest/gtest.h>
 
-#include "sortbench/compare.hpp"
-#include "sortbench/errors.hpp"
+#include "sortbench/report/compare.hpp"
+#include "sortbench/core/errors.hpp"
 #include "support/command.hpp"
 
 namespace sb {

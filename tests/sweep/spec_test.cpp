@@ -1,4 +1,4 @@
-// Spec parsing, its errors, row expansion, sharding and the JSONL file (lib/sortbench/sweep.hpp).
+// Spec parsing, its errors, row expansion, sharding and the JSONL file (lib/sortbench/experiment/sweep.hpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sortbench/errors.hpp"
-#include "sortbench/sweep.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/experiment/sweep.hpp"
 #include "support/command.hpp"
 
 namespace sb {

@@ -1,0 +1,104 @@
+// CUB radix sort on the bits of the realized key range (range_radix_sort.hpp).
+#include <cub/device/device_radix_sort.cuh>
+
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/core/launch.hpp"
+#include "sortbench/core/random.hpp"
+#include "sortbench/algo/range_radix_sort.hpp"
+
+namespace sb {
+namespace {
+
+constexpr unsigned kBlock = 256;
+
+template <typename K>
+using OrderedOf = typename KeyTraits<K>::Ordered;
+
+// In place: a key becomes the offset ordered(key) - ordered(min), of the key's own width.
+template <typename K>
+__global__ void keys_to_offsets(K* keys, std::uint64_t n, OrderedOf<K> ordered_min) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    reinterpret_cast<OrderedOf<K>*>(keys)[i] = KeyTraits<K>::ordered(keys[i]) - ordered_min;
+}
+
+template <typename K>
+__global__ void offsets_to_keys(K* keys, std::uint64_t n, OrderedOf<K> ordered_min) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    keys[i] = KeyTraits<K>::from_ordered(reinterpret_cast<OrderedOf<K>*>(keys)[i] + ordered_min);
+}
+
+// Sorts words keys[0] (and vals[0] unless V is NoValue) on bits [0, end_bit); returns the
+// DoubleBuffer selector. With temp == nullptr only sets temp_bytes.
+template <typename U, typename V>
+int sort_words(void* temp, std::size_t& temp_bytes, U* const keys[2], V* const vals[2], std::uint64_t n, int end_bit,
+               cudaStream_t stream) {
+  cub::DoubleBuffer<U> d_keys(keys[0], keys[1]);
+  if constexpr (!std::is_same_v<V, NoValue>) {
+    cub::DoubleBuffer<V> d_vals(vals[0], vals[1]);
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, d_keys, d_vals, n, 0, end_bit, stream));
+  } else {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, n, 0, end_bit, stream));
+  }
+  return d_keys.selector;
+}
+
+int significant_bits(const SortProblem& p) {
+  return static_cast<int>(bit_width64(p.realized.max_ordered - p.realized.min_ordered));
+}
+
+// Unsigned keys whose own top bits are zero sort on [0, bit_width(max)) without the offset
+// passes, when that costs no more 8-bit digit passes than the offset's bit width.
+int direct_end_bit(const SortProblem& p) { return static_cast<int>(bit_width64(p.realized.max_ordered)); }
+bool sorts_in_place(const SortProblem& p) {
+  return (p.spec.key == KeyType::u32 || p.spec.key == KeyType::u64) &&
+         (direct_end_bit(p) + 7) / 8 <= (significant_bits(p) + 7) / 8;
+}
+
+template <typename K, typename V>
+int range_sort_typed(const SortProblem& p, const Buffers<K, V>& b) {
+  using U = OrderedOf<K>;
+  const int end_bit = significant_bits(p);
+  if (end_bit == 0 || p.n() < 2) return 0;  // one distinct key: already sorted, stably
+  U* words[2] = {reinterpret_cast<U*>(b.keys[0]), reinterpret_cast<U*>(b.keys[1])};
+  std::size_t bytes = b.workspace_bytes;
+  if (sorts_in_place(p)) return sort_words(b.workspace, bytes, words, b.vals, p.n(), direct_end_bit(p), b.stream);
+  const auto omin = static_cast<U>(p.realized.min_ordered);
+  const unsigned grid = grid_for(p.n(), kBlock);
+  keys_to_offsets<K><<<grid, kBlock, 0, b.stream>>>(b.keys[0], p.n(), omin);
+  SB_CUDA_CHECK_LAUNCH();
+  const int sel = sort_words(b.workspace, bytes, words, b.vals, p.n(), end_bit, b.stream);
+  offsets_to_keys<K><<<grid, kBlock, 0, b.stream>>>(b.keys[sel], p.n(), omin);
+  SB_CUDA_CHECK_LAUNCH();
+  return sel;
+}
+
+}  // namespace
+
+std::size_t range_radix_sort_bytes(const SortProblem& p) {
+  return dispatch_element<ScalarKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+    using U = OrderedOf<decltype(k)>;
+    using V = decltype(v);
+    std::size_t bytes = 0;
+    U* keys[2] = {nullptr, nullptr};
+    V* vals[2] = {nullptr, nullptr};
+    sort_words(nullptr, bytes, keys, vals, p.n(), int(sizeof(U) * 8), nullptr);
+    return bytes;
+  });
+}
+
+int range_radix_sort(const SortProblem& p, const DeviceBuffers& b) {
+  return dispatch_element<ScalarKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+    return range_sort_typed(p, typed_buffers<decltype(k), decltype(v)>(b));
+  });
+}
+
+Details range_radix_sort_details(const SortProblem& p) {
+  if (sorts_in_place(p)) return Details{{"end_bit", std::to_string(direct_end_bit(p))}, {"offset", "none"}};
+  return Details{{"end_bit", std::to_string(significant_bits(p))}, {"offset", "key - min"}};
+}
+
+}  // namespace sb

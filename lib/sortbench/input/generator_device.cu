@@ -1,0 +1,196 @@
+// GPU side of the generator: one thread per element calls the same functions as the CPU
+// (generator.hpp), so both produce bit-identical inputs.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+
+#include <cuda/std/tuple>
+
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/core/values.hpp"
+#include "sortbench/core/launch.hpp"
+
+namespace sb {
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned grid_for(std::uint64_t n) { return sb::grid_for(n, kBlock); }
+
+template <typename K>
+__global__ void fill_base_kernel(GeneratorPlan g, K* keys) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < g.n;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    keys[i] = base_key<K>(g, i);
+}
+
+template <typename K>
+__global__ void fill_slice_kernel(GeneratorPlan g, std::uint64_t begin, std::uint64_t count, K* keys) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    keys[i] = base_key<K>(g, begin + i);
+}
+
+template <typename V>
+__global__ void slice_values_kernel(V* vals, std::uint64_t begin, std::uint64_t count, Payload payload) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    vals[i] = encode_value<V>(payload, begin + i);
+}
+
+template <typename K>
+__global__ void arrange_kernel(GeneratorPlan g, const K* sorted, K* keys) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < g.n;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    keys[i] = sorted[arranged_source(g, i)];
+}
+
+template <typename V>
+__global__ void values_kernel(V* vals, std::uint64_t n, Payload payload) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    vals[i] = encode_value<V>(payload, i);
+}
+
+// CUB sorts a row by its words, most significant first.
+struct Row4Decomposer {
+  __host__ __device__ cuda::std::tuple<std::uint32_t&, std::uint32_t&, std::uint32_t&, std::uint32_t&>
+  operator()(Row4& r) const {
+    return {r.w[0], r.w[1], r.w[2], r.w[3]};
+  }
+};
+
+template <typename K>
+void radix_sort_keys(const K* in, K* out, std::uint64_t n, cudaStream_t stream) {
+  std::size_t temp_bytes = 0;
+  if constexpr (std::is_same_v<K, Row4>) {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, in, out, n, Row4Decomposer{}, stream));
+    DeviceBuffer temp(temp_bytes);
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(), temp_bytes, in, out, n, Row4Decomposer{}, stream));
+    SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  } else {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, in, out, n, 0, int(sizeof(K) * 8), stream));
+    DeviceBuffer temp(temp_bytes);
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(), temp_bytes, in, out, n, 0, int(sizeof(K) * 8), stream));
+    SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+}
+
+template <typename K>
+void generate_typed(const InputSpec& spec, K* keys, cudaStream_t stream) {
+  const GeneratorPlan g = make_generator_plan(spec);
+  if (spec.n == 0) return;
+  if (!needs_sorting(spec.dist)) {
+    fill_base_kernel<<<grid_for(spec.n), kBlock, 0, stream>>>(g, keys);
+    SB_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  DeviceBuffer base(spec.n * sizeof(K));
+  DeviceBuffer sorted(spec.n * sizeof(K));
+  fill_base_kernel<<<grid_for(spec.n), kBlock, 0, stream>>>(g, base.as<K>());
+  SB_CUDA_CHECK_LAUNCH();
+  radix_sort_keys(base.as<K>(), sorted.as<K>(), spec.n, stream);
+  arrange_kernel<<<grid_for(spec.n), kBlock, 0, stream>>>(g, sorted.as<K>(), keys);
+  SB_CUDA_CHECK_LAUNCH();
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+struct StatsAccumulator {
+  unsigned long long distinct;
+  unsigned long long fractional;
+};
+
+template <typename K>
+__global__ void distinct_kernel(const K* sorted, std::uint64_t n, StatsAccumulator* acc) {
+  unsigned long long local = 0, fractional = 0;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    local += (i == 0 || KeyTraits<K>::less(sorted[i - 1], sorted[i])) ? 1 : 0;
+    fractional += integral_key(sorted[i]) ? 0 : 1;
+  }
+  if (local) atomicAdd(&acc->distinct, local);
+  if (fractional) atomicAdd(&acc->fractional, fractional);
+}
+
+template <typename K>
+InputStats stats_typed(std::uint64_t count, const K* d_keys, cudaStream_t stream) {
+  InputStats s;
+  if (count == 0) return s;
+  DeviceBuffer sorted(count * sizeof(K));
+  radix_sort_keys(d_keys, sorted.as<K>(), count, stream);
+  DeviceBuffer acc(sizeof(StatsAccumulator));
+  SB_CUDA_CHECK(cudaMemsetAsync(acc.get(), 0, sizeof(StatsAccumulator), stream));
+  distinct_kernel<<<grid_for(count), kBlock, 0, stream>>>(sorted.as<K>(), count, acc.as<StatsAccumulator>());
+  SB_CUDA_CHECK_LAUNCH();
+  StatsAccumulator host{};
+  K ends[2];
+  SB_CUDA_CHECK(cudaMemcpyAsync(&host, acc.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaMemcpyAsync(&ends[0], sorted.as<K>(), sizeof(K), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaMemcpyAsync(&ends[1], sorted.as<K>() + count - 1, sizeof(K), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  s.min = stat_value(ends[0]);
+  s.max = stat_value(ends[1]);
+  s.min_ordered = lowest_ordered(ends[0]);
+  s.max_ordered = highest_ordered(ends[1]);
+  s.len = host.distinct;
+  s.integral = host.fractional == 0;
+  return s;
+}
+
+}  // namespace
+
+void generate_values_device(Payload payload, std::uint64_t n, void* d_vals, cudaStream_t stream) {
+  if (!d_vals || payload == Payload::none || n == 0) return;
+  dispatch_value(payload, [&](auto v) {
+    using V = decltype(v);
+    if constexpr (!std::is_same_v<V, NoValue>)
+      values_kernel<<<grid_for(n), kBlock, 0, stream>>>(static_cast<V*>(d_vals), n, payload);
+  });
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStream_t stream) {
+  dispatch_key(spec.key, [&](auto k) { generate_typed(spec, static_cast<decltype(k)*>(d_keys), stream); });
+  generate_values_device(spec.payload, spec.n, d_vals, stream);
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+InputStats input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream) {
+  InputStats s;
+  if (spec.key == KeyType::u32x4)
+    s = stats_typed(spec.n * 4, static_cast<const std::uint32_t*>(d_keys), stream);
+  else
+    s = dispatch_key<ScalarKeys>(spec.key, [&](auto k) {
+      using K = decltype(k);
+      return stats_typed(spec.n, static_cast<const K*>(d_keys), stream);
+    });
+  s.n = spec.n;
+  return s;
+}
+
+void generate_device_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* d_keys,
+                           void* d_vals, cudaStream_t stream) {
+  if (needs_sorting(spec.dist))
+    throw std::logic_error("generate_device_slice: a sorted distribution needs the whole input");
+  if (count == 0) return;
+  const GeneratorPlan g = make_generator_plan(spec);
+  dispatch_key(spec.key, [&](auto k) {
+    using K = decltype(k);
+    fill_slice_kernel<<<grid_for(count), kBlock, 0, stream>>>(g, begin, count, static_cast<K*>(d_keys));
+  });
+  SB_CUDA_CHECK_LAUNCH();
+  if (d_vals && spec.payload != Payload::none) {
+    dispatch_value(spec.payload, [&](auto v) {
+      using V = decltype(v);
+      if constexpr (!std::is_same_v<V, NoValue>)
+        slice_values_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<V*>(d_vals), begin, count,
+                                                                    spec.payload);
+    });
+    SB_CUDA_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace sb

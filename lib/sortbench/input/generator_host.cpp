@@ -1,0 +1,98 @@
+// CPU side of the generator: the same element functions as the GPU kernel (generator.hpp).
+#include <parallel/algorithm>
+
+#include <algorithm>
+#include <vector>
+
+#include "sortbench/core/element.hpp"
+#include "sortbench/input/generator.hpp"
+#include "sortbench/core/keys.hpp"
+#include "sortbench/core/values.hpp"
+
+namespace sb {
+
+GeneratorPlan make_generator_plan(const InputSpec& spec) {
+  GeneratorPlan g;
+  g.n = spec.n;
+  g.len = std::max<std::uint64_t>(spec.len, 1);
+  g.min_bits = static_cast<std::uint64_t>(spec.min_val);
+  g.dist = spec.dist;
+  g.seed = spec.seed;
+  g.entropy_words = spec.entropy_words;
+  const wide_t last = spec.range > 0 ? spec.range - 1 : 0;
+  g.values = make_bijection_last(static_cast<std::uint64_t>(last), stream_key(spec.seed, kStreamValues));
+  return g;
+}
+
+namespace {
+
+template <typename K>
+void fill_base(const GeneratorPlan& g, K* keys) {
+  const auto n = static_cast<std::int64_t>(g.n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) keys[i] = base_key<K>(g, static_cast<std::uint64_t>(i));
+}
+
+template <typename K>
+void generate_typed(const InputSpec& spec, K* keys) {
+  const GeneratorPlan g = make_generator_plan(spec);
+  if (!needs_sorting(spec.dist)) {
+    fill_base(g, keys);
+    return;
+  }
+  std::vector<K> sorted(spec.n);
+  fill_base(g, sorted.data());
+  __gnu_parallel::sort(sorted.begin(), sorted.end(),
+                       [](const K& a, const K& b) { return KeyTraits<K>::less(a, b); });
+  const auto n = static_cast<std::int64_t>(spec.n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) keys[i] = sorted[arranged_source(g, static_cast<std::uint64_t>(i))];
+}
+
+template <typename K>
+InputStats stats_typed(std::uint64_t count, const K* keys) {
+  InputStats s;
+  if (count == 0) return s;
+  std::vector<K> sorted(keys, keys + count);
+  __gnu_parallel::sort(sorted.begin(), sorted.end(),
+                       [](const K& a, const K& b) { return KeyTraits<K>::less(a, b); });
+  s.len = 1;
+  for (std::uint64_t i = 1; i < count; ++i) s.len += KeyTraits<K>::less(sorted[i - 1], sorted[i]) ? 1 : 0;
+  s.min = stat_value(sorted.front());
+  s.max = stat_value(sorted.back());
+  s.min_ordered = lowest_ordered(sorted.front());
+  s.max_ordered = highest_ordered(sorted.back());
+  s.integral = std::all_of(sorted.begin(), sorted.end(), [](const K& k) { return integral_key(k); });
+  return s;
+}
+
+}  // namespace
+
+void generate_host(const InputSpec& spec, void* keys, void* vals) {
+  dispatch_key(spec.key, [&](auto k) { generate_typed(spec, static_cast<decltype(k)*>(keys)); });
+  if (vals && spec.payload != Payload::none)
+    dispatch_value(spec.payload, [&](auto v) {
+      using V = decltype(v);
+      if constexpr (!std::is_same_v<V, NoValue>) {
+        V* out = static_cast<V*>(vals);
+        const auto n = static_cast<std::int64_t>(spec.n);
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < n; ++i) out[i] = encode_value<V>(spec.payload, static_cast<std::uint64_t>(i));
+      }
+    });
+}
+
+InputStats input_stats_host(const InputSpec& spec, const void* keys) {
+  InputStats s;
+  if (spec.key == KeyType::u32x4)
+    s = stats_typed(spec.n * 4, static_cast<const std::uint32_t*>(keys));
+  else
+    s = dispatch_key<ScalarKeys>(spec.key, [&](auto k) {
+      using K = decltype(k);
+      return stats_typed(spec.n, static_cast<const K*>(keys));
+    });
+  s.n = spec.n;
+  return s;
+}
+
+}  // namespace sb

@@ -1,0 +1,136 @@
+// A user's own data: reading key (and value) columns from NumPy .npy (format versions
+// 1.0-3.0), raw little-endian binary and text/CSV files, and writing .npy, raw and text.
+// Host code only (no CUDA include), so every format rule is tested on the CPU.
+//
+// .npy: the format is NEP 1 (numpy/lib/format.py): a magic string, a version, a header
+// length, a Python dict literal {'descr', 'fortran_order', 'shape'}, then the data. Data is
+// read with one read() per chunk straight into the destination buffer (which may be pinned
+// memory); big-endian data is byte-swapped in place. No per-element parsing.
+// text: one value per line, or a column (by header name or 0-based index) of a CSV with a
+// header line, parsed with std::from_chars.
+//
+// Every problem with a file is a UsageError (exit 2) naming the file, the problem and a fix.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sortbench/core/types.hpp"
+
+namespace sb {
+
+enum class FileFormat { npy, raw, text };
+std::string_view to_string(FileFormat f);
+std::optional<FileFormat> parse_file_format(std::string_view s);
+// By extension: .npy -> npy, .csv/.txt/.tsv -> text, anything else -> raw.
+FileFormat guess_file_format(const std::string& path);
+
+// Host memory for a column: plain (malloc) or pinned, chosen by whoever reads the file.
+struct HostAllocator {
+  void* (*allocate)(std::size_t bytes) = nullptr;  // null: malloc
+  void (*release)(void*) = nullptr;
+};
+struct HostRelease {
+  void (*release)(void*) = nullptr;  // null: free
+  void operator()(unsigned char* p) const;
+};
+class HostArray {
+ public:
+  HostArray() = default;
+  HostArray(std::size_t bytes, HostAllocator alloc = {});
+  unsigned char* data() const { return data_.get(); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::unique_ptr<unsigned char, HostRelease> data_;
+  std::size_t bytes_ = 0;
+};
+
+// What to read. key: the type the user named with --key (must agree with a .npy dtype; the
+// type of raw data; text is parsed as it, or as i64/u64/f64 when absent).
+struct FileRequest {
+  std::string path;
+  std::optional<FileFormat> format;  // absent: guessed from the extension
+  std::optional<KeyType> key;
+  std::string column;  // npy 2-D: a 0-based index; text: a header name or a 0-based index
+  std::uint64_t offset = 0;  // raw: bytes to skip (a header)
+  std::string role = "--input";  // names the option in messages: --input, --values
+};
+
+// Float keys: the NaN count and first position (a NaN has no place in an order), or 0.
+struct NanReport {
+  std::uint64_t count = 0, first = 0;
+};
+NanReport find_nans(KeyType key, const void* keys, std::uint64_t n);
+
+struct FileColumn {
+  std::string path;
+  FileFormat format = FileFormat::raw;
+  KeyType key = KeyType::u32;
+  std::string dtype;  // as the file says it: "<u4", ">f8", "raw u64", "text i64"
+  std::uint64_t n = 0;
+  std::uint64_t file_bytes = 0;
+  NanReport nans;     // counted as the column is read
+  HostArray data;     // n * key_bytes(key), little-endian (native); empty when read into a ColumnSink
+};
+
+// Where a column's bytes go as it is read: the reader asks for room for each chunk (at most
+// kMaxChunk bytes, in order), fills it in native byte order and hands it back. Reading into
+// one host array of the file's size faults in every page on first touch (below 1.5 GB/s on
+// a 1 GiB file); a sink that stages chunks in a small pinned ring and copies each to the GPU
+// while the next is read never allocates the file's size on the host.
+class ColumnSink {
+ public:
+  // Small enough that a chunk is still in cache while it is byte-swapped, scanned and copied.
+  static constexpr std::uint64_t kMaxChunk = std::uint64_t{8} << 20;
+  virtual ~ColumnSink() = default;
+  virtual void sized(KeyType key, std::uint64_t n) = 0;
+  virtual unsigned char* room(std::uint64_t first_byte, std::uint64_t bytes) = 0;
+  virtual void filled(std::uint64_t first_byte, std::uint64_t bytes) = 0;
+};
+
+// Reads one column into host memory (FileColumn::data). Throws UsageError for every problem
+// with the file or the request.
+FileColumn read_column(const FileRequest& request, HostAllocator alloc = {});
+// Reads one column into a sink (FileColumn::data stays empty).
+FileColumn read_column(const FileRequest& request, ColumnSink& sink);
+
+// A column with NaN keys: a UsageError naming the count and the first position.
+void refuse_nan_keys(const FileColumn& column, const std::string& role);
+
+// .npy header (version 1.0, 64-byte aligned data) of a 1-D array of n elements of key.
+std::string npy_header(KeyType key, std::uint64_t n);
+// numpy's descr of a key type: "<u4" ...
+std::string npy_descr(KeyType key);
+
+// Writes n elements of type key to out_path in the format (text: one value per line,
+// shortest round-trip form), in pieces: the header when opened (n is known), then the
+// elements in order as they are appended, so a GPU download can stream through a small
+// pinned ring into the file. Throws Error(output) on a write failure (disk full included);
+// the caller writes to a temporary name and renames when verified.
+class ColumnWriter {
+ public:
+  ColumnWriter(const std::string& out_path, FileFormat format, KeyType key, std::uint64_t n);
+  ~ColumnWriter();
+  ColumnWriter(const ColumnWriter&) = delete;
+  ColumnWriter& operator=(const ColumnWriter&) = delete;
+  void append(const void* data, std::uint64_t count);
+  // Flushes and closes; the bytes written.
+  std::uint64_t close();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The whole column at once.
+void write_column(const std::string& out_path, FileFormat format, KeyType key, const void* data, std::uint64_t n);
+
+// A fast 64-bit content hash (not cryptographic): identifies a file's column in results.
+std::uint64_t content_hash64(const void* data, std::size_t bytes);
+
+}  // namespace sb

@@ -1,0 +1,61 @@
+// What a timed GPU sample needs besides the work: a pair of CUDA events around it and an L2
+// flush before it. The one-GPU harness (harness_device.cu) and the distributed ranks share them.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+
+namespace sb {
+
+// Evicts the previous sample's data from L2 by writing a buffer of the L2's size
+// (nvbench detail/l2flush.cuh), on the current device.
+class L2Flusher {
+ public:
+  L2Flusher() {
+    int device = 0, bytes = 0;
+    SB_CUDA_CHECK(cudaGetDevice(&device));
+    SB_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+    if (bytes > 0) buffer_ = DeviceBuffer(static_cast<std::size_t>(bytes));
+  }
+  void flush(cudaStream_t stream) {
+    if (buffer_.bytes()) SB_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, buffer_.bytes(), stream));
+  }
+
+ private:
+  DeviceBuffer buffer_;
+};
+
+class EventPair {
+ public:
+  EventPair() {
+    SB_CUDA_CHECK(cudaEventCreate(&start_));
+    SB_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  cudaEvent_t start() const { return start_; }
+  cudaEvent_t stop() const { return stop_; }
+  // From this pair's start to another event recorded after it (and already complete).
+  double elapsed_ms_to(cudaEvent_t other) const {
+    float ms = 0;
+    SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, other));
+    return ms;
+  }
+  double elapsed_ms() const {
+    SB_CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+}  // namespace sb

@@ -1,0 +1,49 @@
+#include "sortbench/measure/key_discovery.hpp"
+
+#include <algorithm>
+
+#include "sortbench/core/element.hpp"
+#include "sortbench/core/keys.hpp"
+
+namespace sb {
+
+KeyFacts discover_key_facts_host(KeyType key, const void* keys, std::uint64_t n) {
+  KeyFacts f;
+  if (n == 0) return f;
+  std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+  if (key == KeyType::u32x4) {
+    const auto* w = static_cast<const std::uint32_t*>(keys);
+    for (std::uint64_t i = 0; i < 4 * n; ++i) lo = std::min<std::uint64_t>(lo, w[i]), hi = std::max<std::uint64_t>(hi, w[i]);
+  } else {
+    dispatch_key<ScalarKeys>(key, [&](auto k) {
+      using K = decltype(k);
+      const K* p = static_cast<const K*>(keys);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t o = KeyTraits<K>::ordered(p[i]);
+        lo = std::min(lo, o), hi = std::max(hi, o);
+      }
+    });
+  }
+  f.min_ordered = lo;
+  f.max_ordered = hi;
+  return f;
+}
+
+void apply_key_facts(InputStats& stats, KeyType key, const KeyFacts& facts) {
+  if (stats.n == 0) return;  // no keys: nothing was discovered, the empty stats stand
+  stats.min_ordered = facts.min_ordered;
+  stats.max_ordered = facts.max_ordered;
+  if (key == KeyType::u32x4) {
+    stats.min = facts.min_ordered;
+    stats.max = facts.max_ordered;
+    return;
+  }
+  dispatch_key<ScalarKeys>(key, [&](auto k) {
+    using K = decltype(k);
+    using O = typename KeyTraits<K>::Ordered;
+    stats.min = stat_value(KeyTraits<K>::from_ordered(static_cast<O>(facts.min_ordered)));
+    stats.max = stat_value(KeyTraits<K>::from_ordered(static_cast<O>(facts.max_ordered)));
+  });
+}
+
+}  // namespace sb

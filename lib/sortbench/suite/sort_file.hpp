@@ -1,0 +1,48 @@
+// sortbench sort: one sort of a user's file, as a tool rather than a benchmark. Phases:
+// read (on the GPU path through a small pinned ring, each chunk copied to the device while the
+// next is read), host to device (what remains of those copies), analyze (the measured
+// statistics), sort, verify (sorted, same multiset; argsort and values: every element carried
+// along; on the GPU where a copy of the input fits), write (downloaded through the same ring
+// while written, to a temporary name beside the output, renamed into place only when
+// everything passed, so a failure never leaves a partial output).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sortbench/input/input_file.hpp"
+#include "sortbench/core/types.hpp"
+
+namespace sb {
+
+struct SortFileRequest {
+  FileRequest input;
+  std::string output;
+  std::optional<FileRequest> values;  // carried along with the keys
+  std::string values_output;
+  bool argsort = false;      // write the permutation (u32 or u64 positions) instead of the keys
+  std::string algo = "auto";
+  Backend backend = Backend::gpu;
+};
+
+struct SortFileReport {
+  std::string algorithm;
+  std::string why;  // how --algo auto chose
+  std::uint64_t n = 0;
+  KeyType key = KeyType::u32;
+  std::vector<std::pair<std::string, double>> phases_ms;  // in order
+  std::uint64_t bytes_read = 0, bytes_written = 0;
+  std::string verified_on;  // "gpu", or "host" where a copy of the input did not fit beside the sort
+};
+
+// Throws UsageError (exit 2) for every problem with the files or options, Error(no_device)
+// / Error(device_memory) for the GPU, Error(verification_failed) when the output fails.
+SortFileReport sort_file(const SortFileRequest& request);
+
+// How --algo auto chooses, from the key type, the payload and the measured range and n.
+std::string choose_algorithm(Backend backend, KeyType key, bool with_values, bool argsort, double range,
+                             std::uint64_t n, std::string& why);
+
+}  // namespace sb
