@@ -26,7 +26,7 @@ int run_gen(const CLI::App& cmd, const GenOptions& o) {
   if (o.backend == "gpu" && cuda_unavailable_reason())
     throw Error(ExitCode::no_device, *cuda_unavailable_reason() + "; use --backend cpu");
   std::vector<unsigned char> keys(spec.n * key_bytes(spec.key));
-  InputStats stats;
+  KeyFacts stats;
   if (use_gpu) {
     DeviceBuffer d_keys(keys.size());
     generate_device(spec, d_keys.get(), nullptr, nullptr);

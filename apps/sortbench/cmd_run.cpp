@@ -60,7 +60,7 @@ Params parse_params(const RunOptions& o, const std::vector<const Algorithm*>& al
 class ProgressPrinter : public RunObserver {
  public:
   ProgressPrinter(bool quiet, std::optional<RangeMode> file_range) : quiet_(quiet), file_range_(file_range) {}
-  void input_ready(const InputSpec& spec, const InputStats& stats) override {
+  void input_ready(const InputSpec& spec, const KeyFacts& stats) override {
     if (quiet_) return;
     std::cout << (file_range_ ? format_measured_summary(spec, stats, *file_range_) : format_input_summary(spec, stats))
               << std::flush;

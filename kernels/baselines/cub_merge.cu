@@ -35,7 +35,7 @@ void add_cub_merge(Registry& r) {
   a.stable = true;
   a.source = "CUB DeviceMergeSort::StableSortKeys / StableSortPairs";
   a.workspace_bytes = [](const SortProblem& p) {
-    return dispatch_element<AllKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+    return dispatch_element<AllKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
       using K = decltype(k);
       using V = decltype(v);
       std::size_t bytes = 0;

@@ -84,7 +84,7 @@ void add_cub_radix(Registry& r) {
   Algorithm full = radix_base("cub-radix", "CUB DeviceRadixSort (all key bits, DoubleBuffer; u32x4 rows "
                                             "through a decomposer)");
   full.workspace_bytes = [](const SortProblem& p) {
-    return dispatch_element<AllKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+    return dispatch_element<AllKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
       return radix_temp_bytes<decltype(k), decltype(v)>(p.n());
     });
   };
@@ -109,7 +109,7 @@ void add_cub_radix(Registry& r) {
                                "CUB DeviceRadixSort::SortPairs with the original index as value "
                                "(attached in the timed region when --payload none)");
   pairs.workspace_bytes = [](const SortProblem& p) {
-    return dispatch_element<ScalarKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) -> std::size_t {
+    return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) -> std::size_t {
       using K = decltype(k);
       using V = decltype(v);
       if constexpr (std::is_same_v<V, NoValue>)

@@ -73,7 +73,7 @@ void add_thrust(Registry& r) {
     cub::DoubleBuffer<std::uint64_t> k;
     cub::DoubleBuffer<std::uint64_t> v;
     cub::DeviceRadixSort::SortPairs(nullptr, cub_bytes, k, v, p.n());
-    return cub_bytes + 2 * p.n() * p.spec.element_bytes() + (std::size_t{16} << 20);
+    return cub_bytes + 2 * p.n() * p.shape.element_bytes() + (std::size_t{16} << 20);
   };
   set_device_run<AllKeys, AllValues>(a, [](auto b, const SortProblem& p) {
     ArenaAllocator arena(b.workspace, b.workspace_bytes);

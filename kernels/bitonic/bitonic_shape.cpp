@@ -75,7 +75,7 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p, const DeviceL
 
   // 8-byte keys and values take more of the tile: u64 keys with a u64 payload, 16 bytes an
   // element, halve the tile of 32-bit keys with an index payload.
-  const std::size_t elem = element_bytes(p.spec.key, p.spec.payload);
+  const std::size_t elem = element_bytes(p.shape.key, p.shape.payload);
   const long tile = p.param_int("tile", static_cast<long>(default_tile(elem, d)));
   if (!is_pow2(tile) || tile < 2 || static_cast<std::size_t>(tile) * elem > d.shared_per_block_optin)
     throw UsageError(fmt::format("--param tile={} is not a power of two from 2 whose {} bytes per element fit {} "
@@ -108,7 +108,7 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p, const DeviceL
 
 LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
   return launch_shape(sc, p, device_limits(p),
-                      kernel_limits(sc, shared_round_of(sc, p), p.spec.key, p.spec.payload));
+                      kernel_limits(sc, shared_round_of(sc, p), p.shape.key, p.shape.payload));
 }
 
 std::optional<std::string> unsupported_reason(const Schedule& sc, const SortProblem& p) {
@@ -127,7 +127,7 @@ std::size_t workspace_bytes(const SortProblem& p) {
   if (n < 2) return 0;
   const std::uint64_t padded = std::uint64_t{1} << ceil_log2(n);
   if (padded == n) return 0;
-  return padded_vals_offset(padded, key_bytes(p.spec.key)) + padded * payload_bytes(p.spec.payload);
+  return padded_vals_offset(padded, key_bytes(p.shape.key)) + padded * payload_bytes(p.shape.payload);
 }
 
 Details details(const Schedule& s, const SortProblem& p) {
@@ -141,7 +141,7 @@ Details details(const Schedule& s, const SortProblem& p) {
             {"global_passes", std::to_string(launches.size())},
             {"launches", kernels},
             {"traffic_bytes", std::to_string(traffic_bytes(launches.size(), sh.log_n, p.n(),
-                                                           element_bytes(p.spec.key, p.spec.payload)))},
+                                                           element_bytes(p.shape.key, p.shape.payload)))},
             {"block", std::to_string(sh.global_threads)}};
   if (s.shared) {
     d.emplace_back("tile", std::to_string(std::uint64_t{1} << sh.tile_log));

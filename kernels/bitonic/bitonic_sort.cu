@@ -115,7 +115,7 @@ KernelLimits kernel_limits(const Schedule& sc, unsigned shared_round, KeyType ke
 template <typename K, typename V>
 int sort_device(const Schedule& sc, const SortProblem& p, const Buffers<K, V>& b) {
   constexpr std::size_t kElementBytes = sizeof(K) + (has_values_v<V> ? sizeof(V) : 0);
-  if (element_bytes(p.spec.key, p.spec.payload) != kElementBytes)
+  if (element_bytes(p.shape.key, p.shape.payload) != kElementBytes)
     throw std::logic_error("bitonic: the element type does not match the problem's key type and payload");
   const std::uint64_t n = p.n();
   if (n < 2) return 0;

@@ -80,7 +80,7 @@ RankResult run_keys(const SortProblem& p, const RankSlice& s, const RankBuffers&
   const DeviceContext& dev = rank.ctx();
   const cudaStream_t stream = rank.stream();
   const u64 range = hp::problem_range(p);
-  const W min_word = hp::min_word_of<K>(p.realized.min_ordered);
+  const W min_word = hp::min_word_of<K>(p.facts.min_ordered);
   const u64 begin = s.begin, count = s.count;  // the output slice is the input slice's positions
   HpArrays<W> a(static_cast<char*>(b.workspace), p, count);
   // The hybrid's 2-byte low bits use the output buffer until the expansion.
@@ -117,7 +117,7 @@ Algorithm make_dist_hp() {
   ranks.phases = {"histogram", "allreduce", "expand"};
   ranks.capacity = [](const SortProblem&, u64 n, int world) { return (n + world - 1) / world; };
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64, const DeviceContext&) {
-    return dispatch_key<HpKeys>(p.spec.key, [&](auto k) {
+    return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
       return HpArrays<W>(nullptr, p, s.count).bytes;
     });
@@ -127,7 +127,7 @@ Algorithm make_dist_hp() {
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
-    return dispatch_key<HpKeys>(p.spec.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
+    return dispatch_key<HpKeys>(p.shape.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
   };
   ranks.details = [](const SortProblem& p, int world) {
     return Details{{"histogram", hp::histogram_name(p, slice_size(0, p.n(), world))},
@@ -142,7 +142,6 @@ Algorithm make_dist_hp() {
   a.params = {"histogram", "low_bits"};  // hp's histogram variant and the hybrid's bucket width
   declare_types<HpKeys, KeysOnly>(a);
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
-    if (auto why = distribution_unsupported(p)) return why;
     return hp::histogram_unsupported(p, p.n());
   };
   return a;

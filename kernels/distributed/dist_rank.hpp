@@ -150,13 +150,8 @@ struct RankAlgorithm {
 // rank boundaries, fingerprint sums all-reduced), and describes the ranks in the details.
 DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request);
 
-// Why a distributed run cannot make this input (each rank generates its own slice, so no
-// distribution that sorts the whole input), or nullopt.
-std::optional<std::string> distribution_unsupported(const SortProblem& p);
-
 // A member of the family: its registry entry runs `ranks` through run_ranks (its workspace is
-// sized per rank there) and declines what distribution_unsupported declines; the caller adds
-// key types, constraints and further support checks.
+// sized per rank there); the caller adds key types, constraints and further support checks.
 Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks);
 
 }  // namespace sb::dist

@@ -306,7 +306,7 @@ VerifyReport verify_slices(const Rank& rank, const K* in, u64 n_in, const K* out
 }
 
 // Min and max of the keys over all ranks, in ordered form (the facts range-aware sorts read).
-KeyFacts global_key_facts(const Rank& rank, KeyType key, const void* keys, u64 count) {
+OrderedBounds global_key_facts(const Rank& rank, KeyType key, const void* keys, u64 count) {
   DeviceBuffer d_facts(2 * sizeof(u64));
   u64 h_facts[2];
   // The rank's own extremes (an empty slice gives the identities ~0 and 0).
@@ -384,7 +384,7 @@ void rank_body(Shared& s, int r) {
 
   const u64 n = p.n();
   const RankSlice slice{n, slice_begin(r, n, world), slice_size(r, n, world)};
-  const std::size_t kb = key_bytes(p.spec.key);
+  const std::size_t kb = key_bytes(p.shape.key);
   const u64 capacity = std::max<u64>(s.algo.capacity(problem, n, world), 1);
   const std::size_t ws = s.algo.workspace_bytes(problem, slice, capacity, ctx);
   const u64 needed = slice.count * kb + 2 * capacity * kb + ws;
@@ -396,7 +396,7 @@ void rank_body(Shared& s, int r) {
                             "{} of workspace) but {} are free; lower -n or add GPUs (--gpus)",
                             r, device, gib(needed), slice.count, capacity, gib(ws), gib(free_bytes)));
   DeviceBuffer pristine(slice.count * kb), work0(capacity * kb), work1(capacity * kb), workspace(ws);
-  generate_device_slice(p.spec, slice.begin, slice.count, pristine.get(), nullptr, stream.handle);
+  generate_device_slice(s.request.input, slice.begin, slice.count, pristine.get(), nullptr, stream.handle);
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
   std::optional<L2Flusher> l2;
   if (s.request.settings.flush_l2) l2.emplace();
@@ -434,8 +434,8 @@ void rank_body(Shared& s, int r) {
     }
   } guard{comm, s.failure};
   try {
-    const KeyFacts facts = global_key_facts(rank, p.spec.key, pristine.get(), slice.count);
-    apply_key_facts(problem.realized, p.spec.key, facts);
+    const OrderedBounds facts = global_key_facts(rank, p.shape.key, pristine.get(), slice.count);
+    apply_key_facts(problem.facts, p.shape.key, facts);
     if (s.algo.prepare) s.algo.prepare(problem, ctx);
 
     RankBuffers buffers;
@@ -480,7 +480,7 @@ void rank_body(Shared& s, int r) {
       if (enough_samples(noise, agreed[1], s.request.settings)) break;
     }
     report.out_count = result.count;
-    report.verification = dispatch_key<ScalarKeys>(p.spec.key, [&](auto k) {
+    report.verification = dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
       using K = decltype(k);
       return verify_slices<K>(rank, pristine.as<K>(), slice.count, static_cast<const K*>(buffers.keys[result.buffer]),
                               result.count, n);
@@ -572,14 +572,6 @@ DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& probl
   return out;
 }
 
-std::optional<std::string> distribution_unsupported(const SortProblem& p) {
-  if (needs_sorting(p.spec.dist))
-    return fmt::format("the {} distribution is made by sorting the whole input, which no rank holds; use uniform, "
-                       "zipf or entropy",
-                       to_string(p.spec.dist));
-  return std::nullopt;
-}
-
 Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks) {
   Algorithm a;
   a.name = std::move(name);
@@ -587,7 +579,6 @@ Algorithm distributed_algorithm(std::string name, std::string source, RankAlgori
   a.backend = Backend::gpu;
   a.source = std::move(source);
   a.workspace_bytes = [](const SortProblem&) -> std::size_t { return 0; };
-  a.unsupported = distribution_unsupported;
   a.run_distributed = [ranks = std::move(ranks)](const SortProblem& p, const DistributedRequest& r) {
     return run_ranks(ranks, p, r);
   };

@@ -231,13 +231,13 @@ Algorithm make_dist_sample_sort() {
     return world == 1 ? n : receive_capacity(n, world, kSamplesPerRank);
   };
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
-    return dispatch_key<ScalarKeys>(p.spec.key, [&](auto k) {
+    return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
       return SampleArrays<decltype(k)>(nullptr, s.count, capacity, d.world).bytes;
     });
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
-    return dispatch_key<ScalarKeys>(p.spec.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
+    return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
   };
   ranks.details = [](const SortProblem&, int) { return Details{{"samples_per_rank", std::to_string(kSamplesPerRank)}}; };
   Algorithm a = distributed_algorithm(

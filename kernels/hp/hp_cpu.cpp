@@ -90,7 +90,7 @@ Algorithm cpu_member(std::string name, std::string source, SortFn sort) {
   };
   a.run_host = [sort](const SortProblem& p, const HostBuffers& b) {
     if (p.n() == 0) return;
-    sort(static_cast<std::uint32_t*>(b.keys), p.n(), word_of(p.realized.min), problem_range(p));
+    sort(static_cast<std::uint32_t*>(b.keys), p.n(), word_of(p.facts.min), problem_range(p));
   };
   return a;
 }

@@ -178,7 +178,7 @@ std::size_t place_shared_total(unsigned low_bits, std::size_t value_bytes, bool 
 
 // The widest buckets place_pairs holds in shared memory beside a batch of p's values.
 unsigned widest_pair_width(const SortProblem& p, bool stable) {
-  const std::size_t vb = payload_bytes(p.spec.payload);
+  const std::size_t vb = payload_bytes(p.shape.payload);
   unsigned w = kTiledLowBits;
   while (w > kLowBitsMin && place_shared_total(w, vb, stable) > device_facts(p).smem_per_block) --w;
   return w;
@@ -481,10 +481,10 @@ template <typename K, typename V>
 int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   using W = typename KeyTraits<K>::Ordered;
   constexpr bool pairs = Buffers<K, V>::has_values;
-  const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.realized.min_ordered), b.stream, device_facts(b.device)};
+  const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.facts.min_ordered), b.stream, device_facts(b.device)};
   if (r.n == 0) return 0;
   FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device, tiles(h),
-                  payload_bytes(p.spec.payload), h == Histogram::tiled_stable);
+                  payload_bytes(p.shape.payload), h == Histogram::tiled_stable);
   const W* x = reinterpret_cast<const W*>(b.keys[0]);
   // The split's low bits (2 bytes a key) live in keys[1] until the scan.
   auto* low = reinterpret_cast<std::uint16_t*>(b.keys[1]);
@@ -526,17 +526,17 @@ using FastKeys = IntegerKeys;
 using FastValues = AllValues;
 
 int run_fast_any(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
-  return dispatch_element<FastKeys, FastValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+  return dispatch_element<FastKeys, FastValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
     return run_fast(h, p, typed_buffers<decltype(k), decltype(v)>(b));
   });
 }
 
 std::size_t fast_bytes(Histogram h, const SortProblem& p) {
   const unsigned low_bits = low_bits_for(h, p);
-  return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+  return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
     return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p), tiles(h),
-                         payload_bytes(p.spec.payload), h == Histogram::tiled_stable)
+                         payload_bytes(p.shape.payload), h == Histogram::tiled_stable)
         .bytes;
   });
 }
@@ -557,7 +557,7 @@ std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) 
     const unsigned pair_bits = tiled_pair_width(p, stable);
     if (!pair_bits)
       return fmt::format("low_bits={} leaves no room for a batch of {}-byte values in shared memory; use {} or less",
-                         low_bits, payload_bytes(p.spec.payload), low_bits - 1);
+                         low_bits, payload_bytes(p.shape.payload), low_bits - 1);
     low_bits = pair_bits;
   }
   if (buckets_for(problem_range(p), low_bits) > kTiledMaxBuckets)
@@ -595,14 +595,14 @@ Choice choose(const SortProblem& p) {
                       std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
                       kAutoPairsBinsPerValue, kAutoPairsMinRange};
   const bool integer_keys =
-      dispatch_key<ScalarKeys>(p.spec.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
-  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.realized.len}, rule);
+      dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
+  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len}, rule);
 }
 
 // Raises the shared-memory limit of the histogram kernels variant h launches, on `device`.
 void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device) {
   const DeviceFacts d = device_facts(&device);
-  dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+  dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
     if (h == Histogram::shared) {
       allow_large_shared(hist_shared<W>, d);
@@ -615,7 +615,7 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
     }
   });
   if (tiles(h))
-    dispatch_element<FastKeys, FastValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+    dispatch_element<FastKeys, FastValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
       using V = decltype(v);
       allow_large_shared(segment_hist<2>, d);
@@ -689,7 +689,7 @@ std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint
 
 std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n) {
   const Histogram h = histogram_for(p, n);
-  return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+  return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
     return FastArrays<W>(nullptr, n, problem_range(p), h == Histogram::hybrid ? low_bits_of(p) : 0, true,
                          device_facts(p))
@@ -704,10 +704,10 @@ void prepare_histogram(const SortProblem& p, std::uint64_t n, const DeviceContex
 std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n, void* low, void* workspace,
                          const DeviceContext& device) {
   const Histogram h = histogram_for(p, n);
-  return dispatch_key<FastKeys>(p.spec.key, [&](auto k) {
+  return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using K = decltype(k);
     using W = typename KeyTraits<K>::Ordered;
-    const Run<W> r{n, problem_range(p), min_word_of<K>(p.realized.min_ordered), device.stream, device_facts(&device)};
+    const Run<W> r{n, problem_range(p), min_word_of<K>(p.facts.min_ordered), device.stream, device_facts(&device)};
     // The key-value layout: A and the hybrid's counters, without the runs.
     FastArrays<W> a(static_cast<char*>(workspace), n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, true,
                     r.device);

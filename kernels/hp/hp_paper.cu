@@ -43,7 +43,7 @@ struct Input {
 };
 
 Input input_of(const SortProblem& p, const DeviceBuffers& b) {
-  return {p.n(), problem_range(p), word_of(p.realized.min), static_cast<const u32*>(b.keys[0]),
+  return {p.n(), problem_range(p), word_of(p.facts.min), static_cast<const u32*>(b.keys[0]),
           static_cast<u32*>(b.keys[1]), b.stream};
 }
 

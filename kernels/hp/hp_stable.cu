@@ -108,7 +108,7 @@ int run_stable(const SortProblem& p, const Buffers<K, V>& b) {
   using W = typename KeyTraits<K>::Ordered;
   const u64 n = p.n();
   if (n < 2) return 0;
-  const W min_word = min_word_of<K>(p.realized.min_ordered);
+  const W min_word = min_word_of<K>(p.facts.min_ordered);
   const unsigned bits = bits_for_range(problem_range(p));
   const u64 parts = parts_for(n);
   StableArrays a(static_cast<char*>(b.workspace), parts);

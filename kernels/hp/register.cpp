@@ -23,13 +23,13 @@ Algorithm family_base(std::string name, Backend backend, std::string source) {
 }
 
 std::uint64_t problem_range(const SortProblem& p) {
-  return p.n() == 0 ? 1 : range_of_ordered(p.realized.min_ordered, p.realized.max_ordered);
+  return p.n() == 0 ? 1 : range_of_ordered(p.facts.min_ordered, p.facts.max_ordered);
 }
 
 std::optional<std::string> range_limit(const SortProblem& p) {
   if (problem_range(p) <= kMaxRange) return std::nullopt;
   // The exact range (up to 2^64) and the bytes of its 32-bit counters, in 128-bit arithmetic.
-  const unsigned __int128 range = static_cast<unsigned __int128>(p.realized.max_ordered - p.realized.min_ordered) + 1;
+  const unsigned __int128 range = static_cast<unsigned __int128>(p.facts.max_ordered - p.facts.min_ordered) + 1;
   const unsigned __int128 bytes = range * sizeof(std::uint32_t);
   auto decimal = [](unsigned __int128 v) {
     std::string s;

@@ -33,7 +33,7 @@ constexpr long kFastGridLog2 = 16;
 
 // Bytes of one element of the problem: key plus payload value.
 int element_bytes(const SortProblem& p) {
-  return dispatch_element<ScalarKeys, AllValues>(p.spec.key, p.spec.payload, [](auto k, auto v) {
+  return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [](auto k, auto v) {
     using V = decltype(v);
     return int(sizeof k) + (std::is_same_v<V, NoValue> ? 0 : int(sizeof(V)));
   });
@@ -64,7 +64,7 @@ std::optional<std::string> arity_problem(const SortProblem& p) {
 
 template <typename F>
 void with_keys(const SortProblem& p, const DeviceBuffers& b, F&& f) {
-  dispatch_key<Keys32>(p.spec.key, [&](auto k) {
+  dispatch_key<Keys32>(p.shape.key, [&](auto k) {
     using K = decltype(k);
     if constexpr (!std::is_same_v<K, Row4>) {
       K* const keys[2] = {static_cast<K*>(b.keys[0]), static_cast<K*>(b.keys[1])};
@@ -129,7 +129,7 @@ void add_sample_variant(Registry& r, const std::string& name, bool device_launch
   sample.unsupported = nullptr;
   sample.details = nullptr;
   sample.workspace_bytes = [](const SortProblem& p) {
-    return qs::sample_workspace_bytes(p.n(), int(key_bytes(p.spec.key)), int(payload_bytes(p.spec.payload)));
+    return qs::sample_workspace_bytes(p.n(), int(key_bytes(p.shape.key)), int(payload_bytes(p.shape.payload)));
   };
   set_device_run<ScalarKeys, AllValues>(sample, [device_launches](auto b, const SortProblem& p) {
     qs::launch_quick_sample(b.keys, b.vals, p.n(), device_launches, b.workspace, b.workspace_bytes, b.stream);

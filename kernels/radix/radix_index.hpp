@@ -117,7 +117,7 @@ SB_HD_INLINE PassPlan make_pass_plan(unsigned bits, unsigned words, std::uint64_
 }
 
 // The plan for key type K: words and word width from K (RadixWord), min and max as the
-// generator reports them (InputStats::min_ordered / max_ordered).
+// generator reports them (KeyFacts::min_ordered / max_ordered).
 template <typename K>
 SB_HD_INLINE PassPlan make_pass_plan_for(unsigned bits, std::uint64_t ordered_min, std::uint64_t ordered_max) {
   // A float zero at either end is reported as -0.0 (lowest) or +0.0 (highest); the folded

@@ -44,7 +44,7 @@ Layout layout_of(const SortProblem& p) {
 }
 
 Layout layout_of(const SortProblem& p) {
-  return dispatch_element<LsdKeys, LsdValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+  return dispatch_element<LsdKeys, LsdValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
     return layout_of<decltype(k), decltype(v)>(p);
   });
 }
@@ -86,7 +86,7 @@ std::size_t lsd_workspace_bytes(const SortProblem& p) {
 }
 
 int lsd_sort(const SortProblem& p, const DeviceBuffers& b, const PhaseHook& hook) {
-  return dispatch_element<LsdKeys, LsdValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+  return dispatch_element<LsdKeys, LsdValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
     return lsd_sort(typed_buffers<decltype(k), decltype(v)>(b), p, hook);
   });
 }

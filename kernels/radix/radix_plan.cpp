@@ -18,8 +18,8 @@ unsigned radix_bits_param(const SortProblem& p) {
 PassPlan pass_plan(const SortProblem& p) {
   const unsigned bits = radix_bits_param(p);
   // Every key type either algorithm takes; the word width is the key's Ordered width.
-  return dispatch_key<LsdKeys>(p.spec.key, [&](auto k) {
-    return make_pass_plan_for<decltype(k)>(bits, p.realized.min_ordered, p.realized.max_ordered);
+  return dispatch_key<LsdKeys>(p.shape.key, [&](auto k) {
+    return make_pass_plan_for<decltype(k)>(bits, p.facts.min_ordered, p.facts.max_ordered);
   });
 }
 

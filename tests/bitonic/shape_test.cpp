@@ -23,9 +23,9 @@ const Schedule& schedule(const std::string& name) {
 
 SortProblem problem(std::uint64_t n, KeyType key, Payload payload, const Params& params = {}) {
   SortProblem p;
-  p.spec.n = n;
-  p.spec.key = key;
-  p.spec.payload = payload;
+  p.shape.n = n;
+  p.shape.key = key;
+  p.shape.payload = payload;
   p.params = params;
   return p;
 }

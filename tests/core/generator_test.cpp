@@ -43,7 +43,7 @@ TEST(Generator, ExactLenWithinBoundsForEveryDistribution) {
       EXPECT_EQ(distinct.size(), s.len) << to_string(d) << " n=" << n;
       EXPECT_GE(*distinct.begin(), s.min_val);
       EXPECT_LT(*distinct.rbegin(), s.max_val);
-      const InputStats stats = input_stats_host(s, keys.data());
+      const KeyFacts stats = input_stats_host(s, keys.data());
       EXPECT_EQ(stats.len, s.len);
       EXPECT_EQ(stats.min, *distinct.begin());
       EXPECT_EQ(stats.max, *distinct.rbegin());

@@ -214,12 +214,12 @@ TEST(InputFile, FileSourceDescribesItselfAndMeasuresSortedness) {
   EXPECT_EQ(j.at("format"), "npy");
 }
 
-TEST(KeyFacts, HostDiscoveryMatchesTheOrderedBounds) {
+TEST(KeyDiscovery, HostDiscoveryMatchesTheOrderedBounds) {
   const std::vector<std::int32_t> v{5, -3, 9, 0};
-  const KeyFacts f = discover_key_facts_host(KeyType::i32, v.data(), v.size());
+  const OrderedBounds f = discover_key_facts_host(KeyType::i32, v.data(), v.size());
   EXPECT_EQ(f.min_ordered, KeyTraits<std::int32_t>::ordered(-3));
   EXPECT_EQ(f.max_ordered, KeyTraits<std::int32_t>::ordered(9));
-  InputStats s;
+  KeyFacts s;
   s.n = v.size();
   apply_key_facts(s, KeyType::i32, f);
   EXPECT_EQ(static_cast<long long>(s.min), -3);

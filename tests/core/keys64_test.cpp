@@ -95,7 +95,7 @@ TEST(InputSpec64, TheFullU64AndI64DomainsAreExpressible) {
   EXPECT_TRUE(u.range == kTwo64);
   const auto keys = generate<std::uint64_t>(u);
   EXPECT_EQ(std::set<std::uint64_t>(keys.begin(), keys.end()).size(), 4096u);
-  const InputStats s = input_stats_host(u, keys.data());
+  const KeyFacts s = input_stats_host(u, keys.data());
   EXPECT_EQ(s.len, 4096u);
   EXPECT_GT(s.max_ordered, std::uint64_t{1} << 63) << "values spread over the whole domain";
 
@@ -123,7 +123,7 @@ TEST(InputSpec64, TheFullU64AndI64DomainsAreExpressible) {
   r.delta = 4;
   const InputSpec window = derive_input_spec(r);
   const auto wk = generate<std::uint64_t>(window);
-  const InputStats ws = input_stats_host(window, wk.data());
+  const KeyFacts ws = input_stats_host(window, wk.data());
   EXPECT_EQ(ws.len, window.len);
   EXPECT_GE(ws.min_ordered, std::uint64_t{3} << 62);
   EXPECT_LT(ws.max_ordered - ws.min_ordered, 2500u);
@@ -144,7 +144,7 @@ void expect_real_input(KeyType key) {
     fractional |= std::isfinite(k) && std::trunc(k) != k;
   }
   EXPECT_TRUE(neg_inf && pos_inf && zero && fractional) << to_string(key);
-  const InputStats st = input_stats_host(s, keys.data());
+  const KeyFacts st = input_stats_host(s, keys.data());
   EXPECT_EQ(st.len, s.len);
   EXPECT_FALSE(st.integral);
 }

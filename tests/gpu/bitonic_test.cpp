@@ -128,8 +128,8 @@ TEST(BitonicGpu, SignedZeros) {
   std::vector<index_t> vals(n);
   for (std::uint64_t i = 0; i < n; ++i) vals[i] = static_cast<index_t>(i);
   SortProblem problem;
-  problem.spec = make_spec(n, Distribution::uniform, KeyType::f32, Payload::index);
-  problem.realized.n = n;
+  problem.shape = make_spec(n, Distribution::uniform, KeyType::f32, Payload::index).shape();
+  problem.facts.n = n;
   for (const Algorithm* a : bitonic_algorithms()) {
     std::vector<float> out_keys = keys;
     std::vector<index_t> out_vals = vals;

@@ -34,8 +34,8 @@ TEST(GeneratorGpu, MatchesTheCpuBitForBit) {
         SB_CUDA_CHECK(cudaMemcpy(device_vals.data(), vals.get(), vb, cudaMemcpyDeviceToHost));
         EXPECT_EQ(host, device) << describe(spec);
         EXPECT_EQ(host_vals, device_vals) << describe(spec);
-        const InputStats hs = input_stats_host(spec, host.data());
-        const InputStats ds = input_stats_device(spec, keys.get(), nullptr);
+        const KeyFacts hs = input_stats_host(spec, host.data());
+        const KeyFacts ds = input_stats_device(spec, keys.get(), nullptr);
         EXPECT_EQ(hs.min, ds.min) << describe(spec);
         EXPECT_EQ(hs.max, ds.max) << describe(spec);
         EXPECT_EQ(hs.len, ds.len) << describe(spec);
@@ -61,7 +61,7 @@ TEST(GeneratorGpu, TwoToThe28KeysInWellUnderASecond) {
   SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
   std::cout << "generated 2^28 u32 keys in " << ms << " ms\n";
   EXPECT_LT(ms, 500.0f);
-  const InputStats stats = input_stats_device(spec, keys.get(), nullptr);
+  const KeyFacts stats = input_stats_device(spec, keys.get(), nullptr);
   EXPECT_EQ(stats.len, spec.len);
 }
 

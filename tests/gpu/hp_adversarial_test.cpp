@@ -30,12 +30,12 @@ std::optional<std::vector<std::uint32_t>> run_on(const Algorithm& algo, const st
   spec.n = n;
   spec.key = is_signed ? KeyType::i32 : KeyType::u32;
   // The facts an algorithm reads (ordered min and max, distinct count) as the harness measures them.
-  const InputStats stats = input_stats_host(spec, words.data());
+  const KeyFacts stats = input_stats_host(spec, words.data());
   spec.min_val = stats.min;
   spec.max_val = stats.max + 1;
   spec.range = stats.max - stats.min + 1;
   spec.len = stats.len;
-  SortProblem problem{spec, stats, {}};
+  SortProblem problem{spec.shape(), stats, {}};
   if (algo.why_unsupported(problem)) return std::nullopt;
   std::vector<std::uint32_t> out = words;
   sort_host_keys_on_device(algo, problem, out.data());

@@ -48,7 +48,7 @@ SortProblem problem_of(const std::vector<K>& keys, Payload payload) {
   spec.payload = payload;
   std::vector<K> sorted = keys;
   std::sort(sorted.begin(), sorted.end());
-  InputStats stats;
+  KeyFacts stats;
   stats.n = keys.size();
   stats.min = static_cast<wide_t>(sorted.front());
   stats.max = static_cast<wide_t>(sorted.back());
@@ -59,7 +59,7 @@ SortProblem problem_of(const std::vector<K>& keys, Payload payload) {
   spec.max_val = stats.max + 1;
   spec.range = static_cast<std::uint64_t>(stats.max_ordered - stats.min_ordered) + 1;
   spec.len = stats.len;
-  return SortProblem{spec, stats, {}};
+  return SortProblem{spec.shape(), stats, {}};
 }
 
 // Sorts (keys, vals) with algo and checks it; returns false when algo declines the input.

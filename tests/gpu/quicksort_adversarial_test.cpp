@@ -50,16 +50,16 @@ std::vector<T> shaped(const std::string& shape, std::size_t n, std::int64_t offs
 template <typename T>
 bool sort_on_device(const Algorithm& algo, KeyType key, std::vector<T>& keys, const Params& params) {
   SortProblem p;
-  p.spec = make_spec(keys.size(), Distribution::uniform, key);
+  p.shape = make_spec(keys.size(), Distribution::uniform, key).shape();
   p.params = params;
-  p.realized.n = keys.size();
+  p.facts.n = keys.size();
   if (!keys.empty()) {
-    p.realized.min = static_cast<std::int64_t>(*std::min_element(keys.begin(), keys.end()));
-    p.realized.max = static_cast<std::int64_t>(*std::max_element(keys.begin(), keys.end()));
+    p.facts.min = static_cast<std::int64_t>(*std::min_element(keys.begin(), keys.end()));
+    p.facts.max = static_cast<std::int64_t>(*std::max_element(keys.begin(), keys.end()));
   }
   std::vector<T> distinct = keys;
   std::sort(distinct.begin(), distinct.end());
-  p.realized.len = std::unique(distinct.begin(), distinct.end()) - distinct.begin();
+  p.facts.len = std::unique(distinct.begin(), distinct.end()) - distinct.begin();
   if (algo.why_unsupported(p)) return false;
   sort_host_keys_on_device(algo, p, keys.data());
   return true;
@@ -135,12 +135,12 @@ void expect_sorts_pairs(const std::string& what, std::vector<K> keys, Payload pa
   // Distinct values (an odd factor is a bijection modulo 2^32 and 2^64).
   for (std::size_t i = 0; i < n; ++i) vals[i] = static_cast<V>(i) * static_cast<V>(0x9E3779B97F4A7C15ull) + 1;
   SortProblem p;
-  p.spec = make_spec(n, Distribution::uniform, Traits::type, payload);
+  p.shape = make_spec(n, Distribution::uniform, Traits::type, payload).shape();
   p.params = std::move(params);
-  p.realized.n = n;
+  p.facts.n = n;
   std::vector<K> distinct = keys;
   std::sort(distinct.begin(), distinct.end(), Traits::less);
-  p.realized.len = std::unique(distinct.begin(), distinct.end(), [](K a, K b) { return !(a < b) && !(b < a); }) -
+  p.facts.len = std::unique(distinct.begin(), distinct.end(), [](K a, K b) { return !(a < b) && !(b < a); }) -
                    distinct.begin();
   if (const auto why = algo->why_unsupported(p)) FAIL() << what << ": " << *why;
   auto pairs_of = [](const std::vector<K>& k, const std::vector<V>& v) {
@@ -207,8 +207,8 @@ TEST(QuicksortFastElements, F64Keys) {
       std::sort(want.begin(), want.end());
       const Algorithm* algo = registry().find("quick-fast");
       SortProblem p;
-      p.spec = make_spec(n, Distribution::uniform, KeyType::f64);
-      p.realized.n = n;
+      p.shape = make_spec(n, Distribution::uniform, KeyType::f64).shape();
+      p.facts.n = n;
       ASSERT_FALSE(algo->why_unsupported(p).has_value());
       sort_host_keys_on_device(*algo, p, keys.data());
       // Zeros of either sign are equal under '<': compare by '<', not by bits.

@@ -39,7 +39,7 @@ void time_phases(const InputSpec& spec, const std::vector<unsigned>& widths) {
   const std::size_t kb = spec.n * sizeof(K), vb = kValues ? spec.n * sizeof(V) : 0;
   DeviceBuffer input(kb), keys0(kb), keys1(kb), vals_input(vb), vals0(vb), vals1(vb);
   generate_device(spec, input.get(), kValues ? vals_input.get() : nullptr, nullptr);
-  const InputStats stats = input_stats_device(spec, input.get(), nullptr);
+  const KeyFacts stats = input_stats_device(spec, input.get(), nullptr);
   std::cout << fmt::format("radix-lsd phases, n = 2^{} {} {} keys, payload {}, ordered range [{:#x}, {:#x}], "
                            "ms per sort (median of {}):\n",
                            radix::bit_width64(spec.n) - 1, to_string(spec.dist), to_string(spec.key), to_string(spec.payload),
@@ -48,7 +48,7 @@ void time_phases(const InputSpec& spec, const std::vector<unsigned>& widths) {
                            "scatter", "total");
   const DeviceContext device = current_device_context(nullptr);
   for (unsigned bits : widths) {
-    const SortProblem problem{spec, stats, {{"radix-bits", std::to_string(bits)}}, RangeMode::given, &device};
+    const SortProblem problem{spec.shape(), stats, {{"radix-bits", std::to_string(bits)}}, RangeMode::given, &device};
     const unsigned passes = radix::pass_plan(problem).passes();
     DeviceBuffer workspace(radix::lsd_workspace_bytes(problem));
     DeviceBuffers b;

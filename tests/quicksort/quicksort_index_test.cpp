@@ -672,12 +672,12 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
       EXPECT_EQ(a->params, std::vector<std::string>{"arity"}) << name;
   }
   SortProblem p;
-  p.spec.n = std::uint64_t{1} << 20;
+  p.shape.n = std::uint64_t{1} << 20;
   p.params["arity"] = "3";
   EXPECT_TRUE(r.find("quick-direct")->why_unsupported(p).has_value());
   p.params["arity"] = "8";
   EXPECT_FALSE(r.find("quick-direct")->why_unsupported(p).has_value());
-  p.spec.n = (std::uint64_t{1} << 22) + 1;
+  p.shape.n = (std::uint64_t{1} << 22) + 1;
   EXPECT_TRUE(r.find("quick-seq")->why_unsupported(p).has_value());
   EXPECT_FALSE(r.find("quick-prefix")->why_unsupported(p).has_value());
   // quick-fast's leaf holds 2^smem_log2 keys twice in shared memory; grid splits stop at
@@ -690,8 +690,8 @@ TEST(QuicksortRegistry, RegistersEveryVariantWithItsArityParameter) {
   p.params = {{"smem_log2", "13"}, {"grid_log2", "12"}};
   EXPECT_TRUE(fast->why_unsupported(p).has_value());
   // 16-byte elements (u64 keys, u64 values): buffers of 2^13 elements would take 256 KiB.
-  p.spec.key = KeyType::u64;
-  p.spec.payload = Payload::u64;
+  p.shape.key = KeyType::u64;
+  p.shape.payload = Payload::u64;
   p.params = {{"smem_log2", "13"}};
   EXPECT_TRUE(fast->why_unsupported(p).has_value());
   p.params = {{"smem_log2", "12"}};

@@ -300,8 +300,8 @@ void expect_cpu_lsd_sorts(const InputSpec& spec, unsigned bits, Flavor flavor, u
                           unsigned rounds = 3, std::uint32_t max_blocks = 5) {
   ASSERT_TRUE(declares(flavor, spec)) << test::describe(spec);
   const test::Reference ref = test::make_reference(spec);
-  const InputStats stats = input_stats_host(spec, ref.input_keys.data());
-  const SortProblem problem{spec, stats, {{"radix-bits", std::to_string(bits)}}};
+  const KeyFacts stats = input_stats_host(spec, ref.input_keys.data());
+  const SortProblem problem{spec.shape(), stats, {{"radix-bits", std::to_string(bits)}}};
   const PassPlan plan = pass_plan(problem);
   EXPECT_EQ(plan.bits, bits);
   dispatch_element<LsdKeys, LsdValues>(spec.key, spec.payload, [&](auto k, auto v) {
@@ -388,10 +388,10 @@ TEST(RadixCpuLsd, KeepsEqualKeysInInputOrder) {
 TEST(RadixParams, RadixBitsOutsideOneToEightIsAUsageError) {
   const InputSpec spec = test::make_spec(100);
   for (const char* bad : {"0", "9", "16", "x"}) {
-    const SortProblem p{spec, {}, {{"radix-bits", bad}}};
+    const SortProblem p{spec.shape(), {}, {{"radix-bits", bad}}};
     EXPECT_THROW(pass_plan(p), UsageError) << bad;
   }
-  const SortProblem fine{spec, {}, {}};
+  const SortProblem fine{spec.shape(), {}, {}};
   EXPECT_EQ(pass_plan(fine).bits, kDefaultRadixBits);
 }
 
@@ -419,7 +419,7 @@ TEST(RadixRegistry, BothAlgorithmsAreStableAndDeclareTheirElementTypes) {
       seed.why_unsupported({test::make_spec(100, Distribution::uniform, KeyType::u32, Payload::u64), {}, {}}).has_value());
 
   const InputSpec big = test::make_spec(radix::kSeedMaxN + 1);
-  const SortProblem p{big, {}, {}};
+  const SortProblem p{big.shape(), {}, {}};
   EXPECT_TRUE(seed.why_unsupported(p).has_value());
   EXPECT_FALSE(lsd.why_unsupported(p).has_value());
 }

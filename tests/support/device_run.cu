@@ -42,8 +42,8 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
   const std::size_t vb = spec.n * payload_bytes(spec.payload);
   DeviceBuffer input(kb), input_vals(vb), keys0(kb), keys1(kb), vals0(vb), vals1(vb);
   generate_device(spec, input.get(), input_vals.get(), nullptr);
-  const InputStats stats = input_stats_device(spec, input.get(), nullptr);
-  SortProblem problem{spec, stats, params};
+  const KeyFacts stats = input_stats_device(spec, input.get(), nullptr);
+  SortProblem problem{spec.shape(), stats, params};
   if (auto why = algo.why_unsupported(problem)) {
     out.unsupported = *why;
     return out;
@@ -68,8 +68,8 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
 }
 
 void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys, void* vals) {
-  const std::size_t kb = problem.spec.n * key_bytes(problem.spec.key);
-  const std::size_t vb = vals ? problem.spec.n * payload_bytes(problem.spec.payload) : 0;
+  const std::size_t kb = problem.shape.n * key_bytes(problem.shape.key);
+  const std::size_t vb = vals ? problem.shape.n * payload_bytes(problem.shape.payload) : 0;
   DeviceBuffer input(kb), input_vals(vb), keys0(kb), keys1(kb), vals0(vb), vals1(vb);
   if (kb) SB_CUDA_CHECK(cudaMemcpy(input.get(), keys, kb, cudaMemcpyHostToDevice));
   if (vb) SB_CUDA_CHECK(cudaMemcpy(input_vals.get(), vals, vb, cudaMemcpyHostToDevice));

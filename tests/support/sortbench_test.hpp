@@ -51,9 +51,9 @@ Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params
 // GPU backend algorithm, once, on a device-generated input, verified by verify_device.
 // Returns a gtest-skippable outcome when the algorithm declines the input.
 Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Params& params = {});
-// GPU backend algorithm, once, on keys made on the host (problem.spec.n keys of
-// problem.spec.key, and their problem.spec.payload values when vals is set), sorted in place: for input
-// shapes the generator cannot make. The caller fills problem.realized and checks support.
+// GPU backend algorithm, once, on keys made on the host (problem.shape.n keys of
+// problem.shape.key, and their problem.shape.payload values when vals is set), sorted in place: for input
+// shapes the generator cannot make. The caller fills problem.facts and checks support.
 void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys,
                               void* vals = nullptr);
 

@@ -93,8 +93,8 @@ Reference make_reference(const InputSpec& spec) {
 Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params& params) {
   Outcome out;
   Reference ref = make_reference(spec);
-  const InputStats stats = input_stats_host(spec, ref.input_keys.data());
-  SortProblem problem{spec, stats, params};
+  const KeyFacts stats = input_stats_host(spec, ref.input_keys.data());
+  SortProblem problem{spec.shape(), stats, params};
   if (auto why = algo.why_unsupported(problem)) {
     out.unsupported = *why;
     return out;

@@ -30,11 +30,11 @@ bool Algorithm::supports_payload(Payload p) const {
 }
 
 std::optional<std::string> Algorithm::why_unsupported(const SortProblem& p) const {
-  if (!supports_key(p.spec.key)) return fmt::format("{} keys not supported", to_string(p.spec.key));
-  if (!supports_payload(p.spec.payload)) {
+  if (!supports_key(p.shape.key)) return fmt::format("{} keys not supported", to_string(p.shape.key));
+  if (!supports_payload(p.shape.payload)) {
     std::vector<std::string_view> names;
     for (Payload q : payloads) names.push_back(to_string(q));
-    return fmt::format("--payload {} not supported (takes {})", to_string(p.spec.payload), fmt::join(names, ", "));
+    return fmt::format("--payload {} not supported (takes {})", to_string(p.shape.payload), fmt::join(names, ", "));
   }
   if (unsupported) return unsupported(p);
   return std::nullopt;

@@ -15,8 +15,7 @@
 
 #include "sortbench/core/device_context.hpp"
 #include "sortbench/core/element.hpp"
-#include "sortbench/input/generator.hpp"
-#include "sortbench/input/input_params.hpp"
+#include "sortbench/core/key_facts.hpp"
 #include "sortbench/core/types.hpp"
 
 namespace sb {
@@ -30,18 +29,20 @@ struct DistributedRequest;
 struct DistributedOutcome;
 
 // What an algorithm knows about its input before it runs.
+// Where the input came from (generator, file, a caller's array) is the source's business: an
+// algorithm sees the shape of its columns and the facts about its keys.
 struct SortProblem {
-  InputSpec spec;       // n, [min_val, max_val), range, len, distribution, key type, payload
-  InputStats realized;  // measured on the generated keys: min, max, distinct count
-  Params params;        // only those the algorithm declares
+  InputShape shape;  // n, key type, payload
+  KeyFacts facts;    // min, max, distinct count: given with the input, or discovered (range)
+  Params params;     // only those the algorithm declares
   RangeMode range = RangeMode::given;  // measured: the harness discovers min/max in the timed region
   // The device it will run on, when known: launch shapes, workspace sizes and support checks
   // that depend on the GPU read it here (null: an algorithm queries the current device).
   const DeviceContext* device = nullptr;
 
-  std::uint64_t n() const { return spec.n; }
-  bool has_payload() const { return spec.payload != Payload::none; }
-  bool keys_distinct() const { return realized.len == spec.n; }
+  std::uint64_t n() const { return shape.n; }
+  bool has_payload() const { return shape.payload != Payload::none; }
+  bool keys_distinct() const { return facts.len == shape.n; }
   // An integer parameter, or fallback when absent. Throws UsageError when not an integer.
   long param_int(const std::string& name, long fallback) const;
 };
@@ -92,9 +93,15 @@ struct HostBuffers {
   void* vals = nullptr;
 };
 
+// What an algorithm is for, as `list` groups them: a reproduction of an algorithm of the source
+// papers, a fast variant of one, a library or CPU baseline, or a sort over several GPUs.
+enum class AlgorithmRole { reproduction, fast_variant, baseline, distributed };
+
 struct Algorithm {
   std::string name;         // registry key, e.g. "cub-radix"
   std::string family;       // the kernels/ folder, e.g. "baselines"
+  AlgorithmRole role = AlgorithmRole::fast_variant;
+  std::string pick_when;    // one line for `list`: when to choose it over its neighbours
   Backend backend = Backend::gpu;
   std::vector<KeyType> key_types;
   std::vector<Payload> payloads{Payload::none};  // the value columns it carries along
@@ -113,6 +120,10 @@ struct Algorithm {
   // GPU, optional: untimed set-up on the run's device before the first run_device there
   // (e.g. raising a kernel's shared-memory limit, a per-device attribute).
   std::function<void(const SortProblem&, const DeviceContext&)> prepare;
+  // GPU, optional: undoes on the device what prepare changed for every later user of it (a
+  // raised runtime limit), after the algorithm's last run there, however its row ended: it
+  // must not throw.
+  std::function<void(const SortProblem&, const DeviceContext&)> release;
   // GPU: sorts, returns which of keys[]/vals[] (0 or 1) holds the result.
   std::function<int(const SortProblem&, const DeviceBuffers&)> run_device;
   // Distributed (several GPUs, distributed.hpp): generates, times and verifies its ranks'
@@ -128,6 +139,10 @@ struct Algorithm {
   // Calls prepare when there is one.
   void prepare_on(const SortProblem& p, const DeviceContext& device) const {
     if (prepare) prepare(p, device);
+  }
+  // Calls release when there is one.
+  void release_on(const SortProblem& p, const DeviceContext& device) const {
+    if (release) release(p, device);
   }
   bool supports_key(KeyType k) const;
   bool supports_payload(Payload p) const;
@@ -152,7 +167,7 @@ template <typename Keys, typename Values, typename Run>
 void set_device_run(Algorithm& a, Run run) {
   declare_types<Keys, Values>(a);
   a.run_device = [run](const SortProblem& p, const DeviceBuffers& b) -> int {
-    return dispatch_element<Keys, Values>(p.spec.key, p.spec.payload, [&](auto k, auto v) -> int {
+    return dispatch_element<Keys, Values>(p.shape.key, p.shape.payload, [&](auto k, auto v) -> int {
       return run(typed_buffers<decltype(k), decltype(v)>(b), p);
     });
   };
@@ -164,7 +179,7 @@ template <typename Keys, typename Values, typename Run>
 void set_host_run(Algorithm& a, Run run) {
   declare_types<Keys, Values>(a);
   a.run_host = [run](const SortProblem& p, const HostBuffers& b) {
-    dispatch_element<Keys, Values>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+    dispatch_element<Keys, Values>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
       using K = decltype(k);
       using V = decltype(v);
       run(static_cast<K*>(b.keys), static_cast<V*>(b.vals), p);

@@ -47,14 +47,14 @@ int sort_words(void* temp, std::size_t& temp_bytes, U* const keys[2], V* const v
 }
 
 int significant_bits(const SortProblem& p) {
-  return static_cast<int>(bit_width64(p.realized.max_ordered - p.realized.min_ordered));
+  return static_cast<int>(bit_width64(p.facts.max_ordered - p.facts.min_ordered));
 }
 
 // Unsigned keys whose own top bits are zero sort on [0, bit_width(max)) without the offset
 // passes, when that costs no more 8-bit digit passes than the offset's bit width.
-int direct_end_bit(const SortProblem& p) { return static_cast<int>(bit_width64(p.realized.max_ordered)); }
+int direct_end_bit(const SortProblem& p) { return static_cast<int>(bit_width64(p.facts.max_ordered)); }
 bool sorts_in_place(const SortProblem& p) {
-  return (p.spec.key == KeyType::u32 || p.spec.key == KeyType::u64) &&
+  return (p.shape.key == KeyType::u32 || p.shape.key == KeyType::u64) &&
          (direct_end_bit(p) + 7) / 8 <= (significant_bits(p) + 7) / 8;
 }
 
@@ -66,7 +66,7 @@ int range_sort_typed(const SortProblem& p, const Buffers<K, V>& b) {
   U* words[2] = {reinterpret_cast<U*>(b.keys[0]), reinterpret_cast<U*>(b.keys[1])};
   std::size_t bytes = b.workspace_bytes;
   if (sorts_in_place(p)) return sort_words(b.workspace, bytes, words, b.vals, p.n(), direct_end_bit(p), b.stream);
-  const auto omin = static_cast<U>(p.realized.min_ordered);
+  const auto omin = static_cast<U>(p.facts.min_ordered);
   const unsigned grid = grid_for(p.n(), kBlock);
   keys_to_offsets<K><<<grid, kBlock, 0, b.stream>>>(b.keys[0], p.n(), omin);
   SB_CUDA_CHECK_LAUNCH();
@@ -79,7 +79,7 @@ int range_sort_typed(const SortProblem& p, const Buffers<K, V>& b) {
 }  // namespace
 
 std::size_t range_radix_sort_bytes(const SortProblem& p) {
-  return dispatch_element<ScalarKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+  return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
     using U = OrderedOf<decltype(k)>;
     using V = decltype(v);
     std::size_t bytes = 0;
@@ -91,7 +91,7 @@ std::size_t range_radix_sort_bytes(const SortProblem& p) {
 }
 
 int range_radix_sort(const SortProblem& p, const DeviceBuffers& b) {
-  return dispatch_element<ScalarKeys, AllValues>(p.spec.key, p.spec.payload, [&](auto k, auto v) {
+  return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
     return range_sort_typed(p, typed_buffers<decltype(k), decltype(v)>(b));
   });
 }

@@ -37,6 +37,17 @@ struct Row4 {
 
 std::size_t key_bytes(KeyType k);
 std::size_t payload_bytes(Payload p);
+
+// The columns a sort works on: n keys of one type, each with a payload element (or none).
+struct InputShape {
+  std::uint64_t n = 0;
+  KeyType key = KeyType::u32;
+  Payload payload = Payload::none;
+
+  std::size_t element_bytes() const { return key_bytes(key) + payload_bytes(payload); }
+  std::uint64_t key_column_bytes() const { return n * key_bytes(key); }
+  std::uint64_t payload_column_bytes() const { return n * payload_bytes(payload); }
+};
 bool is_float_key(KeyType k);
 bool is_64bit_key(KeyType k);
 // Decimal text of a wide value (fmt and the standard streams do not print __int128).

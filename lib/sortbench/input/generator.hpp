@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 
 #include "sortbench/core/hd.hpp"
+#include "sortbench/core/key_facts.hpp"
 #include "sortbench/input/input_params.hpp"
 #include "sortbench/core/keys.hpp"
 #include "sortbench/core/random.hpp"
@@ -138,21 +139,8 @@ inline bool needs_sorting(Distribution d) {
   return d == Distribution::sorted || d == Distribution::reverse || d == Distribution::nearly_sorted;
 }
 
-// Realized statistics of an input (u32x4: over all words). The key facts range-aware
-// algorithms use are the ordered forms, exact for every scalar key type; min and max are the
-// same keys as values (float keys: truncated toward zero, infinities clamped to +-2^64).
-struct InputStats {
-  std::uint64_t n = 0;
-  wide_t min = 0;
-  wide_t max = 0;
-  std::uint64_t len = 0;  // distinct values (floats: as '<' tells them apart, so -0.0 == +0.0)
-  std::uint64_t min_ordered = 0;
-  std::uint64_t max_ordered = 0;
-  bool integral = true;  // every key is an integer (float keys may not be)
-  double sortedness = -1;  // fraction of ascending (non-decreasing) neighbours; < 0: not measured
-};
-
-// The statistics of one sorted run of keys (by KeyTraits::less): shared by both generators.
+// The key facts of one sorted run of keys (by KeyTraits::less; core/key_facts.hpp): shared by
+// both generators.
 template <typename K>
 SB_HD_INLINE wide_t stat_value(const K& k) {
   if constexpr (KeyTraits<K>::is_float) {
@@ -187,13 +175,13 @@ SB_HD_INLINE bool integral_key(const K& k) {
 
 // Fills keys (n * key_bytes) and, with a payload, vals (n * payload_bytes) per values.hpp.
 void generate_host(const InputSpec& spec, void* keys, void* vals);
-InputStats input_stats_host(const InputSpec& spec, const void* keys);
+KeyFacts input_stats_host(const InputSpec& spec, const void* keys);
 
 // Device versions; temporary buffers are allocated and freed inside (generation is untimed).
 void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStream_t stream);
 // The payload column alone (encode_value of each position), queued on the stream.
 void generate_values_device(Payload payload, std::uint64_t n, void* d_vals, cudaStream_t stream);
-InputStats input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream);
+KeyFacts input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream);
 // Elements [begin, begin + count) of the same input (keys and, with a payload, the values of
 // those global positions), generated where they are needed: a rank of a distributed sort
 // makes its own slice. Only for distributions that need no global sort (needs_sorting false).

@@ -116,8 +116,8 @@ __global__ void distinct_kernel(const K* sorted, std::uint64_t n, StatsAccumulat
 }
 
 template <typename K>
-InputStats stats_typed(std::uint64_t count, const K* d_keys, cudaStream_t stream) {
-  InputStats s;
+KeyFacts stats_typed(std::uint64_t count, const K* d_keys, cudaStream_t stream) {
+  KeyFacts s;
   if (count == 0) return s;
   DeviceBuffer sorted(count * sizeof(K));
   radix_sort_keys(d_keys, sorted.as<K>(), count, stream);
@@ -158,8 +158,8 @@ void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStre
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-InputStats input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream) {
-  InputStats s;
+KeyFacts input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream) {
+  KeyFacts s;
   if (spec.key == KeyType::u32x4)
     s = stats_typed(spec.n * 4, static_cast<const std::uint32_t*>(d_keys), stream);
   else

@@ -50,8 +50,8 @@ void generate_typed(const InputSpec& spec, K* keys) {
 }
 
 template <typename K>
-InputStats stats_typed(std::uint64_t count, const K* keys) {
-  InputStats s;
+KeyFacts stats_typed(std::uint64_t count, const K* keys) {
+  KeyFacts s;
   if (count == 0) return s;
   std::vector<K> sorted(keys, keys + count);
   __gnu_parallel::sort(sorted.begin(), sorted.end(),
@@ -82,8 +82,8 @@ void generate_host(const InputSpec& spec, void* keys, void* vals) {
     });
 }
 
-InputStats input_stats_host(const InputSpec& spec, const void* keys) {
-  InputStats s;
+KeyFacts input_stats_host(const InputSpec& spec, const void* keys) {
+  KeyFacts s;
   if (spec.key == KeyType::u32x4)
     s = stats_typed(spec.n * 4, static_cast<const std::uint32_t*>(keys));
   else

@@ -50,6 +50,7 @@ struct InputSpec {
   double delta() const { return static_cast<double>(n) / static_cast<double>(range); }
   double sigma() const { return len ? static_cast<double>(range) / static_cast<double>(len) : 0.0; }
   std::size_t element_bytes() const { return key_bytes(key) + payload_bytes(payload); }
+  InputShape shape() const { return {n, key, payload}; }
 };
 
 // Throws UsageError naming the conflicting or impossible values and how to fix them.

@@ -60,7 +60,7 @@ Params params_for(const Algorithm& a, const Params& all) {
   return mine;
 }
 
-ResultRow start_row(const Algorithm& a, const RunPlan& plan, const InputSpec& spec, const InputStats& stats,
+ResultRow start_row(const Algorithm& a, const RunPlan& plan, const InputSpec& spec, const KeyFacts& stats,
                     const InputSource& source, RangeMode range) {
   ResultRow row;
   row.algorithm = a.name;
@@ -198,7 +198,7 @@ class DeviceSession {
     }
   }
 
-  const InputStats& stats() const { return stats_; }
+  const KeyFacts& stats() const { return stats_; }
   const DeviceContext& context() const { return context_; }
 
   // What moving this input to the host and the sorted result back costs (pageable memory,
@@ -247,6 +247,13 @@ class DeviceSession {
     }
     DeviceBuffer workspace(ws_bytes);
     a.prepare_on(problem, context_);
+    // What prepare raised is lowered again however the row ends.
+    struct Release {
+      const Algorithm& a;
+      const SortProblem& problem;
+      const DeviceContext& context;
+      ~Release() { a.release_on(problem, context); }
+    } release{a, problem, context_};
     DeviceBuffers work;
     for (int i = 0; i < 2; ++i) {
       work.keys[i] = keys_[i].get();
@@ -329,7 +336,7 @@ class DeviceSession {
   DeviceContext context_ = current_device_context(stream_);
   DeviceBuffer pristine_keys_, pristine_vals_;
   DeviceBuffer keys_[2], vals_[2];
-  InputStats stats_;
+  KeyFacts stats_;
 };
 
 void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const HostInput& input,
@@ -342,8 +349,8 @@ void run_host_algorithm(const Algorithm& a, const SortProblem& problem, const Ho
   finish_timing(row, timing.samples_ms, 0);
   note_discovery(row, timing.discovery_ms);
   VerifyInput v;
-  v.key = problem.spec.key;
-  v.payload = problem.spec.payload;
+  v.key = problem.shape.key;
+  v.payload = problem.shape.payload;
   v.n = problem.n();
   v.keys_in = input.keys.data();
   v.keys_out = keys.data();
@@ -368,7 +375,7 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   std::unique_ptr<DeviceSession> device;
   std::shared_ptr<const NvmlDevice> nvml = plan.nvml;
   HostInput host;
-  InputStats stats;
+  KeyFacts stats;
   if (needs_gpu) {
     if (auto why = cuda_unavailable_reason())
       throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
@@ -414,11 +421,17 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
   for (const Algorithm* a : plan.algorithms) {
     if (observer) observer->row_started(*a);
     ResultRow row = start_row(*a, plan, spec, stats, *source, range);
-    SortProblem problem{spec, stats, row.params, range, device ? &device->context() : nullptr};
+    SortProblem problem{spec.shape(), stats, row.params, range, device ? &device->context() : nullptr};
     try {
       if (auto why = a->why_unsupported(problem)) {
         row.status = RowStatus::unsupported;
         row.reason = *why;
+      } else if (a->run_distributed && needs_sorting(spec.dist)) {
+        // Each rank generates its own slice: a distribution made by sorting the whole input has none.
+        row.status = RowStatus::unsupported;
+        row.reason = fmt::format("the {} distribution is made by sorting the whole input, which no rank holds; use "
+                                 "uniform, zipf or entropy",
+                                 to_string(spec.dist));
       } else if (!a->run_distributed && needs_gpu && !device) {
         row.status = RowStatus::unsupported;
         row.reason = whole_input_unfit;
@@ -431,7 +444,8 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RunObserver* observer)
         std::vector<int> ranks = plan.devices;
         if (ranks.empty()) ranks.push_back(device ? device->context().ordinal : 0);
         const DistributedOutcome out = a->run_distributed(
-            problem, DistributedRequest{ranks, plan.settings, plan.process_rank, plan.process_world, plan.rendezvous});
+            problem,
+            DistributedRequest{spec, ranks, plan.settings, plan.process_rank, plan.process_world, plan.rendezvous});
         finish_timing(row, out.samples_ms, 0);
         row.details = out.details;
         apply_verification(row, out.verification);

@@ -32,7 +32,7 @@ struct ResultRow {
   bool stable = false;
   InputRequest requested;
   InputSpec spec;
-  InputStats realized;
+  KeyFacts realized;
   nlohmann::json source = nlohmann::json::object();  // the input's provenance (InputSource)
   RangeMode range = RangeMode::given;                 // how range-aware algorithms got min/max
   Params params;
@@ -69,7 +69,7 @@ struct RunPlan {
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
-  virtual void input_ready(const InputSpec&, const InputStats&) {}
+  virtual void input_ready(const InputSpec&, const KeyFacts&) {}
   virtual void row_started(const Algorithm&) {}
   virtual void row_done(const ResultRow&) {}
 };

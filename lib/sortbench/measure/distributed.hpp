@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "sortbench/algo/algorithm.hpp"
+#include "sortbench/input/input_params.hpp"
 #include "sortbench/measure/harness.hpp"
 #include "sortbench/measure/verify.hpp"
 
 namespace sb {
 
 struct DistributedRequest {
+  InputSpec input;  // the generator's parameters: each rank generates its own slice
   // One process, one rank per GPU: rank r on devices[r]. One process per GPU (process_rank
   // >= 0): this process is rank process_rank of process_world, on devices[0], and the ranks
   // meet through files in the shared directory `rendezvous` (docs/distributed.md).

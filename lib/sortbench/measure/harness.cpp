@@ -32,8 +32,8 @@ SortTiming time_host(const Algorithm& algo, const SortProblem& problem, const vo
   const bool discover = problem.range == RangeMode::measured && algo.reads_key_facts;
   SortProblem run_problem = problem;
   double last_discovery_ms = 0;
-  const std::size_t key_size = problem.n() * key_bytes(problem.spec.key);
-  const std::size_t val_size = problem.n() * payload_bytes(problem.spec.payload);
+  const std::size_t key_size = problem.n() * key_bytes(problem.shape.key);
+  const std::size_t val_size = problem.n() * payload_bytes(problem.shape.payload);
   SampleSteps steps;
   steps.prepare = [&] {
     if (key_size) std::memcpy(work_keys, keys, key_size);
@@ -42,8 +42,8 @@ SortTiming time_host(const Algorithm& algo, const SortProblem& problem, const vo
   steps.run = [&](bool) {
     if (discover) {
       const auto t0 = clock::now();
-      apply_key_facts(run_problem.realized, problem.spec.key,
-                      discover_key_facts_host(problem.spec.key, work_keys, problem.n()));
+      apply_key_facts(run_problem.facts, problem.shape.key,
+                      discover_key_facts_host(problem.shape.key, work_keys, problem.n()));
       last_discovery_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     }
     algo.run_host(run_problem, HostBuffers{work_keys, vals ? work_vals : nullptr});

@@ -58,8 +58,8 @@ class DeviceSort {
         run_problem_(problem),
         input_(input),
         work_(work),
-        key_size_(problem.n() * key_bytes(problem.spec.key)),
-        val_size_(problem.n() * payload_bytes(problem.spec.payload)),
+        key_size_(problem.n() * key_bytes(problem.shape.key)),
+        val_size_(problem.n() * payload_bytes(problem.shape.payload)),
         discover_(problem.range == RangeMode::measured && algo.reads_key_facts),
         d_facts_(discover_ ? 2 * sizeof(std::uint64_t) : 0),
         h_facts_(discover_) {}
@@ -76,10 +76,10 @@ class DeviceSort {
   // timed: record the end of range discovery, for its share of the sample.
   void sort(bool timed) {
     if (discover_) {
-      discover_key_facts_device(problem_.spec.key, work_.keys[0], problem_.n(), d_facts_.as<std::uint64_t>(),
+      discover_key_facts_device(problem_.shape.key, work_.keys[0], problem_.n(), d_facts_.as<std::uint64_t>(),
                                 h_facts_.get(), work_.stream);
       if (timed) SB_CUDA_CHECK(cudaEventRecord(discovered_.stop(), work_.stream));
-      apply_key_facts(run_problem_.realized, problem_.spec.key, KeyFacts{h_facts_.get()[0], h_facts_.get()[1]});
+      apply_key_facts(run_problem_.facts, problem_.shape.key, OrderedBounds{h_facts_.get()[0], h_facts_.get()[1]});
     }
     result_ = algo_.run_device(run_problem_, work_);
     if (!timed) SB_CUDA_CHECK_LAUNCH();

@@ -7,8 +7,8 @@
 
 namespace sb {
 
-KeyFacts discover_key_facts_host(KeyType key, const void* keys, std::uint64_t n) {
-  KeyFacts f;
+OrderedBounds discover_key_facts_host(KeyType key, const void* keys, std::uint64_t n) {
+  OrderedBounds f;
   if (n == 0) return f;
   std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
   if (key == KeyType::u32x4) {
@@ -29,8 +29,9 @@ KeyFacts discover_key_facts_host(KeyType key, const void* keys, std::uint64_t n)
   return f;
 }
 
-void apply_key_facts(InputStats& stats, KeyType key, const KeyFacts& facts) {
+void apply_key_facts(KeyFacts& stats, KeyType key, const OrderedBounds& facts) {
   if (stats.n == 0) return;  // no keys: nothing was discovered, the empty stats stand
+  stats.discovered = true;
   stats.min_ordered = facts.min_ordered;
   stats.max_ordered = facts.max_ordered;
   if (key == KeyType::u32x4) {

@@ -2,25 +2,20 @@
 // form), measured from the keys themselves. With --range measured the harness runs this
 // inside the timed region of each algorithm that declares reads_key_facts, so a user's file
 // is sorted as a user would sort it: nobody hands the sort its range. u32x4 rows: over all
-// four words (as InputStats does).
+// four words (as KeyFacts does).
 #pragma once
 
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
 
-#include "sortbench/input/generator.hpp"
+#include "sortbench/core/key_facts.hpp"
 #include "sortbench/core/types.hpp"
 
 namespace sb {
 
-struct KeyFacts {
-  std::uint64_t min_ordered = 0;
-  std::uint64_t max_ordered = 0;
-};
-
 // One pass over the keys on the host. n == 0 gives {0, 0}.
-KeyFacts discover_key_facts_host(KeyType key, const void* keys, std::uint64_t n);
+OrderedBounds discover_key_facts_host(KeyType key, const void* keys, std::uint64_t n);
 
 // Device: d_facts points to two 64-bit words of device memory; the result is copied to
 // h_facts (pinned, two words) and the stream is synchronized, since the algorithm's host
@@ -28,8 +23,8 @@ KeyFacts discover_key_facts_host(KeyType key, const void* keys, std::uint64_t n)
 void discover_key_facts_device(KeyType key, const void* d_keys, std::uint64_t n, std::uint64_t* d_facts,
                                std::uint64_t* h_facts, cudaStream_t stream);
 
-// Writes discovered facts into the realized statistics an algorithm reads: the ordered
-// bounds and min/max as values (InputStats' conventions). len is left as it was.
-void apply_key_facts(InputStats& stats, KeyType key, const KeyFacts& facts);
+// Writes discovered bounds into the facts an algorithm reads: the ordered bounds and min/max
+// as values (KeyFacts' conventions), marked discovered. len is left as it was.
+void apply_key_facts(KeyFacts& facts, KeyType key, const OrderedBounds& bounds);
 
 }  // namespace sb

@@ -8,7 +8,7 @@
 
 namespace sb {
 
-std::string format_input_summary(const InputSpec& s, const InputStats& z) {
+std::string format_input_summary(const InputSpec& s, const KeyFacts& z) {
   return fmt::format(
       "input: n={} key={} payload={} dist={} seed={}\n"
       "  requested: minVal={} maxVal={} range={} len={} delta={:.6g} sigma={:.6g}\n"
@@ -17,7 +17,7 @@ std::string format_input_summary(const InputSpec& s, const InputStats& z) {
       wide_text(s.max_val), wide_text(s.range), s.len, s.delta(), s.sigma(), wide_text(z.min), wide_text(z.max), z.len);
 }
 
-std::string format_measured_summary(const InputSpec& s, const InputStats& z, RangeMode range) {
+std::string format_measured_summary(const InputSpec& s, const KeyFacts& z, RangeMode range) {
   const double span = static_cast<double>(z.max - z.min) + 1.0;
   return fmt::format(
       "input: n={} key={} payload={}\n"

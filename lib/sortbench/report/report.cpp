@@ -33,7 +33,7 @@ std::string summary_pointer(std::string_view tag) {
   return path;
 }
 
-double realized_range(const InputStats& s) { return static_cast<double>(s.max - s.min) + 1.0; }
+double realized_range(const KeyFacts& s) { return static_cast<double>(s.max - s.min) + 1.0; }
 
 }  // namespace
 
@@ -111,7 +111,7 @@ json to_json(const ResultRow& r) {
   input["key"] = to_string(s.key);
   input["payload"] = to_string(s.payload);
   input["source"] = source;
-  const InputStats& z = r.realized;
+  const KeyFacts& z = r.realized;
   json realized = {{"n", z.n}, {"min", wide_json(z.min)}, {"max", wide_json(z.max)}, {"len", z.len}};
   if (!z.integral) realized["integral"] = false;
   if (z.n) {

@@ -63,10 +63,10 @@ void write_file_atomically(const std::string& path, const std::string& content);
 namespace sb {
 
 // Console printers (read rows, never measure).
-std::string format_input_summary(const InputSpec& spec, const InputStats& stats);
+std::string format_input_summary(const InputSpec& spec, const KeyFacts& stats);
 std::string format_table(const std::vector<ResultRow>& rows);
 // A file's measured statistics and the range mode (run --input).
-std::string format_measured_summary(const InputSpec& spec, const InputStats& stats, RangeMode range);
+std::string format_measured_summary(const InputSpec& spec, const KeyFacts& stats, RangeMode range);
 // "fastest: hp-hybrid 0.50 ms — 2.1× cub-radix-bits, 2.9× cub-radix" over the verified rows,
 // or a line saying none was verified.
 std::string format_fastest(const std::vector<ResultRow>& rows);

@@ -271,8 +271,8 @@ VerifyCopy copy_for_verification(const void* d_keys, std::uint64_t kb, const voi
 // What sort measures before sorting: min and max in one pass (the range-aware algorithms
 // and --algo auto read them). The distinct count would need a sort of its own, so it stays
 // unknown (0): an algorithm that needs distinct keys declines.
-InputStats unknown_len_stats(const InputSpec& spec) {
-  InputStats s;
+KeyFacts unknown_len_stats(const InputSpec& spec) {
+  KeyFacts s;
   s.n = spec.n;
   s.len = 0;
   return s;
@@ -355,13 +355,13 @@ SortFileReport sort_file(const SortFileRequest& q) {
   const void* sorted_vals = nullptr;
   bool sorted_on_device = false;
 
-  auto pick = [&](const InputStats& stats) -> const Algorithm* {
+  auto pick = [&](const KeyFacts& stats) -> const Algorithm* {
     const double range = spec.n ? static_cast<double>(stats.max_ordered - stats.min_ordered) + 1.0 : 1.0;
     const std::string name =
         q.algo == "auto" ? choose_algorithm(q.backend, spec.key, values.has_value(), q.argsort, range, spec.n, rep.why)
                          : q.algo;
     const Algorithm* a = registry().find(name);
-    SortProblem probe{spec, stats, {}, RangeMode::given};
+    SortProblem probe{spec.shape(), stats, {}, RangeMode::given};
     if (auto why = a->why_unsupported(probe)) {
       if (q.algo != "auto")
         throw UsageError(fmt::format("--algo {} cannot sort this input: {}; give --algo auto", name, *why));
@@ -403,17 +403,17 @@ SortFileReport sort_file(const SortFileRequest& q) {
     d_keys[1] = DeviceBuffer(kb);
     d_vals[1] = DeviceBuffer(vb);
     t0 = clock_type::now();
-    InputStats stats = unknown_len_stats(spec);
+    KeyFacts stats = unknown_len_stats(spec);
     {
       DeviceBuffer d_facts(2 * sizeof(std::uint64_t));
       std::uint64_t words[2] = {};
       discover_key_facts_device(spec.key, d_keys[0].get(), spec.n, d_facts.as<std::uint64_t>(), words, stream.handle);
-      apply_key_facts(stats, spec.key, KeyFacts{words[0], words[1]});
+      apply_key_facts(stats, spec.key, OrderedBounds{words[0], words[1]});
     }
     rep.phases_ms.emplace_back("analyze", ms_since(t0));
     const Algorithm* algo = pick(stats);
     const DeviceContext device = current_device_context(stream.handle);
-    const SortProblem problem{spec, stats, {}, RangeMode::given, &device};
+    const SortProblem problem{spec.shape(), stats, {}, RangeMode::given, &device};
     const std::size_t ws_bytes = algo->workspace_bytes(problem);
     SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     if (ws_bytes > free_bytes)
@@ -467,11 +467,11 @@ SortFileReport sort_file(const SortFileRequest& q) {
     }
   } else {
     t0 = clock_type::now();
-    InputStats stats = unknown_len_stats(spec);
+    KeyFacts stats = unknown_len_stats(spec);
     apply_key_facts(stats, spec.key, discover_key_facts_host(spec.key, keys.data.data(), spec.n));
     rep.phases_ms.emplace_back("analyze", ms_since(t0));
     const Algorithm* algo = pick(stats);
-    const SortProblem problem{spec, stats, {}, RangeMode::given};
+    const SortProblem problem{spec.shape(), stats, {}, RangeMode::given};
     keys_out = HostArray(kb);
     vals_out = HostArray(vb);
     if (kb) std::memcpy(keys_out.data(), keys.data.data(), kb);
