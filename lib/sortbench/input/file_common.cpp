@@ -1,0 +1,91 @@
+// What the file readers share (file_common.hpp). Issue 35 item 5: input_file.cpp split by format.
+#include "sortbench/input/file_common.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "sortbench/core/errors.hpp"
+
+namespace sb::file_detail {
+
+[[noreturn]] void fail(const FileRequest& r, const std::string& problem, const std::string& fix) {
+  throw UsageError(fmt::format("{} {}: {}; {}", r.role, r.path, problem, fix));
+}
+
+File::File(const FileRequest& r) {
+  fd_ = ::open(r.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail(r, std::strerror(errno), "check the path");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) fail(r, "not a regular file", "give a file");
+  size_ = static_cast<std::uint64_t>(st.st_size);
+}
+
+File::~File() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool File::read_at(void* dst, std::uint64_t bytes, std::uint64_t offset) const {
+  auto* out = static_cast<unsigned char*>(dst);
+  while (bytes) {
+    const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30));
+    const ssize_t got = ::pread(fd_, out, chunk, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got, offset += static_cast<std::uint64_t>(got), bytes -= static_cast<std::uint64_t>(got);
+  }
+  return true;
+}
+
+MappedFile::MappedFile(const FileRequest& r, const File& f) : size_(f.size()) {
+  if (!size_) return;
+  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), 0);
+  if (p == MAP_FAILED) fail(r, std::string("cannot map the file: ") + std::strerror(errno), "check the file");
+  data_ = static_cast<const char*>(p);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+void byteswap_in_place(unsigned char* p, std::uint64_t n, std::size_t width) {
+  for (std::uint64_t i = 0; i < n; ++i, p += width) std::reverse(p, p + width);
+}
+
+void add_nans(NanReport& into, KeyType key, const unsigned char* keys, std::uint64_t first_index, std::uint64_t n) {
+  const NanReport found = find_nans(key, keys, n);
+  if (!found.count) return;
+  if (!into.count) into.first = first_index + found.first;
+  into.count += found.count;
+}
+
+void read_chunks(const FileRequest& r, const File& f, ColumnSink& sink, FileColumn& c, std::uint64_t offset,
+                 bool swap) {
+  const std::size_t width = key_bytes(c.key);
+  const std::uint64_t bytes = c.n * width;
+  for (std::uint64_t done = 0; done < bytes;) {
+    const std::uint64_t m = std::min(ColumnSink::kMaxChunk, bytes - done);
+    unsigned char* dst = sink.room(done, m);
+    if (!f.read_at(dst, m, offset + done)) fail(r, "read failed", "check the file");
+    if (swap) byteswap_in_place(dst, m / width, width);
+    add_nans(c.nans, c.key, dst, done / width, m / width);
+    sink.filled(done, m);
+    done += m;
+  }
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace sb::file_detail

@@ -1,0 +1,78 @@
+// Internal to the file readers (input_file.hpp is the public header): what the readers of the
+// three formats share. Issue 35 item 5: input_file.cpp split by format; file_npy.cpp,
+// file_raw.cpp and file_text.cpp read, file_writer.cpp writes, input_file.cpp dispatches.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sortbench/core/types.hpp"
+#include "sortbench/input/input_file.hpp"
+
+namespace sb::file_detail {
+
+// Every problem with a file: a one-line UsageError naming the option, the file, the problem and a fix.
+[[noreturn]] void fail(const FileRequest& r, const std::string& problem, const std::string& fix);
+
+class File {
+ public:
+  explicit File(const FileRequest& r);
+  ~File();
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  int fd() const { return fd_; }
+  std::uint64_t size() const { return size_; }
+  // Reads exactly bytes at offset into dst, in large chunks.
+  bool read_at(void* dst, std::uint64_t bytes, std::uint64_t offset) const;
+
+ private:
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+// A read-only private mapping of a whole file (empty files map nothing).
+class MappedFile {
+ public:
+  MappedFile(const FileRequest& r, const File& f);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view view() const { return data_ ? std::string_view(data_, size_) : std::string_view(); }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+void byteswap_in_place(unsigned char* p, std::uint64_t n, std::size_t width);
+
+void add_nans(NanReport& into, KeyType key, const unsigned char* keys, std::uint64_t first_index, std::uint64_t n);
+
+// Reads bytes at offset into the sink chunk by chunk, byte-swapping (big-endian data) and
+// counting NaNs in each chunk while it is in cache.
+void read_chunks(const FileRequest& r, const File& f, ColumnSink& sink, FileColumn& c, std::uint64_t offset,
+                 bool swap);
+
+// The sink behind read_column(request, alloc): one host array of the column's size.
+class HostColumnSink : public ColumnSink {
+ public:
+  explicit HostColumnSink(HostAllocator alloc) : alloc_(alloc) {}
+  void sized(KeyType key, std::uint64_t n) override { array = HostArray(n * key_bytes(key), alloc_); }
+  unsigned char* room(std::uint64_t first_byte, std::uint64_t) override { return array.data() + first_byte; }
+  void filled(std::uint64_t, std::uint64_t) override {}
+  HostArray array;
+
+ private:
+  HostAllocator alloc_;
+};
+
+std::string_view trim(std::string_view s);
+
+// The formats, one file each.
+FileColumn read_npy(const FileRequest& r, const File& f, ColumnSink& sink);
+FileColumn read_raw(const FileRequest& r, const File& f, ColumnSink& sink);
+FileColumn read_text(const FileRequest& r, const File& f, ColumnSink& sink);
+
+}  // namespace sb::file_detail

@@ -1,0 +1,250 @@
+// Reading text: one value per line, or a column (by header name or 0-based index) of a CSV
+// with a header line, parsed with std::from_chars; the key type inferred when not given.
+// Issue 35 item 5: input_file.cpp split by format.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sortbench/core/element.hpp"
+#include "sortbench/input/file_common.hpp"
+
+namespace sb::file_detail {
+namespace {
+
+enum class ParseResult { ok, not_a_number, out_of_range };
+
+template <typename T>
+ParseResult parse_cell(std::string_view s, T& out) {
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (b != e && *b == '+') ++b;
+  if constexpr (std::is_floating_point_v<T>) {
+    // from_chars does not take "inf"/"nan" with a sign other than '-'; it does take both words.
+    const auto [p, ec] = std::from_chars(b, e, out);
+    if (ec == std::errc::result_out_of_range) return ParseResult::out_of_range;
+    if (ec != std::errc() || p != e || b == e) return ParseResult::not_a_number;
+    return ParseResult::ok;
+  } else {
+    const auto [p, ec] = std::from_chars(b, e, out);
+    if (ec == std::errc::result_out_of_range) return ParseResult::out_of_range;
+    if (ec != std::errc() || p != e || b == e) {
+      // An integer written as a float with no fraction ("3.0", "1e6") is still that integer.
+      double d = 0;
+      const auto [q, ec2] = std::from_chars(b, e, d);
+      if (ec2 != std::errc() || q != e || !std::isfinite(d) || d != std::trunc(d)) return ParseResult::not_a_number;
+      const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);  // exclusive
+      if (d < lo || d >= hi) return ParseResult::out_of_range;
+      out = static_cast<T>(d);
+    }
+    return ParseResult::ok;
+  }
+}
+
+struct Cell {
+  std::string_view text;
+  std::uint64_t line = 0;  // 1-based
+};
+
+// Splits the text into the cells of the wanted column, line by line.
+class CellReader {
+ public:
+  CellReader(const FileRequest& r, std::string_view text) : r_(r), text_(text) {
+    if (r.column.empty()) return;
+    // A CSV with a header line: find the column.
+    const auto eol = text_.find('\n');
+    std::string_view header(text_.data(), eol == std::string::npos ? text_.size() : eol);
+    pos_ = eol == std::string::npos ? text_.size() : eol + 1;
+    line_ = 1;
+    std::vector<std::string> names;
+    for (std::size_t start = 0;;) {
+      const auto comma = header.find(',', start);
+      std::string_view name = trim(header.substr(start, comma == std::string_view::npos ? std::string_view::npos
+                                                                                         : comma - start));
+      if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+      names.emplace_back(name);
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    const auto it = std::find(names.begin(), names.end(), r.column);
+    if (it != names.end()) {
+      column_ = static_cast<std::size_t>(it - names.begin());
+    } else {
+      std::size_t k = 0;
+      const auto [p, ec] = std::from_chars(r.column.data(), r.column.data() + r.column.size(), k);
+      if (ec != std::errc() || p != r.column.data() + r.column.size() || k >= names.size()) {
+        std::string known;
+        for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+        fail(r, fmt::format("no column '{}' in the header line ({})", r.column, known),
+             "give --column NAME or a 0-based index");
+      }
+      column_ = k;
+    }
+  }
+
+  bool next(Cell& cell) {
+    while (pos_ < text_.size()) {
+      const auto eol = text_.find('\n', pos_);
+      const std::size_t end = eol == std::string::npos ? text_.size() : eol;
+      std::string_view line(text_.data() + pos_, end - pos_);
+      pos_ = end + 1;
+      ++line_;
+      if (trim(line).empty()) continue;
+      std::string_view field = line;
+      if (!r_.column.empty()) {
+        std::size_t start = 0;
+        for (std::size_t k = 0; k < column_; ++k) {
+          const auto comma = line.find(',', start);
+          if (comma == std::string_view::npos)
+            fail(r_, fmt::format("line {} has no column {} ('{}')", line_, column_ + 1, r_.column),
+                 "fix the line or choose another --column");
+          start = comma + 1;
+        }
+        const auto comma = line.find(',', start);
+        field = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+      }
+      field = trim(field);
+      if (field.size() >= 2 && field.front() == '"' && field.back() == '"') field = trim(field.substr(1, field.size() - 2));
+      cell = {field, line_};
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  const FileRequest& r_;
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::uint64_t line_ = 0;
+  std::size_t column_ = 0;
+};
+
+template <typename K>
+[[noreturn]] void fail_cell(const FileRequest& r, ParseResult pr, std::string_view cell, std::uint64_t line) {
+  const std::string where =
+      r.column.empty() ? fmt::format("line {}", line) : fmt::format("line {}, column '{}'", line, r.column);
+  if (pr == ParseResult::out_of_range)
+    fail(r, fmt::format("{}: '{}' does not fit a {} key", where, cell, to_string(KeyTraits<K>::type)),
+         "give a wider --key (i64, u64 or f64)");
+  fail(r, fmt::format("{}: '{}' is not a number", where, cell), "fix or remove that cell");
+}
+
+inline bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// One value per line: parse in place with from_chars from the line's first character; a
+// line the fast path cannot take whole ("3.0" for an integer key, a stray character) goes
+// through parse_cell for its meaning or its error.
+template <typename K>
+bool parse_lines(const FileRequest& r, std::string_view text, std::vector<K>& out, bool inferring) {
+  const char* p = text.data();
+  const char* const e = p + text.size();
+  std::uint64_t line = 1;
+  while (p < e) {
+    while (p < e && blank(*p)) ++p;
+    if (p == e) break;
+    if (*p == '\n') {
+      ++p, ++line;
+      continue;
+    }
+    K v{};
+    const char* start = p + (*p == '+' ? 1 : 0);
+    const auto [q, ec] = std::from_chars(start, e, v);
+    const char* t = q;
+    while (t < e && blank(*t)) ++t;
+    if (ec == std::errc() && q != start && (t == e || *t == '\n')) {
+      out.push_back(v);
+      p = t;
+      continue;
+    }
+    const char* end = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(e - p)));
+    if (!end) end = e;
+    const std::string_view cell = trim(std::string_view(p, static_cast<std::size_t>(end - p)));
+    const ParseResult pr = parse_cell(cell, v);
+    if (pr != ParseResult::ok) {
+      if (inferring) return false;
+      fail_cell<K>(r, pr, cell, line);
+    }
+    out.push_back(v);
+    p = end;
+  }
+  return true;
+}
+
+template <typename K>
+bool parse_all(const FileRequest& r, std::string_view text, std::vector<K>& out, bool inferring) {
+  out.clear();
+  out.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  if (r.column.empty()) return parse_lines(r, text, out, inferring);
+  CellReader cells(r, text);
+  Cell cell;
+  while (cells.next(cell)) {
+    K v{};
+    const ParseResult pr = parse_cell(cell.text, v);
+    if (pr != ParseResult::ok) {
+      if (inferring) return false;
+      fail_cell<K>(r, pr, cell.text, cell.line);
+    }
+    out.push_back(v);
+  }
+  return true;
+}
+
+}  // namespace
+
+FileColumn read_text(const FileRequest& r, const File& f, ColumnSink& sink) {
+  if (r.offset) fail(r, "--offset applies to raw binary only", "drop --offset");
+  // Mapped, not copied: the parser reads the page cache directly.
+  const MappedFile mapped(r, f);
+  const std::string_view text = mapped.view();
+  FileColumn c;
+  c.path = r.path;
+  c.format = FileFormat::text;
+  c.file_bytes = f.size();
+  auto finish = [&](auto& values, KeyType key) {
+    c.key = key;
+    c.n = values.size();
+    c.dtype = fmt::format("text {}", to_string(key));
+    sink.sized(key, c.n);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+    const std::uint64_t total = c.n * key_bytes(key);
+    for (std::uint64_t done = 0; done < total;) {
+      const std::uint64_t m = std::min(ColumnSink::kMaxChunk, total - done);
+      std::memcpy(sink.room(done, m), bytes + done, m);
+      sink.filled(done, m);
+      done += m;
+    }
+    add_nans(c.nans, key, bytes, 0, c.n);
+  };
+  std::optional<KeyType> key = r.key;
+  if (!key) {
+    // Inferred: i64 when every cell is an integer that fits, else u64, else f64.
+    std::vector<std::int64_t> i64;
+    if (parse_all(r, text, i64, true)) {
+      finish(i64, KeyType::i64);
+      return c;
+    }
+    std::vector<std::uint64_t> u64;
+    if (parse_all(r, text, u64, true)) {
+      finish(u64, KeyType::u64);
+      return c;
+    }
+    key = KeyType::f64;
+  }
+  if (*key == KeyType::u32x4) fail(r, "--key u32x4 cannot be read from text", "give a scalar --key");
+  dispatch_key<ScalarKeys>(*key, [&](auto k) {
+    using K = decltype(k);
+    std::vector<K> values;
+    parse_all(r, text, values, false);
+    finish(values, *key);
+  });
+  return c;
+}
+
+}  // namespace sb::file_detail
