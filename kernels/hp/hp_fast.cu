@@ -8,42 +8,29 @@
 // With a payload the expansion cannot carry values: the histogram's exclusive prefix sums
 // become bin cursors and every (key, value) pair is scattered to its bin's next slot.
 // Keys are u32, i32, u64 or i64 words; offsets from minVal are 32-bit bin numbers.
-// hp-auto picks one of them, or hands the input to CUB radix sort on the range's bits.
+// hp-auto picks one of them, or hands the input to CUB radix sort on the range's bits
+// (hp_fast_rule.cpp); this file holds the workspace layout, the launches and prepare.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <cub/device/device_scan.cuh>
 
-#include <fmt/format.h>
-
 #include "hp.hpp"
 #include "hp_fast_kernels.cuh"
+#include "hp_fast_plan.hpp"
 #include "hp_index.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/launch.hpp"
-#include "sortbench/algo/range_radix_sort.hpp"
 
 namespace sb::hp {
 namespace {
 
 using namespace fast;
 
-// What the launches need to know about the run's device: from its context (design.md item 3),
-// or, for a problem with none (a CPU-side support check), the current device's properties.
-struct DeviceFacts {
-  int sms = 0;
-  std::size_t smem_per_block = 0;  // opt-in maximum of dynamic shared memory per block
-  std::size_t smem_per_sm = 0;
-};
 DeviceFacts facts_of(const cudaDeviceProp& prop) {
   return {prop.multiProcessorCount, prop.sharedMemPerBlockOptin, prop.sharedMemPerMultiprocessor};
 }
-DeviceFacts device_facts(const DeviceContext* device) {
-  if (device) return facts_of(device->props);
-  return facts_of(current_device_context(nullptr).props);
-}
-DeviceFacts device_facts(const SortProblem& p) { return device_facts(p.device); }
 
 constexpr unsigned kHistBlock = 1024;
 constexpr unsigned kPartBlock = 512;
@@ -51,18 +38,7 @@ constexpr unsigned kPartBlock = 512;
 // two 1024-thread blocks still fit on one SM.
 constexpr std::size_t kSharedCopiesBytes = 48 * 1024;
 constexpr unsigned kWarpsPerHistBlock = kHistBlock / 32;
-// Hybrid: bins per bucket (2^low_bits words of shared memory; --param low_bits, 12..15) and
-// the most buckets a part's counters may use; together the largest range the hybrid takes.
-constexpr unsigned kLowBits = 15;
-constexpr unsigned kLowBitsMin = 12;
-constexpr std::uint64_t kMaxBuckets = 4096;
 constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
-// hp-tiled: bucket width (--param low_bits, same bounds as the hybrid) and the most buckets.
-// The grouping block keeps two words per bucket beside its 80 KB of tiles (low words of keys); at
-// 2048 buckets that is 16 KB, so two blocks still share an SM, and the segment table costs
-// at most (2048 + 1) * 4 bytes per 8192-key tile, one byte a key.
-constexpr unsigned kTiledLowBits = 14;
-constexpr std::uint64_t kTiledMaxBuckets = 2048;
 // tiled_low_bits narrows the buckets only while a tile's segments average this many keys (256
 // buckets: at 512, n = 2^24, delta = 4, hp-tiled took 0.201 ms against 0.188 at 256).
 constexpr std::uint64_t kTiledMinSegmentKeys = 32;
@@ -89,42 +65,6 @@ constexpr std::uint64_t kPairWaves = 4;
 constexpr std::uint64_t kPairKeysPerCountWord = 2;
 // Shared memory the driver keeps per resident block.
 constexpr std::size_t kReservedSharedPerBlock = 1024;
-// hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived. The
-// hybrid beat CUB and the global histogram from 4 keys per bin up (n = 2^24: delta 4..50;
-// n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
-constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
-constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
-// hp-tiled from one key per bin (results/h200/hp-winner-map.jsonl, n = 2^24): the fastest H-P
-// variant at delta = 1 through 64 and at delta = 2, sigma = 1 at 2^24 and 2^26 (0.251 and
-// 1.156 ms against CUB's 0.325 and 1.378 at ebd4178), since 692742c also at delta = sigma = 1
-// (0.290 against CUB's 0.324 ms; at ebd4178 CUB won, 0.324 against 0.368, and hp-tiled needed
-// 2 keys a distinct value). Past one band of hp-smem's counters (16-bit pairs) it beat
-// hp-smem at n = 2^24, delta = 256 (range 2^16) with at most 4 bins a distinct value (sigma =
-// 1: 0.095 against 0.111 ms; sigma = 4: 0.093 against 0.098) and lost from sigma = 16 (0.092
-// against 0.083 ms; efd3e19): kAutoPairBandBinsPerValue lies between the two. (It was 2 while
-// the two tied at sigma = 4; at efd3e19 that left hp-auto 4.6 % behind there.)
-constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
-constexpr std::uint64_t kAutoTiledKeysPerValue = 1;
-constexpr std::uint64_t kAutoPairBandBinsPerValue = 8;
-// With a payload, hp-tiled where it beat cub-radix-bits (H200, u32 + u32, n = 2^24 and 2^26,
-// delta 4..256 x sigma 4, 50, 1024: results/h200/pairs-grid.json at 35ba4e7): 1.03-1.71x with
-// sigma >= 50, delta >= 16 and 2^16..2^22 bins (16..1,024 buckets of 2^12; 1.58x at delta =
-// sigma = 50, 2^26, 328 buckets), but 0.99x at 2^16 bins, sigma = 1024 (a drawn range just
-// under 2^16, as at n = 2^24, delta = 256, falls below kAutoPairsMinRange: CUB, 16 % behind
-// hp-tiled's 1.16x at sigma = 50 in results/h200/pairs-grid.json at d4df315). Not at sigma 4
-// (0.59-0.99x: a batch holds ~8 keys of a present bin, so its stores are short runs), not
-// with 4 keys a bin (0.34-1.06x).
-constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
-constexpr std::uint64_t kAutoPairsBinsPerValue = 16;
-constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 16;
-constexpr std::uint64_t kAutoPairsMaxRange = std::uint64_t{1} << 22;
-
-std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
-// hp-smem counts a range of up to kSmemMaxBands blocks' worth of 32-bit bins: one band in
-// one pass, two as 16-bit pairs in one pass (hist_shared_pairs); measured against hp-tiled
-// just past one band in docs/hp.md (delta = 256 at n = 2^24, range 65,536).
-constexpr std::uint64_t kSmemMaxBands = 2;
-std::uint64_t shared_range_max(const DeviceFacts& d) { return kSmemMaxBands * shared_bins_max(d); }
 
 using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
 template <typename W>
@@ -146,24 +86,9 @@ std::size_t cursor_scan_temp_bytes(u64 n) {
   return bytes;
 }
 
-// tiled_stable is hp-tiled whose key-value path ranks in input order (hp-tiled-stable).
-enum class Histogram { shared, global, hybrid, tiled, tiled_stable };
-bool tiles(Histogram h) { return h == Histogram::tiled || h == Histogram::tiled_stable; }
-// The hybrid and the tiled variants keep 2-byte low bits in keys[1] until the scan.
-bool splits(Histogram h) { return h == Histogram::hybrid || tiles(h); }
-
-unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const char* who = "hp-hybrid") {
-  const long bits = p.param_int("low_bits", fallback);
-  if (bits < long{kLowBitsMin} || bits > long{kLowBits})
-    throw UsageError(fmt::format("{}: low_bits={} out of range; use {}..{}", who, bits, kLowBitsMin, kLowBits));
-  return static_cast<unsigned>(bits);
-}
-
 // hp-tiled's bucket width: --param low_bits, else tiled_low_bits at the segment_hist blocks
 // the kernel is built to keep on each SM (the same on every call, so the workspace's layout
 // and the run agree).
-const char* tiled_name(bool stable) { return stable ? "hp-tiled-stable" : "hp-tiled"; }
-
 unsigned tiled_width(const SortProblem& p, bool stable) {
   if (p.params.count("low_bits")) return low_bits_of(p, kTiledLowBits, tiled_name(stable));
   const std::uint64_t resident = std::uint64_t(kSegBlocksPerSm) * device_facts(p).sms;
@@ -174,30 +99,6 @@ unsigned tiled_width(const SortProblem& p, bool stable) {
 // place_pairs' shared memory, static part included.
 std::size_t place_shared_total(unsigned low_bits, std::size_t value_bytes, bool stable) {
   return place_shared_bytes(low_bits, value_bytes, stable) + sizeof(PlaceScan::TempStorage);
-}
-
-// The widest buckets place_pairs holds in shared memory beside a batch of p's values.
-unsigned widest_pair_width(const SortProblem& p, bool stable) {
-  const std::size_t vb = payload_bytes(p.shape.payload);
-  unsigned w = kTiledLowBits;
-  while (w > kLowBitsMin && place_shared_total(w, vb, stable) > device_facts(p).smem_per_block) --w;
-  return w;
-}
-
-// hp-tiled with a payload: place_pairs pays for every bin of its bucket in each batch (a
-// scan, the cursors' update), so the buckets are the narrowest whose count hp-tiled takes
-// (n = 2^26, delta = sigma = 50, u32 + u32: 1.22 ms at 2^12 bins, 1.57 at 2^13, 1.99 at
-// 2^14; H200, 7303e71), and they must leave room for a batch of values in shared memory; 0
-// where --param low_bits asks for buckets too wide for that.
-unsigned tiled_pair_width(const SortProblem& p, bool stable) {
-  const unsigned widest = widest_pair_width(p, stable);
-  if (p.params.count("low_bits")) {
-    const unsigned w = low_bits_of(p, kTiledLowBits, tiled_name(stable));
-    return w <= widest ? w : 0;
-  }
-  unsigned w = kLowBitsMin;
-  while (w < kTiledLowBits && buckets_for(problem_range(p), w) > kTiledMaxBuckets) ++w;
-  return std::min(w, widest);
 }
 
 // Bucket width of the variants that split (0: no split).
@@ -277,8 +178,6 @@ struct FastArrays {
   }
   std::size_t bytes = 0;
 };
-
-
 
 template <typename W>
 struct Run {
@@ -521,9 +420,23 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   }
 }
 
-// The fast versions take integer keys of both widths and every payload.
-using FastKeys = IntegerKeys;
-using FastValues = AllValues;
+}  // namespace
+
+namespace fast {
+
+DeviceFacts device_facts(const DeviceContext* device) {
+  if (device) return facts_of(device->props);
+  return facts_of(current_device_context(nullptr).props);
+}
+DeviceFacts device_facts(const SortProblem& p) { return device_facts(p.device); }
+
+// The widest buckets place_pairs holds in shared memory beside a batch of p's values.
+unsigned widest_pair_width(const SortProblem& p, bool stable) {
+  const std::size_t vb = payload_bytes(p.shape.payload);
+  unsigned w = kTiledLowBits;
+  while (w > kLowBitsMin && place_shared_total(w, vb, stable) > device_facts(p).smem_per_block) --w;
+  return w;
+}
 
 int run_fast_any(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
   return dispatch_element<FastKeys, FastValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
@@ -539,64 +452,6 @@ std::size_t fast_bytes(Histogram h, const SortProblem& p) {
                          payload_bytes(p.shape.payload), h == Histogram::tiled_stable)
         .bytes;
   });
-}
-
-std::optional<std::string> shared_unsupported(const SortProblem& p) {
-  if (auto why = common_limits(p)) return why;
-  const DeviceFacts d = device_facts(p);
-  if (problem_range(p) > shared_range_max(d))
-    return fmt::format("range {} above {} bins: the histogram must fit in shared memory in {} bands of {} bins",
-                       problem_range(p), shared_range_max(d), kSmemMaxBands, shared_bins_max(d));
-  return std::nullopt;
-}
-
-std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) {
-  if (auto why = common_limits(p)) return why;
-  unsigned low_bits = low_bits_of(p, kTiledLowBits, tiled_name(stable));
-  if (p.has_payload()) {
-    const unsigned pair_bits = tiled_pair_width(p, stable);
-    if (!pair_bits)
-      return fmt::format("low_bits={} leaves no room for a batch of {}-byte values in shared memory; use {} or less",
-                         low_bits, payload_bytes(p.shape.payload), low_bits - 1);
-    low_bits = pair_bits;
-  }
-  if (buckets_for(problem_range(p), low_bits) > kTiledMaxBuckets)
-    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kTiledMaxBuckets, low_bits);
-  return std::nullopt;
-}
-
-std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
-  if (auto why = common_limits(p)) return why;
-  const unsigned low_bits = low_bits_of(p);
-  if (buckets_for(problem_range(p), low_bits) > kMaxBuckets)
-    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, low_bits);
-  return std::nullopt;
-}
-
-// ---- hp-auto ----
-
-using Choice = AutoChoice;
-const char* choice_name(Choice c) {
-  switch (c) {
-    case Choice::smem: return "hp-smem";
-    case Choice::hybrid: return "hp-hybrid";
-    case Choice::global: return "hp-global";
-    case Choice::tiled: return "hp-tiled";
-    case Choice::cub: break;
-  }
-  return "cub-radix-bits";
-}
-
-Choice choose(const SortProblem& p) {
-  const unsigned pair_bits = widest_pair_width(p, false);
-  const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
-                      kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
-                      kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
-                      std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
-                      kAutoPairsBinsPerValue, kAutoPairsMinRange};
-  const bool integer_keys =
-      dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
-  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len}, rule);
 }
 
 // Raises the shared-memory limit of the histogram kernels variant h launches, on `device`.
@@ -634,58 +489,7 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
     });
 }
 
-Algorithm fast_member(std::string name, Histogram h, std::string source) {
-  Algorithm a = family_base(std::move(name), Backend::gpu, std::move(source));
-  declare_types<FastKeys, FastValues>(a);
-  a.unsupported = common_limits;
-  a.workspace_bytes = [h](const SortProblem& p) { return fast_bytes(h, p); };
-  a.prepare = [h](const SortProblem& p, const DeviceContext& device) { prepare_fast(h, p, device); };
-  a.run_device = [h](const SortProblem& p, const DeviceBuffers& b) { return run_fast_any(h, p, b); };
-  return a;
-}
-
-// The histogram another family reuses (dist-hp) for n of the problem's keys: --param
-// histogram=shared|hybrid|global when given, else the variant hp-auto's rule picks for that
-// n, the global one where it would hand over to CUB.
-Histogram histogram_for(const SortProblem& p, u64 n) {
-  if (auto it = p.params.find("histogram"); it != p.params.end()) {
-    if (it->second == "shared") return Histogram::shared;
-    if (it->second == "hybrid") return Histogram::hybrid;
-    if (it->second == "global") return Histogram::global;
-    throw UsageError(fmt::format("--param histogram={} is not shared, hybrid or global", it->second));
-  }
-  const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
-                      kAutoSparseKeysPerBin};
-  switch (auto_choice(n, problem_range(p), rule)) {
-    case Choice::smem: return Histogram::shared;
-    case Choice::hybrid: return Histogram::hybrid;
-    default: return Histogram::global;
-  }
-}
-
-}  // namespace
-
-const char* histogram_name(const SortProblem& p, std::uint64_t n) {
-  switch (histogram_for(p, n)) {
-    case Histogram::shared: return "shared";
-    case Histogram::hybrid: return "hybrid";
-    case Histogram::tiled:
-    case Histogram::tiled_stable: return "tiled";
-    case Histogram::global: break;
-  }
-  return "global";
-}
-
-std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint64_t n) {
-  switch (histogram_for(p, n)) {
-    case Histogram::shared: return shared_unsupported(p);
-    case Histogram::hybrid: return hybrid_unsupported(p);
-    case Histogram::tiled: return tiled_unsupported(p, false);
-    case Histogram::tiled_stable: return tiled_unsupported(p, true);
-    case Histogram::global: break;
-  }
-  return common_limits(p);
-}
+}  // namespace fast
 
 std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n) {
   const Histogram h = histogram_for(p, n);
@@ -715,95 +519,6 @@ std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n
     else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
     return a.A;
   });
-}
-
-void add_fast(Registry& r) {
-  Algorithm smem = fast_member("hp-smem", Histogram::shared,
-                               "beyond seed 004: shared-memory privatized histogram, fused binarize/scan/compress, "
-                               "run expansion with coalesced stores");
-  smem.constraints = fmt::format(
-      "range fits in shared memory in at most {} bands of 32-bit bins (about 56K each on Hopper; two are counted as 16-bit pairs)",
-      kSmemMaxBands);
-  smem.unsupported = shared_unsupported;
-  r.add(smem);
-
-  r.add(fast_member("hp-global", Histogram::global,
-                    "beyond seed 004: global-atomic (L2) histogram, fused binarize/scan/compress, run expansion"));
-
-  Algorithm hybrid = fast_member("hp-hybrid", Histogram::hybrid,
-                                 "beyond seed 004: split by high bits (2-byte low bits per key), shared-memory "
-                                 "histogram per bucket, fused scan/compress, run expansion");
-  hybrid.constraints = fmt::format("range at most {} buckets of 2^low_bits bins", kMaxBuckets);
-  hybrid.unsupported = hybrid_unsupported;
-  hybrid.params = {"low_bits"};
-  r.add(hybrid);
-
-  Algorithm tiled = fast_member(tiled_name(false), Histogram::tiled,
-                                "beyond seed 004: each 8192-key tile grouped by high bits in place (no counting "
-                                "pass), shared-memory histogram per bucket over its tile segments, fused "
-                                "scan/compress, run expansion; with a payload, groups' cursors and batches "
-                                "counting-sorted in shared memory");
-  auto tiled_constraints = [](const char* pair_width) {
-    return fmt::format(
-        "range at most {} buckets of 2^{} bins (low_bits {}..{}; default {}..{} by n and range; with a payload the "
-        "narrowest that covers the range{})",
-        kTiledMaxBuckets, kTiledLowBits, kLowBitsMin, kLowBits, kLowBitsMin, kTiledLowBits, pair_width);
-  };
-  tiled.constraints = tiled_constraints(", at most 2^13 with 8-byte values on Hopper");
-  tiled.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, false); };
-  tiled.params = {"low_bits"};
-  r.add(tiled);
-
-  Algorithm tiled_stable = fast_member(tiled_name(true), Histogram::tiled_stable,
-                                       "beyond seed 004: hp-tiled whose key-value path ranks in input order (tiles "
-                                       "grouped and batches sorted by bin, each warp counting its own keys in "
-                                       "order and a scan ordering the warps); keys alone as hp-tiled");
-  tiled_stable.stable = true;
-  tiled_stable.constraints = tiled_constraints("");
-  tiled_stable.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, true); };
-  tiled_stable.params = {"low_bits"};
-  r.add(tiled_stable);
-
-  Algorithm aut = family_base("hp-auto", Backend::gpu,
-                              "picks hp-smem, hp-tiled, hp-hybrid, hp-global or CUB radix sort on the range's bits from n, range and distinct count (with a payload hp-tiled or CUB)");
-  // Every scalar key and payload: what the H-P variants cannot take goes to CUB.
-  declare_types<ScalarKeys, AllValues>(aut);
-  aut.workspace_bytes = [](const SortProblem& p) {
-    switch (choose(p)) {
-      case Choice::smem: return fast_bytes(Histogram::shared, p);
-      case Choice::hybrid: return fast_bytes(Histogram::hybrid, p);
-      case Choice::global: return fast_bytes(Histogram::global, p);
-      case Choice::tiled: return fast_bytes(Histogram::tiled, p);
-      case Choice::cub: break;
-    }
-    return range_radix_sort_bytes(p);
-  };
-  aut.prepare = [](const SortProblem& p, const DeviceContext& device) {
-    switch (choose(p)) {
-      case Choice::smem: return prepare_fast(Histogram::shared, p, device);
-      case Choice::hybrid: return prepare_fast(Histogram::hybrid, p, device);
-      case Choice::tiled: return prepare_fast(Histogram::tiled, p, device);
-      case Choice::global:
-      case Choice::cub: break;
-    }
-  };
-  aut.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
-    switch (choose(p)) {
-      case Choice::smem: return run_fast_any(Histogram::shared, p, b);
-      case Choice::hybrid: return run_fast_any(Histogram::hybrid, p, b);
-      case Choice::global: return run_fast_any(Histogram::global, p, b);
-      case Choice::tiled: return run_fast_any(Histogram::tiled, p, b);
-      case Choice::cub: break;
-    }
-    return range_radix_sort(p, b);
-  };
-  aut.details = [](const SortProblem& p) {
-    Details d{{"variant", choice_name(choose(p))}};
-    if (choose(p) == Choice::cub)
-      for (auto& kv : range_radix_sort_details(p)) d.push_back(std::move(kv));
-    return d;
-  };
-  r.add(aut);
 }
 
 }  // namespace sb::hp

@@ -1,0 +1,116 @@
+// The scan and expansion of the faster H-P versions (beyond seed 004; method notes in
+// docs/hp.md): the fused scan's functors that emit the compressed runs (bin value, run end),
+// and the expansion that writes y straight from them with coalesced 16-byte stores, replacing
+// the paper's zeroed B array and its full prefix sum (Algorithm 5 lines 13-17).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hp_fast_device.cuh"
+
+namespace sb::hp::fast {
+
+// Fused binarize + prefix sums + compressA01p (Algorithm 5 lines 2-11 and the Ap of
+// Algorithm 2 line 2): CUB scans pack_bin(A[i]); this output functor receives (i, scan) and
+// writes the run of every non-empty bin: its value and its end in the output.
+struct PackBin {
+  const u32* A;
+  __host__ __device__ u64 operator()(u64 i) const { return pack_bin(A[i]); }
+};
+template <typename W>
+struct EmitRun {
+  const u32* A;
+  u32* run_end;
+  W* run_val;
+  u32* len;
+  u64 range;
+  W min_word;
+  __device__ void operator()(std::ptrdiff_t i, u64 scan) const {
+    if (A[i]) {
+      const u32 j = packed_nonzero(scan) - 1;
+      run_end[j] = packed_count(scan);
+      run_val[j] = word_at<W>(static_cast<u32>(i), min_word);
+    }
+    if (static_cast<u64>(i) == range - 1) *len = packed_nonzero(scan);
+  }
+};
+
+// The expansion: tile t of y holds the runs from the first one ending after t0 to the one
+// covering the tile's last position, at most one per position. locate_tiles finds every
+// tile's window of runs at once, a warp per tile, each half-warp searching for one end of
+// the window 16 ways at a time (wide_probe, wide_narrow): a thread per tile with two binary
+// searches took 21.6 us at n = 2^24 and 4M runs (44 dependent loads; H200, Nsight Compute),
+// and done by each tile's own block, the searches left the block idle. expand_runs stages
+// the window in shared memory and every thread writes 16 consecutive bytes of keys per store.
+constexpr unsigned kExpandBlock = 256;
+constexpr unsigned kExpandTile = kExpandBlock * 16;
+constexpr unsigned kLocateThreadsPerTile = 32;  // two searches of kLocateWays lanes
+static __global__ void locate_tiles(const u32* run_end, const u32* len_at, u64 n, uint2* window) {
+  const u64 tiles = ceil_div(n, kExpandTile);
+  const u64 len = *len_at;
+  const u32 half = lane_id() / kLocateWays, k = lane_id() % kLocateWays;
+  const u64 warps = global_threads() / 32;
+  for (u64 t = global_thread() / 32; t < tiles; t += warps) {
+    const u64 t0 = t * kExpandTile;
+    const u64 pos = half == 0 ? t0 : min_u64(t0 + kExpandTile, n) - 1;
+    RunSpan s{0, len - 1};
+    while (__any_sync(0xffffffffu, s.lo < s.hi)) {
+      const bool searching = s.lo < s.hi;
+      const bool at_or_below = searching && run_end[wide_probe(s, k, kLocateWays)] <= pos;
+      const u32 votes = __ballot_sync(0xffffffffu, at_or_below) >> (half * kLocateWays) & 0xffffu;
+      if (searching) s = wide_narrow(s, static_cast<u32>(__popc(votes)), kLocateWays);
+    }
+    const u64 last = __shfl_sync(0xffffffffu, s.lo, kLocateWays);
+    if (lane_id() == 0) window[t] = make_uint2(static_cast<u32>(s.lo), static_cast<u32>(last + 1 - s.lo));
+  }
+}
+
+// Positions and run ends inside a tile are 32-bit offsets from the tile's start. A thread's
+// positions only grow, so with few runs in the window it walks on from its last run instead
+// of searching again.
+constexpr u32 kExpandWalkMax = 32;
+// With 8-byte words the staged window takes the whole 48 KB of static shared memory.
+template <typename W>
+__global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, const W* run_val,
+                                                            const uint2* window, u64 n, W* y) {
+  __shared__ u32 s_end[kExpandTile];
+  __shared__ W s_val[kExpandTile];
+  const u64 t0 = blockIdx.x * u64{kExpandTile};
+  const u32 tile_len = static_cast<u32>(min_u64(kExpandTile, n - t0));
+  const uint2 w = window[blockIdx.x];
+  const u32 first = w.x, count = w.y;
+  for (u32 k = threadIdx.x; k < count; k += blockDim.x) {
+    s_end[k] = static_cast<u32>(run_end[first + k] - t0);  // > 0: the window's runs end after t0
+    s_val[k] = run_val[first + k];
+  }
+  __syncthreads();
+  W* tile = y + t0;
+  // Each thread writes 16 bytes a step, the warp 512 consecutive bytes: four 4-byte keys or
+  // two 8-byte ones. (Four 8-byte keys a thread in two 16-byte stores, each store
+  // instruction covering every other 16 bytes of 1 KB, took expand_runs 272 us for 2^26
+  // keys against 71 us for 4-byte ones, 40 % of DRAM: H200, Nsight Compute.) The stores
+  // stream (evict first): nothing reads the output back here, and hp-tiled at n = 2^26,
+  // delta = sigma = 50 took 0.369 ms against 0.380 with plain stores (2^28: 1.482 against 1.526).
+  constexpr u32 per = 16 / sizeof(W);
+  u32 j = 0;
+  for (u32 pos = per * threadIdx.x; pos < tile_len; pos += per * kExpandBlock) {
+    if (count > kExpandWalkMax) j = run_at(s_end, 0u, count, pos);
+    W v[per];
+#pragma unroll
+    for (u32 q = 0; q < per; ++q) {
+      while (j + 1 < count && s_end[j] <= pos + q) ++j;
+      v[q] = s_val[j];
+    }
+    if (pos + per <= tile_len) {
+      if constexpr (sizeof(W) == 4) __stcs(reinterpret_cast<uint4*>(tile + pos), make_uint4(v[0], v[1], v[2], v[3]));
+      else __stcs(reinterpret_cast<ulonglong2*>(tile + pos), make_ulonglong2(v[0], v[1]));
+    } else {
+#pragma unroll
+      for (u32 q = 0; q < per; ++q)
+        if (pos + q < tile_len) tile[pos + q] = v[q];
+    }
+  }
+}
+
+}  // namespace sb::hp::fast

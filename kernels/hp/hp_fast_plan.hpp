@@ -1,0 +1,76 @@
+// What the fast H-P versions' launchers (hp_fast.cu) and their rule, support checks and
+// registration (hp_fast_rule.cpp) share: the run's device facts, the histogram variants and
+// the bucket widths (beyond seed 004; method notes in docs/hp.md). Host code only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hp.hpp"
+#include "sortbench/algo/algorithm.hpp"
+#include "sortbench/core/device_context.hpp"
+#include "sortbench/core/element.hpp"
+
+namespace sb::hp::fast {
+
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+
+// What the launches need to know about the run's device: from its context (design.md item 3),
+// or, for a problem with none (a CPU-side support check), the current device's properties.
+struct DeviceFacts {
+  int sms = 0;
+  std::size_t smem_per_block = 0;  // opt-in maximum of dynamic shared memory per block
+  std::size_t smem_per_sm = 0;
+};
+DeviceFacts device_facts(const DeviceContext* device);
+DeviceFacts device_facts(const SortProblem& p);
+
+// Hybrid: bins per bucket (2^low_bits words of shared memory; --param low_bits, 12..15) and
+// the most buckets a part's counters may use; together the largest range the hybrid takes.
+constexpr unsigned kLowBits = 15;
+constexpr unsigned kLowBitsMin = 12;
+constexpr std::uint64_t kMaxBuckets = 4096;
+// hp-tiled: bucket width (--param low_bits, same bounds as the hybrid) and the most buckets.
+// The grouping block keeps two words per bucket beside its 80 KB of tiles (low words of keys); at
+// 2048 buckets that is 16 KB, so two blocks still share an SM, and the segment table costs
+// at most (2048 + 1) * 4 bytes per 8192-key tile, one byte a key.
+constexpr unsigned kTiledLowBits = 14;
+constexpr std::uint64_t kTiledMaxBuckets = 2048;
+
+inline std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
+// hp-smem counts a range of up to kSmemMaxBands blocks' worth of 32-bit bins: one band in
+// one pass, two as 16-bit pairs in one pass (hist_shared_pairs); measured against hp-tiled
+// just past one band in docs/hp.md (delta = 256 at n = 2^24, range 65,536).
+constexpr std::uint64_t kSmemMaxBands = 2;
+inline std::uint64_t shared_range_max(const DeviceFacts& d) { return kSmemMaxBands * shared_bins_max(d); }
+
+// tiled_stable is hp-tiled whose key-value path ranks in input order (hp-tiled-stable).
+enum class Histogram { shared, global, hybrid, tiled, tiled_stable };
+inline bool tiles(Histogram h) { return h == Histogram::tiled || h == Histogram::tiled_stable; }
+// The hybrid and the tiled variants keep 2-byte low bits in keys[1] until the scan.
+inline bool splits(Histogram h) { return h == Histogram::hybrid || tiles(h); }
+
+// The fast versions take integer keys of both widths and every payload.
+using FastKeys = IntegerKeys;
+using FastValues = AllValues;
+
+// The hybrid's bucket width (--param low_bits, fallback when absent); UsageError out of range.
+unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const char* who = "hp-hybrid");
+inline const char* tiled_name(bool stable) { return stable ? "hp-tiled-stable" : "hp-tiled"; }
+// The widest buckets place_pairs holds in shared memory beside a batch of p's values.
+unsigned widest_pair_width(const SortProblem& p, bool stable);
+// hp-tiled's bucket width with a payload (0: --param low_bits asks for buckets too wide).
+unsigned tiled_pair_width(const SortProblem& p, bool stable);
+
+// The launchers (hp_fast.cu): a run's workspace, the kernels' shared-memory limits on a
+// device (untimed), and the run.
+std::size_t fast_bytes(Histogram h, const SortProblem& p);
+void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device);
+int run_fast_any(Histogram h, const SortProblem& p, const DeviceBuffers& b);
+// The histogram dist-hp reuses for n of the problem's keys (hp_fast_rule.cpp).
+Histogram histogram_for(const SortProblem& p, u64 n);
+
+}  // namespace sb::hp::fast

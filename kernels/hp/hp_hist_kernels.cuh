@@ -1,0 +1,288 @@
+// Histogram kernels of the faster H-P versions (beyond seed 004; method notes in docs/hp.md):
+// shared-memory privatized (range fits in shared memory), global atomics (L2-resident), and
+// the large-range hybrid that first splits keys by their high bits so each bucket's histogram
+// fits in shared memory.
+#pragma once
+
+#include <cstdint>
+
+#include <cub/block/block_scan.cuh>
+
+#include "hp_fast_device.cuh"
+
+namespace sb::hp::fast {
+
+// Adds v to *word where `add` holds. In shared memory as a predicated red in PTX: ptxas still
+// branches around it, but with the shared window's base kept out of the loop; written as
+// `if (add) atomicAdd(...)`, each add of an unrolled loop recomputed the base in its branch
+// (hp-hybrid 0.492 -> 0.479 ms at n = 2^26, delta = sigma = 50, H200).
+template <bool InShared>
+__device__ __forceinline__ void add_if(u32* word, u32 v, bool add) {
+  if constexpr (InShared)
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p red.shared.add.u32 [%0], %1;\n}\n" ::"r"(
+                     static_cast<unsigned>(__cvta_generic_to_shared(word))),
+                 "r"(v), "r"(static_cast<u32>(add))
+                 : "memory");
+  else if (add)
+    atomicAdd(word, v);
+}
+
+// Counts equal neighbours of one thread in a register and adds a whole run at once: an
+// input of one value costs one atomic per thread instead of one per key. A value that breaks
+// the run adds it (add_if). hist is in shared memory unless InShared is false.
+template <bool InShared = true>
+struct RunCounter {
+  u32 bin = 0, run = 0;
+  __device__ __forceinline__ void add(u32* hist, u32 b) {
+    const bool breaks = b != bin;
+    add_if<InShared>(&hist[bin], run, breaks && run != 0);
+    run = breaks ? 1u : run + 1;
+    bin = breaks ? b : bin;
+  }
+  __device__ __forceinline__ void flush(u32* hist) { add_if<InShared>(&hist[bin], run, run != 0); }
+};
+
+// The same for bins in 16-bit pairs (pair_word): runs stay under 2^16 keys, and each add
+// moves the halves' wraps into A (pair_wraps); bins is the range, so an odd last word's
+// high half, which holds no bin, only ever sees a carry and its take-back, never added to A.
+struct PairRunCounter {
+  u32 bin = 0, run = 0;
+  __device__ __forceinline__ void add(u32* pairs, u32 b, u32 bins, u32* A) {
+    if (b == bin && run < kPairRunMax) {
+      ++run;
+      return;
+    }
+    flush(pairs, bins, A);
+    bin = b;
+    run = 1;
+  }
+  __device__ __forceinline__ void flush(u32* pairs, u32 bins, u32* A) {
+    if (!run) return;
+    u32* word = &pairs[pair_word(bin)];
+    PairWraps w = pair_wraps(atomicAdd(word, pair_add(bin, run)), bin, run);
+    if (w.carried && pair_take_back_wraps(atomicAdd(word, kPairTakeBack))) --w.high;
+    const u32 even = bin & ~1u;
+    if (w.low) atomicAdd(&A[even], w.low << 16);
+    if (w.high && even + 1 < bins) atomicAdd(&A[even + 1], w.high << 16);  // w.high may be -1 (mod 2^32)
+  }
+};
+
+// Key words W: u32 (u32, i32 keys) or u64 (u64, i64 keys); offsets are 32-bit either way.
+// Loads four keys of x starting at 4 * i (16-byte loads) and visits their offsets in order.
+template <typename W, typename F>
+__device__ __forceinline__ void visit_four(const W* x, u64 i, W min_word, F&& f) {
+  if constexpr (sizeof(W) == 4) {
+    const uint4 v = reinterpret_cast<const uint4*>(x)[i];
+    f(v.x - min_word), f(v.y - min_word), f(v.z - min_word), f(v.w - min_word);
+  } else {
+    const ulonglong2 a = reinterpret_cast<const ulonglong2*>(x)[2 * i];
+    const ulonglong2 b = reinterpret_cast<const ulonglong2*>(x)[2 * i + 1];
+    f(word_offset<W>(a.x, min_word)), f(word_offset<W>(a.y, min_word));
+    f(word_offset<W>(b.x, min_word)), f(word_offset<W>(b.y, min_word));
+  }
+}
+
+// Visits every key offset of x[0, n) once, four per thread step, grid-stride.
+template <typename W, typename F>
+__device__ __forceinline__ void for_each_offset(const W* x, u64 n, W min_word, F&& f) {
+  const u64 n4 = n / 4;
+  for (u64 i = global_thread(); i < n4; i += global_threads()) visit_four(x, i, min_word, f);
+  for (u64 i = n4 * 4 + global_thread(); i < n; i += global_threads()) f(word_offset<W>(x[i], min_word));
+}
+
+// Privatized counts in shared memory: `copies` sub-histograms of `bins` words (warp w uses
+// copy w % copies, fewer collisions on few bins). bin_of maps a key offset to its bin; after
+// the block's keys are counted, store(b, total) receives every bin's block total.
+template <typename Visit, typename BinOf, typename Store>
+__device__ __forceinline__ void count_privatized(u32 bins, u32 copies, Visit&& visit, BinOf&& bin_of, Store&& store) {
+  extern __shared__ u32 s_hist[];
+  for (u32 i = threadIdx.x; i < bins * copies; i += blockDim.x) s_hist[i] = 0;
+  __syncthreads();
+  u32* mine = s_hist + (threadIdx.x / 32 % copies) * bins;
+  RunCounter<> run;
+  visit([&](u32 off) { run.add(mine, bin_of(off)); });
+  run.flush(mine);
+  __syncthreads();
+  for (u32 b = threadIdx.x; b < bins; b += blockDim.x) {
+    u32 c = 0;
+    for (u32 k = 0; k < copies; ++k) c += s_hist[k * bins + b];
+    store(b, c);
+  }
+}
+
+// Shared-memory privatized histogram of the whole input's offsets in the band
+// [band_lo, band_lo + bins), summed into the global A.
+template <typename W>
+__global__ void hist_shared(const W* x, u64 n, W min_word, u32 bins, u32 copies, u32 band_lo, u32* A) {
+  count_privatized(
+      bins, copies,
+      [&](auto&& f) {
+        for_each_offset(x, n, min_word, [&](u32 off) {
+          if (off - band_lo < bins) f(off - band_lo);  // offsets below band_lo wrap past bins
+        });
+      },
+      [](u32 off) { return off; },
+      [&](u32 b, u32 c) {
+        if (c) atomicAdd(&A[band_lo + b], c);
+      });
+}
+
+// The same histogram for a range of up to two bands in one pass: bins in 16-bit pairs, the
+// wraps of a half moved into A as they happen (PairRunCounter), what the halves hold at the
+// end added after.
+template <typename W>
+__global__ void hist_shared_pairs(const W* x, u64 n, W min_word, u32 bins, u32* A) {
+  extern __shared__ u32 s_pair[];
+  const u32 words = (bins + 1) / 2;
+  for (u32 w = threadIdx.x; w < words; w += blockDim.x) s_pair[w] = 0;
+  __syncthreads();
+  PairRunCounter run;
+  for_each_offset(x, n, min_word, [&](u32 off) { run.add(s_pair, off, bins, A); });
+  run.flush(s_pair, bins, A);
+  __syncthreads();
+  for (u32 w = threadIdx.x; w < words; w += blockDim.x) {
+    const u32 v = s_pair[w];
+    if (const u32 c = pair_count(v, 2 * w)) atomicAdd(&A[2 * w], c);
+    if (const u32 c = pair_count(v, 2 * w + 1)) atomicAdd(&A[2 * w + 1], c);
+  }
+}
+
+// Global-atomic histogram (A is L2-resident for ranges of a few million bins).
+template <typename W>
+__global__ void hist_global(const W* x, u64 n, W min_word, u32* A) {
+  RunCounter<false> run;
+  for_each_offset(x, n, min_word, [&](u32 off) { run.add(A, off); });
+  run.flush(A);
+}
+
+// Visits the offsets of part blockIdx.x of gridDim.x parts (hp_index part_bounds), in order.
+template <typename W, typename F>
+__device__ __forceinline__ void for_each_offset_of_part(const W* x, u64 n, W min_word, F&& f) {
+  u64 lo, hi;
+  part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
+  const u64 hi4 = lo + (hi - lo) / 4 * 4;
+  for (u64 i = lo / 4 + threadIdx.x; i < hi4 / 4; i += blockDim.x) visit_four(x, i, min_word, f);
+  for (u64 i = hi4 + threadIdx.x; i < hi; i += blockDim.x) f(word_offset<W>(x[i], min_word));
+}
+
+// Hybrid step 1: bucket counts of each part, stored bucket-major (counts[b * parts + p]) so
+// that one exclusive scan gives every (bucket, part) its output offset.
+template <typename W>
+__global__ void bucket_count(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, u32 copies,
+                             u32* counts) {
+  count_privatized(
+      buckets, copies, [&](auto&& f) { for_each_offset_of_part(x, n, min_word, f); },
+      [&](u32 off) { return bucket_of(off, low_bits); },
+      [&](u32 b, u32 c) { counts[u64{b} * gridDim.x + blockIdx.x] = c; });
+}
+
+// Hybrid step 2: each key's low bits go to its bucket's region, 2 bytes per key. A part is
+// done in tiles of kSplitTile keys; a tile is first grouped by bucket in shared memory, so
+// that the keys of one bucket leave as one run of consecutive 2-byte stores instead of a
+// store per key (order inside a bucket is free: only its histogram is needed).
+constexpr unsigned kSplitBlock = 512;
+constexpr unsigned kSplitItems = 16;
+constexpr unsigned kSplitTile = kSplitBlock * kSplitItems;
+constexpr std::size_t split_shared_bytes(u32 buckets) { return (3 * std::size_t{buckets} + kSplitTile) * sizeof(u32); }
+
+using SplitScan = cub::BlockScan<u32, kSplitBlock>;
+// Two blocks per SM (registers capped at 64): one 512-thread block left the scatter latency bound.
+template <typename W>
+__global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64 n, W min_word, unsigned low_bits,
+                                                              u32 buckets, const u32* offsets, std::uint16_t* low) {
+  extern __shared__ u32 s_split[];
+  __shared__ SplitScan::TempStorage s_scan;
+  u32* s_next = s_split;               // next output position of each bucket in this part
+  u32* s_count = s_next + buckets;     // keys of each bucket in this tile
+  u32* s_start = s_count + buckets;    // where each bucket starts in the grouped tile
+  u32* s_tile = s_start + buckets;     // the tile's offsets grouped by bucket
+  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
+    s_next[b] = offsets[u64{b} * gridDim.x + blockIdx.x];
+    s_count[b] = 0;
+  }
+  __syncthreads();
+  u64 lo, hi;
+  part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
+  const u32 per_thread = static_cast<u32>(ceil_div(buckets, blockDim.x));
+  for (u64 t0 = lo; t0 < hi; t0 += kSplitTile) {
+    // Keys past the part's end get the offset of no bucket (bucket `buckets`).
+    const u32 none = buckets << low_bits;
+    u32 off[kSplitItems], rank[kSplitItems];
+#pragma unroll
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      const u64 i = t0 + it * kSplitBlock + threadIdx.x;
+      off[it] = i < hi ? word_offset<W>(x[i], min_word) : none;
+    }
+#pragma unroll
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      rank[it] = rank_in_bucket(bucket_of(off[it], low_bits), buckets, s_count);
+    }
+    __syncthreads();
+    scan_bucket_counts<SplitScan>(s_count, buckets, per_thread, s_scan, [&](u32 b, u32 first) { s_start[b] = first; });
+    __syncthreads();
+#pragma unroll
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      const u32 bucket = bucket_of(off[it], low_bits);
+      if (bucket < buckets) s_tile[s_start[bucket] + rank[it]] = off[it];
+    }
+    __syncthreads();
+    const u32 tile_len = static_cast<u32>(min_u64(kSplitTile, hi - t0));
+    for (u32 i = threadIdx.x; i < tile_len; i += kSplitBlock) {
+      const u32 o = s_tile[i];
+      const u32 b = bucket_of(o, low_bits);
+      low[s_next[b] + (i - s_start[b])] = static_cast<std::uint16_t>(bin_in_bucket(o, low_bits));
+    }
+    __syncthreads();
+    for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
+      s_next[b] += s_count[b];
+      s_count[b] = 0;
+    }
+    __syncthreads();
+  }
+}
+
+// Visits low[lo, hi) with blockDim.x threads, eight 2-byte values per 16-byte load where
+// aligned (aligned_span gives the vector part).
+template <typename F>
+__device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u64 hi, F&& f) {
+  u64 mid_lo, mid_hi;
+  aligned_span(lo, hi, 8, mid_lo, mid_hi);
+  for (u64 i = lo + threadIdx.x; i < mid_lo; i += blockDim.x) f(low[i]);
+  const uint4* v8 = reinterpret_cast<const uint4*>(low);
+  for (u64 i = mid_lo / 8 + threadIdx.x; i < mid_hi / 8; i += blockDim.x) {
+    const uint4 v = v8[i];
+    const u32 pairs[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) f(pairs[k] & 0xffffu), f(pairs[k] >> 16);
+  }
+  for (u64 i = mid_hi + threadIdx.x; i < hi; i += blockDim.x) f(low[i]);
+}
+
+// Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
+// the bucketed array; a slice crossing bucket edges handles each bucket in turn.
+// static (as locate_tiles): non-template kernels defined in a header that two families'
+// translation units include (hp-fast and dist-hp) need internal linkage.
+static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* offsets, u32 parts, u32 buckets,
+                            unsigned low_bits, u32* A) {
+  extern __shared__ u32 s_hist[];
+  const u32 bins = 1u << low_bits;
+  auto bucket_start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * parts] : n; };
+  u64 lo, hi;
+  part_bounds(n, gridDim.x, blockIdx.x, 8, lo, hi);
+  for (u32 b = bucket_holding(bucket_start, buckets, lo); lo < hi && b < buckets; ++b) {
+    const u64 end = bucket_start(b + 1) < hi ? bucket_start(b + 1) : hi;
+    if (end <= lo) continue;
+    for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
+    __syncthreads();
+    RunCounter<> run;
+    for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin); });
+    run.flush(s_hist);
+    __syncthreads();
+    for (u32 i = threadIdx.x; i < bins; i += blockDim.x)
+      if (s_hist[i]) atomicAdd(&A[(u64{b} << low_bits) + i], s_hist[i]);
+    __syncthreads();
+    lo = end;
+  }
+}
+
+}  // namespace sb::hp::fast
