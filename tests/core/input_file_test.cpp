@@ -313,3 +313,245 @@ TEST(InputFile, SinkGetsEveryChunkInOrderAndTheSameBytesAsAHostRead) {
   std::memcpy(parsed.data(), text_sink.bytes.data(), 16);
   EXPECT_EQ(parsed, (std::vector<std::int64_t>{5, -7}));
 }
+
+namespace {
+
+struct ElementRange {
+  std::uint64_t first = 0, count = 0;
+};
+
+// The ranges a shard or a streamed read may ask for: empty ones, the first and the last element,
+// halves, and ranges that start, end and straddle the file's chunk boundaries (elements_per_chunk
+// apart) or hold one chunk and one more element (so the sink sees a boundary inside the range).
+std::vector<ElementRange> ranges_of(std::uint64_t n, std::uint64_t elements_per_chunk) {
+  std::vector<ElementRange> out{{0, 0}, {n / 3, 0}, {n, 0}, {0, n}, {0, 1}, {n - 1, 1}, {n / 2, n - n / 2}};
+  for (std::uint64_t edge = elements_per_chunk; edge < n; edge += elements_per_chunk) {
+    out.push_back({edge, std::min(elements_per_chunk, n - edge)});
+    out.push_back({0, edge});
+    out.push_back({edge - 1, 2});
+    out.push_back({edge - 1, n - edge + 1});
+  }
+  if (n > elements_per_chunk + 3) out.push_back({3, elements_per_chunk + 1});
+  return out;
+}
+
+void expect_range_refused(const FileRequest& r, std::uint64_t first, std::uint64_t count, std::uint64_t n,
+                          const std::string& range_text) {
+  try {
+    read_column_range(r, first, count);
+    ADD_FAILURE() << "a range [" << first << ", +" << count << ") past the end of " << n << " was read";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(r.path), std::string::npos) << what;
+    EXPECT_NE(what.find("holds " + std::to_string(n)), std::string::npos) << what;
+    EXPECT_NE(what.find(range_text), std::string::npos) << what;
+  }
+}
+
+// Every range of the column, read into host memory and through a sink, equals the same elements
+// of a whole read: the same bytes, type and NaN count, NaN positions counted from the range's
+// start, file_bytes as slice_bytes(first, count) says; ranges past the end are refused. The probe
+// agrees with the whole read without reading the data.
+template <typename SliceBytes>
+void expect_ranges_match_whole_read(const FileRequest& r, SliceBytes slice_bytes) {
+  const FileColumn whole = read_column(r);
+  const std::uint64_t n = whole.n;
+  const std::size_t width = key_bytes(whole.key);
+  const ColumnInfo info = probe_column(r);
+  EXPECT_EQ(info.n, n);
+  EXPECT_EQ(info.key, whole.key);
+  EXPECT_EQ(info.dtype, whole.dtype);
+  EXPECT_EQ(info.format, whole.format);
+  EXPECT_EQ(info.file_bytes, whole.file_bytes);
+  ASSERT_GT(n, 2u);
+  for (const ElementRange range : ranges_of(n, ColumnSink::kMaxChunk / width)) {
+    SCOPED_TRACE("range [" + std::to_string(range.first) + ", +" + std::to_string(range.count) + ")");
+    const unsigned char* expected = whole.data.data() + range.first * width;
+    const NanReport expected_nans = find_nans(whole.key, expected, range.count);
+    const FileColumn held = read_column_range(r, range.first, range.count);
+    ASSERT_EQ(held.n, range.count);
+    EXPECT_EQ(held.key, whole.key);
+    EXPECT_EQ(held.dtype, whole.dtype);
+    EXPECT_EQ(held.file_bytes, slice_bytes(range.first, range.count));
+    ASSERT_EQ(held.data.bytes(), range.count * width);
+    EXPECT_EQ(std::memcmp(held.data.data(), expected, range.count * width), 0);
+    EXPECT_EQ(held.nans.count, expected_nans.count);
+    EXPECT_EQ(held.nans.first, expected_nans.first);
+    RecordingSink sink;
+    const FileColumn streamed = read_column_range(r, range.first, range.count, sink);
+    EXPECT_EQ(sink.sized_calls, 1);
+    EXPECT_EQ(streamed.n, range.count);
+    EXPECT_EQ(streamed.data.bytes(), 0u);
+    ASSERT_EQ(sink.bytes.size(), range.count * width);
+    EXPECT_EQ(sink.next_first, range.count * width) << "every chunk handed over";
+    EXPECT_EQ(std::memcmp(sink.bytes.data(), expected, range.count * width), 0);
+    EXPECT_EQ(streamed.nans.count, expected_nans.count);
+  }
+  const std::string end = std::to_string(n + 1);
+  expect_range_refused(r, n, 1, n, "[" + std::to_string(n) + ", " + end + ")");
+  expect_range_refused(r, n + 1, 0, n, "[" + end + ", " + end + ")");
+  expect_range_refused(r, 0, n + 1, n, "[0, " + end + ")");
+  expect_range_refused(r, n - 1, 2, n, "[" + std::to_string(n - 1) + ", " + end + ")");
+  expect_range_refused(r, 1, ~std::uint64_t{0}, n, "[1, 1 + 18446744073709551615)");
+}
+
+// Text with blank lines here and there; each value line's byte span, for the slices' file_bytes.
+struct TextColumn {
+  std::string text;
+  std::vector<std::size_t> line_begin, line_end;
+  std::uint64_t slice_bytes(std::uint64_t first, std::uint64_t count) const {
+    return count ? line_end[first + count - 1] - line_begin[first] : 0;
+  }
+  void add_line(const std::string& line) {
+    if (line_begin.size() % 1000 == 999) text += line_begin.size() % 2 ? "\n" : " \t\r\n";
+    line_begin.push_back(text.size());
+    text += line + "\n";
+    line_end.push_back(text.size());
+  }
+};
+
+}  // namespace
+
+TEST(InputFileRange, NpyRangesMatchTheWholeRead) {
+  TempDir dir;
+  // Little-endian u32, version 1.0: one chunk boundary inside.
+  const std::uint64_t per_chunk = ColumnSink::kMaxChunk / 4;
+  std::vector<std::uint32_t> v(per_chunk + 3);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  write_column(dir.file("u.npy"), FileFormat::npy, KeyType::u32, v.data(), v.size());
+  expect_ranges_match_whole_read(req(dir.file("u.npy")), [](std::uint64_t, std::uint64_t count) { return count * 4; });
+
+  // Big-endian f64, version 2.0: two chunk boundaries, NaNs on and after the second.
+  const std::uint64_t per_chunk8 = ColumnSink::kMaxChunk / 8;
+  std::vector<double> d(2 * per_chunk8 + 5);
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<double>(i % 977) - 400.5;
+  d[2 * per_chunk8] = NAN;
+  d[2 * per_chunk8 + 3] = NAN;
+  std::string be = bytes_of(d);
+  for (std::size_t i = 0; i < d.size(); ++i) std::reverse(be.begin() + i * 8, be.begin() + i * 8 + 8);
+  write_bytes(dir.file("be.npy"), npy("{'descr': '>f8', 'fortran_order': False, 'shape': (" +
+                                          std::to_string(d.size()) + ",), }",
+                                      be, 2));
+  const FileRequest big = req(dir.file("be.npy"));
+  expect_ranges_match_whole_read(big, [](std::uint64_t, std::uint64_t count) { return count * 8; });
+  const FileColumn tail = read_column_range(big, 2 * per_chunk8 - 2, 7);
+  EXPECT_EQ(tail.nans.count, 2u);
+  EXPECT_EQ(tail.nans.first, 2u) << "NaN positions count from the range's start";
+  EXPECT_EQ(values_of<double>(read_column_range(big, 1, 2)), (std::vector<double>{d[1], d[2]}));
+
+  // A 2-D table's column: the slice's rows are read whole (12 bytes a row).
+  std::vector<std::int32_t> table(3 * 1000);
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<std::int32_t>(i) - 1500;
+  write_bytes(dir.file("t.npy"), npy("{'descr': '<i4', 'fortran_order': False, 'shape': (1000, 3), }",
+                                     bytes_of(table)));
+  FileRequest col = req(dir.file("t.npy"));
+  col.column = "2";
+  expect_ranges_match_whole_read(col, [](std::uint64_t, std::uint64_t count) { return count * 12; });
+  EXPECT_EQ(values_of<std::int32_t>(read_column_range(col, 998, 2)), (std::vector<std::int32_t>{1496, 1499}));
+  // A table of f64 with a NaN in the column read at row 500, one in the other column at row 499.
+  std::vector<double> reals(2 * 1000, 1.5);
+  reals[2 * 500 + 1] = NAN;
+  reals[2 * 499] = NAN;
+  write_bytes(dir.file("r.npy"), npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1000, 2), }",
+                                     bytes_of(reals)));
+  FileRequest real_col = req(dir.file("r.npy"));
+  real_col.column = "1";
+  const FileColumn rows = read_column_range(real_col, 497, 6);
+  EXPECT_EQ(rows.nans.count, 1u);
+  EXPECT_EQ(rows.nans.first, 3u) << "NaN positions count from the range's start";
+}
+
+TEST(InputFileRange, RawRangesWithAnOffsetMatchTheWholeRead) {
+  TempDir dir;
+  const std::uint64_t per_chunk = ColumnSink::kMaxChunk / 4;
+  std::vector<std::int32_t> v(per_chunk + 9);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int32_t>(i * 7919) - 5;
+  write_bytes(dir.file("k.bin"), "HDR!" + bytes_of(v));
+  FileRequest r = req(dir.file("k.bin"));
+  r.key = KeyType::i32;
+  r.offset = 4;
+  expect_ranges_match_whole_read(r, [](std::uint64_t, std::uint64_t count) { return count * 4; });
+  EXPECT_EQ(values_of<std::int32_t>(read_column_range(r, 0, 2)), (std::vector<std::int32_t>{-5, 7914}));
+  const ColumnInfo info = probe_column(r);
+  EXPECT_EQ(info.dtype, "raw i32");
+  EXPECT_EQ(info.file_bytes, 4 + v.size() * 4);
+}
+
+TEST(InputFileRange, TextRangesMatchTheWholeRead) {
+  TempDir dir;
+  // One value a line, the key type inferred (i64), and given: one i64 chunk and a few lines more.
+  const std::uint64_t per_chunk = ColumnSink::kMaxChunk / 8;
+  TextColumn plain;
+  for (std::uint64_t i = 0; i < per_chunk + 4; ++i)
+    plain.add_line(std::to_string(static_cast<std::int64_t>(i % 100003) - 50000));
+  write_bytes(dir.file("v.txt"), plain.text);
+  const auto plain_bytes = [&](std::uint64_t first, std::uint64_t count) { return plain.slice_bytes(first, count); };
+  FileRequest inferred = req(dir.file("v.txt"));
+  expect_ranges_match_whole_read(inferred, plain_bytes);
+  EXPECT_EQ(read_column_range(inferred, 5, 1).key, KeyType::i64);
+  FileRequest given = inferred;
+  given.key = KeyType::i64;
+  expect_ranges_match_whole_read(given, plain_bytes);
+
+  // A CSV column by name under a header line, f64 with NaN cells.
+  TextColumn csv;
+  csv.text = "id,\"value\",tag\n";
+  for (std::uint64_t i = 0; i < per_chunk + 2; ++i)
+    csv.add_line(std::to_string(i) + "," + (i % 250000 == 7 ? std::string("nan") : std::to_string(i % 1009) + ".25") +
+                 ",x");
+  write_bytes(dir.file("t.csv"), csv.text);
+  FileRequest column = req(dir.file("t.csv"));
+  column.column = "value";
+  column.key = KeyType::f64;
+  expect_ranges_match_whole_read(column, [&](std::uint64_t first, std::uint64_t count) {
+    return csv.slice_bytes(first, count);
+  });
+  const FileColumn nans = read_column_range(column, 250000, 250010);
+  EXPECT_EQ(nans.nans.count, 2u);
+  EXPECT_EQ(nans.nans.first, 7u);
+
+  // A CSV column by index, its type inferred (u64: one cell past 2^63).
+  write_bytes(dir.file("u.csv"), "a,b\n1,5\n2,18446744073709551615\n3,7\n");
+  FileRequest wide = req(dir.file("u.csv"));
+  wide.column = "1";
+  EXPECT_EQ(probe_column(wide).key, KeyType::u64);
+  EXPECT_EQ(values_of<std::uint64_t>(read_column_range(wide, 0, 1)), (std::vector<std::uint64_t>{5}));
+  EXPECT_EQ(values_of<std::uint64_t>(read_column_range(wide, 2, 1)), (std::vector<std::uint64_t>{7}));
+}
+
+TEST(InputFileRange, TextProbeCountsLinesAndABadCellIsItsRangesError) {
+  TempDir dir;
+  write_bytes(dir.file("x.txt"), "1\n\n2\nx\n4");
+  FileRequest r = req(dir.file("x.txt"));
+  r.key = KeyType::i64;
+  // With the key given, the probe and the other ranges never parse the bad cell.
+  const ColumnInfo info = probe_column(r);
+  EXPECT_EQ(info.n, 4u);
+  EXPECT_EQ(info.dtype, "text i64");
+  EXPECT_EQ(values_of<std::int64_t>(read_column_range(r, 0, 2)), (std::vector<std::int64_t>{1, 2}));
+  const FileColumn last = read_column_range(r, 3, 1);
+  EXPECT_EQ(values_of<std::int64_t>(last), (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(last.file_bytes, 1u) << "the last line has no newline";
+  try {
+    read_column_range(r, 2, 1);
+    ADD_FAILURE() << "the bad cell's own range was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 4: 'x' is not a number"), std::string::npos) << e.what();
+  }
+  // Inferred, the type is the whole column's, so the bad cell is every range's error.
+  r.key.reset();
+  EXPECT_EQ(probe_column(r).key, KeyType::f64);
+  expect_refused(r, "line 4: 'x' is not a number");
+  try {
+    read_column_range(r, 0, 1);
+    ADD_FAILURE() << "a range of a column no key type takes was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("'x' is not a number"), std::string::npos) << e.what();
+  }
+  // The probe still refuses what no read takes.
+  r.key = KeyType::u32x4;
+  EXPECT_THROW(probe_column(r), UsageError);
+  write_bytes(dir.file("e.txt"), "");
+  EXPECT_EQ(probe_column(req(dir.file("e.txt"))).n, 0u);
+  EXPECT_EQ(read_column_range(req(dir.file("e.txt")), 0, 0).n, 0u);
+}

@@ -82,6 +82,31 @@ void read_chunks(const FileRequest& r, const File& f, ColumnSink& sink, FileColu
   }
 }
 
+ColumnSlice resolve_range(const FileRequest& r, const ElementRange& range, std::uint64_t n) {
+  const std::uint64_t available = range.first <= n ? n - range.first : 0;
+  const std::uint64_t count = range.count ? *range.count : available;
+  if (range.first > n || count > available) {
+    // first + count may not fit 64 bits.
+    const std::string end = count <= ~std::uint64_t{0} - range.first ? std::to_string(range.first + count)
+                                                                      : fmt::format("{} + {}", range.first, count);
+    fail(r, fmt::format("elements [{}, {}) were asked for but the column holds {}", range.first, end, n),
+         fmt::format("ask for a range within [0, {})", n));
+  }
+  return {range.first, count};
+}
+
+FileColumn column_of(const ColumnInfo& info, const ElementRange& range, const ColumnSlice& slice,
+                     std::uint64_t slice_bytes) {
+  FileColumn c;
+  c.path = info.path;
+  c.format = info.format;
+  c.key = info.key;
+  c.dtype = info.dtype;
+  c.n = slice.count;
+  c.file_bytes = range.whole() ? info.file_bytes : slice_bytes;
+  return c;
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);

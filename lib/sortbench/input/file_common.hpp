@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -70,9 +71,29 @@ class HostColumnSink : public ColumnSink {
 
 std::string_view trim(std::string_view s);
 
-// The formats, one file each.
-FileColumn read_npy(const FileRequest& r, const File& f, ColumnSink& sink);
-FileColumn read_raw(const FileRequest& r, const File& f, ColumnSink& sink);
-FileColumn read_text(const FileRequest& r, const File& f, ColumnSink& sink);
+// Elements [first, first + count) of a column; count absent: to the column's end.
+struct ElementRange {
+  std::uint64_t first = 0;
+  std::optional<std::uint64_t> count;
+  bool whole() const { return first == 0 && !count; }
+};
+struct ColumnSlice {
+  std::uint64_t first = 0, count = 0;
+};
+// The range in a column of n elements; one that ends past the end is a UsageError naming the file, n
+// and the range.
+ColumnSlice resolve_range(const FileRequest& r, const ElementRange& range, std::uint64_t n);
+// The FileColumn of a slice, not yet read: file_bytes is the file's size for a whole read (as
+// read_column has always said), else slice_bytes.
+FileColumn column_of(const ColumnInfo& info, const ElementRange& range, const ColumnSlice& slice,
+                     std::uint64_t slice_bytes);
+
+// The formats, one file each: probe_* reads what probe_column promises, read_* a range.
+ColumnInfo probe_npy(const FileRequest& r, const File& f);
+FileColumn read_npy(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink);
+ColumnInfo probe_raw(const FileRequest& r, const File& f);
+FileColumn read_raw(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink);
+ColumnInfo probe_text(const FileRequest& r, const File& f);
+FileColumn read_text(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink);
 
 }  // namespace sb::file_detail

@@ -126,9 +126,15 @@ void check_key_agrees(const FileRequest& r, KeyType from_file, const std::string
          fmt::format("drop --key or give --key {}", to_string(from_file)));
 }
 
-}  // namespace
+// A .npy column checked against its header and the file's size: where its data starts and how its
+// rows are laid out.
+struct NpyLayout {
+  ColumnInfo info;
+  std::uint64_t cols = 1, column = 0, data_offset = 0;
+  bool big = false;
+};
 
-FileColumn read_npy(const FileRequest& r, const File& f, ColumnSink& sink) {
+NpyLayout npy_layout(const FileRequest& r, const File& f) {
   const NpyHeader h = read_npy_header(r, f);
   const char order = h.descr.empty() ? '?' : h.descr[0];
   const auto key = h.descr.size() == 3 && (order == '<' || order == '>' || order == '=' || order == '|')
@@ -138,7 +144,6 @@ FileColumn read_npy(const FileRequest& r, const File& f, ColumnSink& sink) {
     fail(r, fmt::format("dtype '{}' ({}) is not supported; keys are u4 i4 f4 u8 i8 f8", h.descr, dtype_name(h.descr)),
          "convert it first, e.g. numpy.save(path, a.astype(numpy.int64))");
   check_key_agrees(r, *key, "dtype '" + h.descr + "'");
-  const bool big = order == '>';
   const std::size_t width = key_bytes(*key);
   if (h.shape.size() > 2 || h.shape.empty())
     fail(r, fmt::format("a {}-D array is not supported (1-D, or 2-D with --column K)", h.shape.size()),
@@ -165,32 +170,49 @@ FileColumn read_npy(const FileRequest& r, const File& f, ColumnSink& sink) {
                         h.shape.size() == 2 ? fmt::format(", {}", cols) : std::string(","), h.descr,
                         static_cast<std::uint64_t>(need), have),
          need > have ? "the file is truncated: write it again" : "the header does not match the data: write it again");
-  FileColumn c;
-  c.path = r.path;
-  c.format = FileFormat::npy;
-  c.key = *key;
-  c.dtype = h.descr;
-  c.n = rows;
-  c.file_bytes = f.size();
+  NpyLayout l;
+  l.info.path = r.path;
+  l.info.format = FileFormat::npy;
+  l.info.key = *key;
+  l.info.dtype = h.descr;
+  l.info.n = rows;
+  l.info.file_bytes = f.size();
+  l.cols = cols;
+  l.column = column;
+  l.data_offset = h.data_offset;
+  l.big = order == '>';
+  return l;
+}
+
+}  // namespace
+
+ColumnInfo probe_npy(const FileRequest& r, const File& f) { return npy_layout(r, f).info; }
+
+FileColumn read_npy(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink) {
+  const NpyLayout l = npy_layout(r, f);
+  const ColumnSlice rows = resolve_range(r, range, l.info.n);
+  const std::size_t width = key_bytes(l.info.key);
+  const std::uint64_t row_bytes = l.cols * width;
+  FileColumn c = column_of(l.info, range, rows, rows.count * row_bytes);
   sink.sized(c.key, c.n);
-  if (cols == 1) {
-    read_chunks(r, f, sink, c, h.data_offset, big);
-  } else {
-    // Row-major table: read blocks of rows, keep one column.
-    const std::uint64_t row_bytes = cols * width;
-    const std::uint64_t block_rows =
-        std::max<std::uint64_t>(1, std::min((std::uint64_t{16} << 20) / row_bytes, ColumnSink::kMaxChunk / width));
-    std::vector<unsigned char> block(block_rows * row_bytes);
-    for (std::uint64_t r0 = 0; r0 < rows; r0 += block_rows) {
-      const std::uint64_t m = std::min(block_rows, rows - r0);
-      if (!f.read_at(block.data(), m * row_bytes, h.data_offset + r0 * row_bytes)) fail(r, "read failed", "check the file");
-      unsigned char* dst = sink.room(r0 * width, m * width);
-      for (std::uint64_t i = 0; i < m; ++i)
-        std::memcpy(dst + i * width, block.data() + i * row_bytes + column * width, width);
-      if (big) byteswap_in_place(dst, m, width);
-      add_nans(c.nans, c.key, dst, r0, m);
-      sink.filled(r0 * width, m * width);
-    }
+  if (l.cols == 1) {
+    read_chunks(r, f, sink, c, l.data_offset + rows.first * row_bytes, l.big);
+    return c;
+  }
+  // Row-major table: read blocks of rows, keep one column.
+  const std::uint64_t block_rows =
+      std::max<std::uint64_t>(1, std::min((std::uint64_t{16} << 20) / row_bytes, ColumnSink::kMaxChunk / width));
+  std::vector<unsigned char> block(block_rows * row_bytes);
+  for (std::uint64_t done = 0; done < c.n; done += block_rows) {
+    const std::uint64_t m = std::min(block_rows, c.n - done);
+    if (!f.read_at(block.data(), m * row_bytes, l.data_offset + (rows.first + done) * row_bytes))
+      fail(r, "read failed", "check the file");
+    unsigned char* dst = sink.room(done * width, m * width);
+    for (std::uint64_t i = 0; i < m; ++i)
+      std::memcpy(dst + i * width, block.data() + i * row_bytes + l.column * width, width);
+    if (l.big) byteswap_in_place(dst, m, width);
+    add_nans(c.nans, c.key, dst, done, m);
+    sink.filled(done * width, m * width);
   }
   return c;
 }

@@ -49,8 +49,9 @@ ParseResult parse_cell(std::string_view s, T& out) {
 }
 
 struct Cell {
-  std::string_view text;
+  std::string_view text;  // empty where the caller skips the cell
   std::uint64_t line = 0;  // 1-based
+  std::size_t line_begin = 0, line_end = 0;  // the line's bytes in the text, its '\n' included
 };
 
 // Splits the text into the cells of the wanted column, line by line.
@@ -89,14 +90,20 @@ class CellReader {
     }
   }
 
-  bool next(Cell& cell) {
+  // The next non-blank line's cell; split false: its line only (a cell skipped unparsed).
+  bool next(Cell& cell, bool split = true) {
     while (pos_ < text_.size()) {
       const auto eol = text_.find('\n', pos_);
       const std::size_t end = eol == std::string::npos ? text_.size() : eol;
       std::string_view line(text_.data() + pos_, end - pos_);
+      const std::size_t line_begin = pos_;
       pos_ = end + 1;
       ++line_;
       if (trim(line).empty()) continue;
+      if (!split) {
+        cell = {std::string_view(), line_, line_begin, std::min(pos_, text_.size())};
+        return true;
+      }
       std::string_view field = line;
       if (!r_.column.empty()) {
         std::size_t start = 0;
@@ -111,8 +118,9 @@ class CellReader {
         field = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
       }
       field = trim(field);
-      if (field.size() >= 2 && field.front() == '"' && field.back() == '"') field = trim(field.substr(1, field.size() - 2));
-      cell = {field, line_};
+      if (field.size() >= 2 && field.front() == '"' && field.back() == '"')
+        field = trim(field.substr(1, field.size() - 2));
+      cell = {field, line_, line_begin, std::min(pos_, text_.size())};
       return true;
     }
     return false;
@@ -138,28 +146,66 @@ template <typename K>
 
 inline bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+// Which cells a parse keeps: those of the range. Cells before it are skipped unparsed and the
+// parse stops after its last, unless every cell must parse (to infer the column's key type).
+struct CellWindow {
+  ElementRange range;
+  bool parse_every_cell = false;
+  bool before(std::uint64_t i) const { return i < range.first; }
+  bool after(std::uint64_t i) const { return i >= range.first && range.count && i - range.first >= *range.count; }
+};
+
+// What a parse saw: the cells up to where it stopped (so the column's length wherever the parse
+// read to the end), and the byte span of the kept cells' lines.
+struct TextScan {
+  std::uint64_t cells = 0, kept = 0;
+  std::size_t begin = 0, end = 0;
+  void keep(std::size_t line_begin, std::size_t line_end) {
+    if (kept++ == 0) begin = line_begin;
+    end = line_end;
+  }
+};
+
 // One value per line: parse in place with from_chars from the line's first character; a
 // line the fast path cannot take whole ("3.0" for an integer key, a stray character) goes
 // through parse_cell for its meaning or its error.
 template <typename K>
-bool parse_lines(const FileRequest& r, std::string_view text, std::vector<K>& out, bool inferring) {
-  const char* p = text.data();
+bool parse_lines(const FileRequest& r, std::string_view text, const CellWindow& w, std::vector<K>& out,
+                 TextScan& scan, bool inferring) {
+  const char* const b = text.data();
+  const char* p = b;
   const char* const e = p + text.size();
+  const char* line_begin = p;
   std::uint64_t line = 1;
+  auto line_end = [&](const char* eol) { return static_cast<std::size_t>((eol < e ? eol + 1 : e) - b); };
   while (p < e) {
     while (p < e && blank(*p)) ++p;
     if (p == e) break;
     if (*p == '\n') {
       ++p, ++line;
+      line_begin = p;
       continue;
     }
+    const std::uint64_t index = scan.cells;
+    const bool keep = !w.before(index) && !w.after(index);
+    if (!keep && !w.parse_every_cell) {
+      if (!w.before(index)) break;
+      const char* eol = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(e - p)));
+      p = eol ? eol : e;
+      ++scan.cells;
+      continue;
+    }
+    ++scan.cells;
     K v{};
     const char* start = p + (*p == '+' ? 1 : 0);
     const auto [q, ec] = std::from_chars(start, e, v);
     const char* t = q;
     while (t < e && blank(*t)) ++t;
     if (ec == std::errc() && q != start && (t == e || *t == '\n')) {
-      out.push_back(v);
+      if (keep) {
+        out.push_back(v);
+        scan.keep(static_cast<std::size_t>(line_begin - b), line_end(t));
+      }
       p = t;
       continue;
     }
@@ -171,46 +217,70 @@ bool parse_lines(const FileRequest& r, std::string_view text, std::vector<K>& ou
       if (inferring) return false;
       fail_cell<K>(r, pr, cell, line);
     }
-    out.push_back(v);
+    if (keep) {
+      out.push_back(v);
+      scan.keep(static_cast<std::size_t>(line_begin - b), line_end(end));
+    }
     p = end;
   }
   return true;
 }
 
 template <typename K>
-bool parse_all(const FileRequest& r, std::string_view text, std::vector<K>& out, bool inferring) {
+bool parse_column(const FileRequest& r, std::string_view text, const CellWindow& w, std::vector<K>& out,
+                  TextScan& scan, bool inferring) {
   out.clear();
-  out.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  if (r.column.empty()) return parse_lines(r, text, out, inferring);
+  scan = {};
+  // At most one cell a two bytes ("7\n") where the range bounds the count.
+  out.reserve(w.range.count ? static_cast<std::size_t>(std::min<std::uint64_t>(*w.range.count, text.size() / 2 + 1))
+                            : static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  if (r.column.empty()) return parse_lines(r, text, w, out, scan, inferring);
   CellReader cells(r, text);
   Cell cell;
-  while (cells.next(cell)) {
+  for (;;) {
+    const std::uint64_t index = scan.cells;
+    const bool keep = !w.before(index) && !w.after(index);
+    if (!keep && !w.parse_every_cell && !w.before(index)) break;
+    if (!cells.next(cell, keep || w.parse_every_cell)) break;
+    ++scan.cells;
+    if (!keep && !w.parse_every_cell) continue;
     K v{};
     const ParseResult pr = parse_cell(cell.text, v);
     if (pr != ParseResult::ok) {
       if (inferring) return false;
       fail_cell<K>(r, pr, cell.text, cell.line);
     }
-    out.push_back(v);
+    if (keep) {
+      out.push_back(v);
+      scan.keep(cell.line_begin, cell.line_end);
+    }
   }
   return true;
 }
 
+ColumnInfo text_info(const FileRequest& r, const File& f, KeyType key, std::uint64_t n) {
+  ColumnInfo info;
+  info.path = r.path;
+  info.format = FileFormat::text;
+  info.key = key;
+  info.dtype = fmt::format("text {}", to_string(key));
+  info.n = n;
+  info.file_bytes = f.size();
+  return info;
+}
+
 }  // namespace
 
-FileColumn read_text(const FileRequest& r, const File& f, ColumnSink& sink) {
+FileColumn read_text(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink) {
   if (r.offset) fail(r, "--offset applies to raw binary only", "drop --offset");
   // Mapped, not copied: the parser reads the page cache directly.
   const MappedFile mapped(r, f);
   const std::string_view text = mapped.view();
   FileColumn c;
-  c.path = r.path;
-  c.format = FileFormat::text;
-  c.file_bytes = f.size();
-  auto finish = [&](auto& values, KeyType key) {
-    c.key = key;
-    c.n = values.size();
-    c.dtype = fmt::format("text {}", to_string(key));
+  auto finish = [&](auto& values, KeyType key, const TextScan& scan) {
+    // A range the parse did not fill made it read to the end: scan.cells is then the column's length.
+    const ColumnSlice slice = resolve_range(r, range, scan.cells);
+    c = column_of(text_info(r, f, key, scan.cells), range, slice, scan.end - scan.begin);
     sink.sized(key, c.n);
     const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
     const std::uint64_t total = c.n * key_bytes(key);
@@ -223,28 +293,58 @@ FileColumn read_text(const FileRequest& r, const File& f, ColumnSink& sink) {
     add_nans(c.nans, key, bytes, 0, c.n);
   };
   std::optional<KeyType> key = r.key;
+  TextScan scan;
   if (!key) {
-    // Inferred: i64 when every cell is an integer that fits, else u64, else f64.
+    // Inferred from every cell, as a slice's type is the column's: i64 when every cell is an
+    // integer that fits, else u64, else f64.
+    const CellWindow every_cell{range, true};
     std::vector<std::int64_t> i64;
-    if (parse_all(r, text, i64, true)) {
-      finish(i64, KeyType::i64);
+    if (parse_column(r, text, every_cell, i64, scan, true)) {
+      finish(i64, KeyType::i64, scan);
       return c;
     }
     std::vector<std::uint64_t> u64;
-    if (parse_all(r, text, u64, true)) {
-      finish(u64, KeyType::u64);
+    if (parse_column(r, text, every_cell, u64, scan, true)) {
+      finish(u64, KeyType::u64, scan);
       return c;
     }
     key = KeyType::f64;
   }
   if (*key == KeyType::u32x4) fail(r, "--key u32x4 cannot be read from text", "give a scalar --key");
+  // An inferred f64 parses every cell too: a cell no key type takes is then an error in every
+  // range, as in a whole read, not only in the range that holds it.
+  const CellWindow window{range, !r.key};
   dispatch_key<ScalarKeys>(*key, [&](auto k) {
     using K = decltype(k);
     std::vector<K> values;
-    parse_all(r, text, values, false);
-    finish(values, *key);
+    parse_column(r, text, window, values, scan, false);
+    finish(values, *key, scan);
   });
   return c;
+}
+
+ColumnInfo probe_text(const FileRequest& r, const File& f) {
+  if (r.offset) fail(r, "--offset applies to raw binary only", "drop --offset");
+  const MappedFile mapped(r, f);
+  const std::string_view text = mapped.view();
+  std::optional<KeyType> key = r.key;
+  TextScan scan;
+  if (!key) {
+    // Every cell parsed, none kept.
+    const CellWindow parse_only{ElementRange{0, 0}, true};
+    std::vector<std::int64_t> i64;
+    if (parse_column(r, text, parse_only, i64, scan, true)) return text_info(r, f, KeyType::i64, scan.cells);
+    std::vector<std::uint64_t> u64;
+    if (parse_column(r, text, parse_only, u64, scan, true)) return text_info(r, f, KeyType::u64, scan.cells);
+    key = KeyType::f64;
+  }
+  if (*key == KeyType::u32x4) fail(r, "--key u32x4 cannot be read from text", "give a scalar --key");
+  // Every cell skipped before a range that starts past any column, so counted and never parsed:
+  // the parse's element type does not matter.
+  const CellWindow count_only{ElementRange{~std::uint64_t{0}, 0}, false};
+  std::vector<double> none;
+  parse_column(r, text, count_only, none, scan, false);
+  return text_info(r, f, *key, scan.cells);
 }
 
 }  // namespace sb::file_detail

@@ -87,24 +87,55 @@ using file_detail::fail;
 using file_detail::File;
 using file_detail::HostColumnSink;
 
-FileColumn read_column(const FileRequest& request, ColumnSink& sink) {
-  const File f(request);
+namespace {
+
+FileFormat format_of(const FileRequest& request) {
   const FileFormat format = request.format ? *request.format : guess_file_format(request.path);
   if (format != FileFormat::raw && request.offset)
     fail(request, "--offset applies to raw binary only", "drop --offset or give --format raw");
-  switch (format) {
-    case FileFormat::npy: return file_detail::read_npy(request, f, sink);
-    case FileFormat::raw: return file_detail::read_raw(request, f, sink);
-    case FileFormat::text: return file_detail::read_text(request, f, sink);
+  return format;
+}
+
+FileColumn read_range(const FileRequest& request, const file_detail::ElementRange& range, ColumnSink& sink) {
+  const File f(request);
+  switch (format_of(request)) {
+    case FileFormat::npy: return file_detail::read_npy(request, f, range, sink);
+    case FileFormat::raw: return file_detail::read_raw(request, f, range, sink);
+    case FileFormat::text: return file_detail::read_text(request, f, range, sink);
   }
   fail(request, "unknown format", "give --format npy|raw|text");
 }
 
-FileColumn read_column(const FileRequest& request, HostAllocator alloc) {
+FileColumn read_range(const FileRequest& request, const file_detail::ElementRange& range, HostAllocator alloc) {
   HostColumnSink sink(alloc);
-  FileColumn c = read_column(request, sink);
+  FileColumn c = read_range(request, range, sink);
   c.data = std::move(sink.array);
   return c;
+}
+
+}  // namespace
+
+FileColumn read_column(const FileRequest& request, ColumnSink& sink) { return read_range(request, {}, sink); }
+
+FileColumn read_column(const FileRequest& request, HostAllocator alloc) { return read_range(request, {}, alloc); }
+
+FileColumn read_column_range(const FileRequest& request, std::uint64_t first, std::uint64_t count, ColumnSink& sink) {
+  return read_range(request, {first, count}, sink);
+}
+
+FileColumn read_column_range(const FileRequest& request, std::uint64_t first, std::uint64_t count,
+                             HostAllocator alloc) {
+  return read_range(request, {first, count}, alloc);
+}
+
+ColumnInfo probe_column(const FileRequest& request) {
+  const File f(request);
+  switch (format_of(request)) {
+    case FileFormat::npy: return file_detail::probe_npy(request, f);
+    case FileFormat::raw: return file_detail::probe_raw(request, f);
+    case FileFormat::text: return file_detail::probe_text(request, f);
+  }
+  fail(request, "unknown format", "give --format npy|raw|text");
 }
 
 void refuse_nan_keys(const FileColumn& column, const std::string& role) {

@@ -9,6 +9,9 @@
 // text: one value per line, or a column (by header name or 0-based index) of a CSV with a
 // header line, parsed with std::from_chars.
 //
+// A range of a column (read_column_range) and its length and type without its data (probe_column)
+// serve a shard of a file and a streamed read: issue 35 item 2.
+//
 // Every problem with a file is a UsageError (exit 2) naming the file, the problem and a fix.
 #pragma once
 
@@ -74,7 +77,7 @@ struct FileColumn {
   std::string dtype;  // as the file says it: "<u4", ">f8", "raw u64", "text i64"
   std::uint64_t n = 0;
   std::uint64_t file_bytes = 0;
-  NanReport nans;     // counted as the column is read
+  NanReport nans;     // counted as the column is read; first: from the first element read
   HostArray data;     // n * key_bytes(key), little-endian (native); empty when read into a ColumnSink
 };
 
@@ -98,6 +101,32 @@ class ColumnSink {
 FileColumn read_column(const FileRequest& request, HostAllocator alloc = {});
 // Reads one column into a sink (FileColumn::data stays empty).
 FileColumn read_column(const FileRequest& request, ColumnSink& sink);
+
+// Elements [first, first + count) of the column (issue 35: a shard of a file, or one piece of a
+// streamed read), into the sink, sized for count and filled in chunks as read_column fills it.
+// npy and raw seek to the slice's byte offset and read only its bytes; text reads the lines before
+// `first` once to skip them, unparsed (a bad cell there is another slice's error), and stops after
+// the slice, except where it infers the key type: that parses every cell, as the type is the whole
+// column's. The FileColumn describes the slice: n = count; file_bytes = the slice's bytes in the
+// file (npy and raw: its rows; text: from its first line's start to its last line's end), not the
+// file's size as read_column gives; nans.first counts from `first`. A range that ends past the
+// column's end is a UsageError naming the file, the column's length and the range.
+FileColumn read_column_range(const FileRequest& request, std::uint64_t first, std::uint64_t count, ColumnSink& sink);
+FileColumn read_column_range(const FileRequest& request, std::uint64_t first, std::uint64_t count,
+                             HostAllocator alloc = {});
+
+// What a column is, learned without reading its data: npy and raw read the header only (the length
+// follows from the file's size); text counts its lines, and parses every cell when the key type is
+// to be inferred. A problem with a cell is left to the read of its range.
+struct ColumnInfo {
+  std::string path;
+  FileFormat format = FileFormat::raw;
+  KeyType key = KeyType::u32;
+  std::string dtype;  // as FileColumn::dtype
+  std::uint64_t n = 0;
+  std::uint64_t file_bytes = 0;  // the whole file
+};
+ColumnInfo probe_column(const FileRequest& request);
 
 // A column with NaN keys: a UsageError naming the count and the first position.
 void refuse_nan_keys(const FileColumn& column, const std::string& role);
