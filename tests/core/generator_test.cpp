@@ -3,8 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sortbench/input/generator.hpp"
 #include "sortbench/core/keys.hpp"
@@ -133,6 +138,55 @@ TEST(Generator, IndexPayloadIsThePosition) {
   std::vector<index_t> vals(s.n, 999);
   generate_host(s, keys.data(), vals.data());
   for (std::size_t i = 0; i < vals.size(); ++i) EXPECT_EQ(vals[i], i);
+}
+
+// A slice of the input made alone (a shard, a streamed piece) is the same range of the whole
+// input, keys and values, for every key type and payload of the distributions that need no sort.
+TEST(Generator, HostSlicesEqualTheSameRangeOfTheWholeInput) {
+  const std::uint64_t n = 1009;
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> slices{
+      {0, n}, {0, 100}, {n / 2 - 50, 101}, {n - 100, 100}, {n - 1, 1}, {0, 1}, {n / 3, 0}, {n, 0}};
+  int checked = 0;
+  for (Distribution d : {Distribution::uniform, Distribution::zipf, Distribution::entropy, Distribution::real})
+    for (KeyType k : all_key_types()) {
+      const bool float_key = k == KeyType::f32 || k == KeyType::f64;
+      if ((d == Distribution::real) != float_key && (d == Distribution::real || d == Distribution::entropy))
+        continue;  // real: float keys only; entropy: integer keys only (its bit patterns would be NaNs)
+      for (Payload p : all_payloads()) {
+        // delta 20: a value for every 20 positions, so most positions draw their rank.
+        const bool drawn = d == Distribution::uniform || d == Distribution::zipf;
+        const InputSpec s = test::make_spec(n, d, k, p, drawn ? std::optional<double>(20.0) : std::nullopt);
+        const std::size_t kb = key_bytes(k), vb = payload_bytes(p);
+        std::vector<unsigned char> keys(n * kb), vals(n * vb);
+        generate_host(s, keys.data(), vb ? vals.data() : nullptr);
+        for (const auto& [begin, count] : slices) {
+          SCOPED_TRACE(std::string(to_string(d)) + " " + std::string(to_string(k)) + " payload " +
+                       std::string(to_string(p)) + " [" + std::to_string(begin) + ", +" + std::to_string(count) +
+                       ")");
+          std::vector<unsigned char> slice_keys(count * kb + 1, 0xCD), slice_vals(count * vb + 1, 0xCD);
+          generate_host_slice(s, begin, count, slice_keys.data(), vb ? slice_vals.data() : nullptr);
+          EXPECT_EQ(std::memcmp(slice_keys.data(), keys.data() + begin * kb, count * kb), 0);
+          EXPECT_EQ(slice_keys.back(), 0xCD) << "nothing written past the slice";
+          if (vb) {
+            EXPECT_EQ(std::memcmp(slice_vals.data(), vals.data() + begin * vb, count * vb), 0);
+            EXPECT_EQ(slice_vals.back(), 0xCD) << "nothing written past the slice";
+          }
+          ++checked;
+        }
+      }
+    }
+  EXPECT_EQ(checked, 8 * 4 * (2 * 7 + 5 + 2));
+}
+
+TEST(Generator, HostSlicesRefuseSortedDistributionsAndRangesPastTheEnd) {
+  std::vector<std::uint32_t> keys(10);
+  for (Distribution d : {Distribution::sorted, Distribution::reverse, Distribution::nearly_sorted})
+    EXPECT_THROW(generate_host_slice(test::make_spec(100, d), 0, 10, keys.data(), nullptr), std::logic_error)
+        << to_string(d);
+  const InputSpec s = test::make_spec(100);
+  EXPECT_THROW(generate_host_slice(s, 95, 10, keys.data(), nullptr), std::logic_error);
+  EXPECT_THROW(generate_host_slice(s, 101, 0, keys.data(), nullptr), std::logic_error);
+  EXPECT_NO_THROW(generate_host_slice(s, 90, 10, keys.data(), nullptr));
 }
 
 }  // namespace

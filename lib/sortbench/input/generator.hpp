@@ -175,6 +175,10 @@ SB_HD_INLINE bool integral_key(const K& k) {
 
 // Fills keys (n * key_bytes) and, with a payload, vals (n * payload_bytes) per values.hpp.
 void generate_host(const InputSpec& spec, void* keys, void* vals);
+// Elements [begin, begin + count) of the same input, on the host: generate_device_slice's twin (a
+// shard or one streamed piece of a generated input). Only for distributions that need no global
+// sort (std::logic_error otherwise, and for a range past n).
+void generate_host_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* keys, void* vals);
 KeyFacts input_stats_host(const InputSpec& spec, const void* keys);
 
 // Device versions; temporary buffers are allocated and freed inside (generation is untimed).

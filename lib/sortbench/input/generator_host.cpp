@@ -1,7 +1,10 @@
-// CPU side of the generator: the same element functions as the GPU kernel (generator.hpp).
+// CPU side of the generator: the same element functions as the GPU kernel (generator.hpp), for a
+// whole input or one slice of it (issue 35 item 2: shards, streamed pieces).
 #include <parallel/algorithm>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "sortbench/core/element.hpp"
@@ -27,10 +30,29 @@ GeneratorPlan make_generator_plan(const InputSpec& spec) {
 namespace {
 
 template <typename K>
-void fill_base(const GeneratorPlan& g, K* keys) {
-  const auto n = static_cast<std::int64_t>(g.n);
+void fill_base_slice(const GeneratorPlan& g, std::uint64_t begin, std::uint64_t count, K* keys) {
+  const auto n = static_cast<std::int64_t>(count);
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) keys[i] = base_key<K>(g, static_cast<std::uint64_t>(i));
+  for (std::int64_t i = 0; i < n; ++i) keys[i] = base_key<K>(g, begin + static_cast<std::uint64_t>(i));
+}
+
+template <typename K>
+void fill_base(const GeneratorPlan& g, K* keys) {
+  fill_base_slice(g, 0, g.n, keys);
+}
+
+// The payload of positions [begin, begin + count): each names its global position.
+void fill_values_slice(Payload payload, std::uint64_t begin, std::uint64_t count, void* vals) {
+  if (!vals || payload == Payload::none) return;
+  dispatch_value(payload, [&](auto v) {
+    using V = decltype(v);
+    if constexpr (!std::is_same_v<V, NoValue>) {
+      V* out = static_cast<V*>(vals);
+      const auto n = static_cast<std::int64_t>(count);
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) out[i] = encode_value<V>(payload, begin + static_cast<std::uint64_t>(i));
+    }
+  });
 }
 
 template <typename K>
@@ -70,16 +92,18 @@ KeyFacts stats_typed(std::uint64_t count, const K* keys) {
 
 void generate_host(const InputSpec& spec, void* keys, void* vals) {
   dispatch_key(spec.key, [&](auto k) { generate_typed(spec, static_cast<decltype(k)*>(keys)); });
-  if (vals && spec.payload != Payload::none)
-    dispatch_value(spec.payload, [&](auto v) {
-      using V = decltype(v);
-      if constexpr (!std::is_same_v<V, NoValue>) {
-        V* out = static_cast<V*>(vals);
-        const auto n = static_cast<std::int64_t>(spec.n);
-#pragma omp parallel for schedule(static)
-        for (std::int64_t i = 0; i < n; ++i) out[i] = encode_value<V>(spec.payload, static_cast<std::uint64_t>(i));
-      }
-    });
+  fill_values_slice(spec.payload, 0, spec.n, vals);
+}
+
+void generate_host_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* keys, void* vals) {
+  if (needs_sorting(spec.dist))
+    throw std::logic_error("generate_host_slice: a sorted distribution needs the whole input");
+  if (begin > spec.n || count > spec.n - begin)
+    throw std::logic_error("generate_host_slice: " + std::to_string(count) + " elements from " +
+                           std::to_string(begin) + " reach past the input's " + std::to_string(spec.n));
+  const GeneratorPlan g = make_generator_plan(spec);
+  dispatch_key(spec.key, [&](auto k) { fill_base_slice(g, begin, count, static_cast<decltype(k)*>(keys)); });
+  fill_values_slice(spec.payload, begin, count, vals);
 }
 
 KeyFacts input_stats_host(const InputSpec& spec, const void* keys) {
