@@ -231,7 +231,7 @@ bool parse_column(const FileRequest& r, std::string_view text, const CellWindow&
                   TextScan& scan, bool inferring) {
   out.clear();
   scan = {};
-  // At most one cell a two bytes ("7\n") where the range bounds the count.
+  // A range bounds the count, and so does the text: a cell takes at least two bytes ("7\n").
   out.reserve(w.range.count ? static_cast<std::size_t>(std::min<std::uint64_t>(*w.range.count, text.size() / 2 + 1))
                             : static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   if (r.column.empty()) return parse_lines(r, text, w, out, scan, inferring);
