@@ -51,8 +51,8 @@ void byteswap_in_place(unsigned char* p, std::uint64_t n, std::size_t width);
 
 void add_nans(NanReport& into, KeyType key, const unsigned char* keys, std::uint64_t first_index, std::uint64_t n);
 
-// Reads bytes at offset into the sink chunk by chunk, byte-swapping (big-endian data) and
-// counting NaNs in each chunk while it is in cache.
+// Reads c.n elements from the byte offset into the sink chunk by chunk, byte-swapping (big-endian
+// data) and counting NaNs in each chunk while it is in cache; NaN positions count from the first.
 void read_chunks(const FileRequest& r, const File& f, ColumnSink& sink, FileColumn& c, std::uint64_t offset,
                  bool swap);
 
