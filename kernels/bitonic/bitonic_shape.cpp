@@ -27,9 +27,10 @@ constexpr unsigned kGlobalWarps = 8;
 // positions; larger sizes have not been tried).
 constexpr std::uint64_t kMaxPadded = std::uint64_t{1} << 32;
 
-// The limits of the problem's device (design.md item 3: no per-process cache of device state).
-DeviceLimits device_limits(const SortProblem& p) {
-  const cudaDeviceProp d = p.device ? p.device->props : current_device_context(nullptr).props;
+// The limits of `device`, else of the current device (design.md item 3: no per-process cache
+// of device state).
+DeviceLimits device_limits(const DeviceContext* device) {
+  const cudaDeviceProp d = device ? device->props : current_device_context(nullptr).props;
   return DeviceLimits{static_cast<unsigned>(d.warpSize),
                       static_cast<unsigned>(d.maxThreadsPerBlock),
                       d.sharedMemPerBlockOptin,
@@ -106,10 +107,12 @@ LaunchShape launch_shape(const Schedule& sc, const SortProblem& p, const DeviceL
   return sh;
 }
 
-LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) {
-  return launch_shape(sc, p, device_limits(p),
-                      kernel_limits(sc, shared_round_of(sc, p), p.shape.key, p.shape.payload));
+LaunchShape launch_shape(const Schedule& sc, const SortProblem& p, const DeviceContext* device) {
+  return launch_shape(sc, p, device_limits(device),
+                      kernel_limits(sc, shared_round_of(sc, p), p.shape.key, p.shape.payload, device));
 }
+
+LaunchShape launch_shape(const Schedule& sc, const SortProblem& p) { return launch_shape(sc, p, p.device); }
 
 std::optional<std::string> unsupported_reason(const Schedule& sc, const SortProblem& p) {
   if (p.n() > kMaxPadded)

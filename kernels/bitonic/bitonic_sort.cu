@@ -6,7 +6,6 @@
 #include "bitonic_sort.hpp"
 
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -28,15 +27,14 @@ const void* shared_kernel_of(unsigned round) {
 }
 
 template <typename K, typename V>
-void launch_all(const Schedule& sc, const LaunchShape& sh, K* keys, V* vals, cudaStream_t stream) {
+void launch_all(const Schedule& sc, const LaunchShape& sh, K* keys, V* vals, cudaStream_t stream,
+                const DeviceContext* device) {
   const std::uint64_t padded = std::uint64_t{1} << sh.log_n;
   auto* shared_kernel = sh.shared_round == 4   ? &shared_steps_kernel<4, K, V>
                         : sh.shared_round == 2 ? &shared_steps_kernel<2, K, V>
                                                : &shared_steps_kernel<1, K, V>;
   // (shared_kernel_of above names the same kernels for their thread limits.)
-  if (sc.shared)
-    SB_CUDA_CHECK(cudaFuncSetAttribute(shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(sh.tile_bytes)));
+  if (sc.shared) allow_kernel_dynamic_smem(device, reinterpret_cast<const void*>(shared_kernel), sh.tile_bytes);
   const unsigned gt = sh.global_threads;
   for (const Launch& l : plan_launches(sc, sh.log_n, sh.tile_log)) {
     switch (l.kernel) {
@@ -78,38 +76,26 @@ std::vector<const void*> global_kernels_of(unsigned max_steps) {
   return out;
 }
 
-// A kernel's attributes (thread limit, registers), asked once per kernel, since launch_shape
-// runs inside the timed region.
-const cudaFuncAttributes& attributes(const void* f) {
-  static std::map<const void*, cudaFuncAttributes> cache;
-  auto it = cache.find(f);
-  if (it == cache.end()) {
-    cudaFuncAttributes a{};
-    SB_CUDA_CHECK(cudaFuncGetAttributes(&a, f));
-    it = cache.emplace(f, a).first;
-  }
-  return it->second;
-}
-
 // The most threads per block every listed kernel can launch with (registers decide).
-unsigned max_threads(const std::vector<const void*>& kernels) {
+unsigned max_threads(const std::vector<const void*>& kernels, const DeviceContext* device) {
   int limit = 1 << 30;
-  for (const void* f : kernels) limit = std::min(limit, attributes(f).maxThreadsPerBlock);
+  for (const void* f : kernels) limit = std::min(limit, kernel_attributes(device, f).maxThreadsPerBlock);
   return static_cast<unsigned>(limit);
 }
 
 template <typename K, typename V>
-KernelLimits limits_of(const Schedule& sc, unsigned shared_round) {
+KernelLimits limits_of(const Schedule& sc, unsigned shared_round, const DeviceContext* device) {
   const void* shared = shared_kernel_of<K, V>(shared_round);
-  return {max_threads(global_kernels_of<K, V>(sc.max_global_steps)), max_threads({shared}),
-          static_cast<unsigned>(attributes(shared).numRegs)};
+  return {max_threads(global_kernels_of<K, V>(sc.max_global_steps), device), max_threads({shared}, device),
+          static_cast<unsigned>(kernel_attributes(device, shared).numRegs)};
 }
 
 }  // namespace
 
-KernelLimits kernel_limits(const Schedule& sc, unsigned shared_round, KeyType key, Payload payload) {
+KernelLimits kernel_limits(const Schedule& sc, unsigned shared_round, KeyType key, Payload payload,
+                           const DeviceContext* device) {
   return dispatch_element<AllTypesKeys, AllTypesValues>(
-      key, payload, [&](auto k, auto v) { return limits_of<decltype(k), decltype(v)>(sc, shared_round); });
+      key, payload, [&](auto k, auto v) { return limits_of<decltype(k), decltype(v)>(sc, shared_round, device); });
 }
 
 template <typename K, typename V>
@@ -119,7 +105,7 @@ int sort_device(const Schedule& sc, const SortProblem& p, const Buffers<K, V>& b
     throw std::logic_error("bitonic: the element type does not match the problem's key type and payload");
   const std::uint64_t n = p.n();
   if (n < 2) return 0;
-  const LaunchShape sh = launch_shape(sc, p);
+  const LaunchShape sh = launch_shape(sc, p, b.device);
   const std::uint64_t padded = std::uint64_t{1} << sh.log_n;
   K* keys = b.keys[0];
   V* vals = b.vals[0];  // null without a value column
@@ -131,7 +117,7 @@ int sort_device(const Schedule& sc, const SortProblem& p, const Buffers<K, V>& b
     pad_kernel<K, V><<<copy_blocks, sh.global_threads, 0, b.stream>>>(b.keys[0], b.vals[0], keys, vals, n, padded);
     SB_CUDA_CHECK_LAUNCH();
   }
-  launch_all<K, V>(sc, sh, keys, vals, b.stream);
+  launch_all<K, V>(sc, sh, keys, vals, b.stream, b.device);
   if (padded != n) {
     copy_back_kernel<K, V><<<copy_blocks, sh.global_threads, 0, b.stream>>>(keys, vals, b.keys[0], b.vals[0], n);
     SB_CUDA_CHECK_LAUNCH();

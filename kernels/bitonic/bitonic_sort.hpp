@@ -38,13 +38,16 @@ struct LaunchShape {
 // payload (their register use decides): global-memory kernels (B2.. and split) and the
 // shared-memory kernel of `shared_round` steps per round, whose registers per thread decide
 // how many of its blocks share an SM. Key types and payloads outside AllTypesKeys x
-// AllTypesValues throw std::logic_error (the harness checks them first).
+// AllTypesValues throw std::logic_error (the harness checks them first). The kernels'
+// attributes come from device's memo, asked once per device (a run's launch shape is read in
+// its timed region); without a device, from the current device on every call.
 struct KernelLimits {
   unsigned global_threads;
   unsigned shared_threads;
   unsigned shared_regs;
 };
-KernelLimits kernel_limits(const Schedule& s, unsigned shared_round, KeyType key, Payload payload);
+KernelLimits kernel_limits(const Schedule& s, unsigned shared_round, KeyType key, Payload payload,
+                           const DeviceContext* device = nullptr);
 
 // The device's numbers that launch_shape reads (cudaDeviceProp), so that its arithmetic runs
 // on the CPU in tests.
@@ -73,7 +76,9 @@ unsigned shared_round_of(const Schedule& s, const SortProblem& p);
 // shared_round_of(s, p)): host arithmetic only. Throws UsageError for a tile or block
 // parameter the device cannot take.
 LaunchShape launch_shape(const Schedule& s, const SortProblem& p, const DeviceLimits& d, const KernelLimits& k);
-// The same on the current device.
+// The same on `device` (null: the current device).
+LaunchShape launch_shape(const Schedule& s, const SortProblem& p, const DeviceContext* device);
+// The same on the problem's device (p.device, else the current one).
 LaunchShape launch_shape(const Schedule& s, const SortProblem& p);
 // Why this input cannot be taken (parameters included), or nullopt.
 std::optional<std::string> unsupported_reason(const Schedule& s, const SortProblem& p);

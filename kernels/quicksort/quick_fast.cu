@@ -527,30 +527,20 @@ constexpr std::size_t kHeaderBytes = 256;
 static_assert(sizeof(PoolHeader) <= kHeaderBytes);
 
 // Dynamic shared memory of a leaf block: buffers A and B of keys and of values. Raises the
-// kernel's limit once.
+// kernel's limit on the run's device where it is lower (the context's memo knows).
 template <typename K, typename V>
-std::size_t leaf_smem_bytes(int smem_log2) {
+std::size_t leaf_smem_bytes(int smem_log2, const DeviceContext* device) {
   const std::size_t bytes = leaf_buffers_bytes(smem_log2, Elem<K, V>::bytes);
-  static std::size_t allowed = 0;
-  if (bytes > allowed) {
-    SB_CUDA_CHECK(cudaFuncSetAttribute(leaf_kernel<K, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    allowed = bytes;
-  }
+  allow_kernel_dynamic_smem(device, reinterpret_cast<const void*>(leaf_kernel<K, V>), bytes);
   return bytes;
 }
 
-// Blocks of the leaf grid: as many as the GPU runs at once (queried once per size).
+// Blocks of the leaf grid: as many as the GPU runs at once (from the context's memo).
 template <typename K, typename V>
-unsigned leaf_grid_blocks(int smem_log2, std::size_t smem_bytes) {
-  static unsigned blocks[32] = {};
-  if (blocks[smem_log2] == 0) {
-    int device = 0, sms = 0, per_sm = 0;
-    SB_CUDA_CHECK(cudaGetDevice(&device));
-    SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, leaf_kernel<K, V>, kLeafThreads, smem_bytes));
-    blocks[smem_log2] = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
-  }
-  return blocks[smem_log2];
+unsigned leaf_grid_blocks(std::size_t smem_bytes, const DeviceContext* device) {
+  const int per_sm =
+      kernel_blocks_per_sm(device, reinterpret_cast<const void*>(leaf_kernel<K, V>), kLeafThreads, smem_bytes);
+  return unsigned(multiprocessor_count(device)) * unsigned(per_sm > 0 ? per_sm : 1);
 }
 
 }  // namespace
@@ -562,7 +552,7 @@ std::size_t fast_workspace_bytes(std::uint64_t n, int grid_log2) {
 
 template <typename K, typename V>
 void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, const FastOptions& opt, void* workspace,
-                       std::size_t workspace_bytes, cudaStream_t stream) {
+                       std::size_t workspace_bytes, cudaStream_t stream, const DeviceContext* device) {
   if (n < 2) return;
   if (workspace_bytes < fast_workspace_bytes(n, opt.grid_log2))
     throw std::invalid_argument("quick-fast: workspace too small");
@@ -580,7 +570,7 @@ void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, cons
     b.val[0] = vals[0];
     b.val[1] = vals[1];
   }
-  const std::size_t smem = leaf_smem_bytes<K, V>(opt.smem_log2);
+  const std::size_t smem = leaf_smem_bytes<K, V>(opt.smem_log2, device);
   if (n <= cfg.grid_above) {
     leaf_kernel<<<1, kLeafThreads, smem, stream>>>(b, pool, cfg, Segment{0, n, 0});
     SB_CUDA_CHECK_LAUNCH();
@@ -590,14 +580,13 @@ void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, cons
   root_kernel<<<1, kGridThreads, 0, stream>>>(b, n, pool, cfg);
   SB_CUDA_CHECK_LAUNCH();
   // The stream starts the leaf grid once the whole DP tree above it is complete.
-  leaf_kernel<<<leaf_grid_blocks<K, V>(opt.smem_log2, smem), kLeafThreads, smem, stream>>>(b, pool, cfg,
-                                                                                           Segment{0, 0, 0});
+  leaf_kernel<<<leaf_grid_blocks<K, V>(smem, device), kLeafThreads, smem, stream>>>(b, pool, cfg, Segment{0, 0, 0});
   SB_CUDA_CHECK_LAUNCH();
 }
 
 #define SB_QS_FAST_INSTANTIATE(K, V)                                                                              \
   template void launch_quick_fast<K, V>(K* const[2], V* const[2], std::uint64_t, const FastOptions&, void*, \
-                                        std::size_t, cudaStream_t);
+                                        std::size_t, cudaStream_t, const DeviceContext*);
 SB_FOR_EACH_SCALAR_ELEMENT(SB_QS_FAST_INSTANTIATE)
 #undef SB_QS_FAST_INSTANTIATE
 

@@ -213,18 +213,40 @@ void run_quick_nodp(Method m, T* const keys[2], std::uint64_t n, int arity, void
   by_method(m, [&](auto mc) { run_nodp<decltype(mc)::value>(keys, n, arity, workspace, stream); });
 }
 
-void reserve_pending_launches(std::uint64_t count) {
-  static std::uint64_t reserved = 0;
-  if (count <= reserved) return;
-  std::size_t current = 0;
-  SB_CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitDevRuntimePendingLaunchCount));
-  // The buffer takes device memory; where the runtime refuses a size, take half of it.
-  // Launches that do not fit fall back to the launching block, so any size is correct.
-  for (std::uint64_t want = count; want > current; want /= 2) {
-    if (cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, want) == cudaSuccess) break;
+namespace {
+
+// The pending-launch limit before and after raising it to at least count (raise_by_halves).
+struct PendingLimit {
+  std::size_t found, now;
+};
+PendingLimit raise_pending_limit(std::uint64_t count) {
+  std::size_t found = 0;
+  SB_CUDA_CHECK(cudaDeviceGetLimit(&found, cudaLimitDevRuntimePendingLaunchCount));
+  const u64 now = raise_by_halves(found, count, [](u64 want) {
+    if (cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, want) == cudaSuccess) return true;
     (void)cudaGetLastError();
+    return false;
+  });
+  return {found, static_cast<std::size_t>(now)};
+}
+
+}  // namespace
+
+void reserve_pending_launches(std::uint64_t count) { raise_pending_limit(count); }
+
+void raise_pending_launches(const DeviceContext& device, std::uint64_t count) {
+  const PendingLimit l = raise_pending_limit(count);
+  if (l.now != l.found && device.kernels) device.kernels->keep_limit(cudaLimitDevRuntimePendingLaunchCount, l.found);
+}
+
+void release_pending_launches(const DeviceContext& device) noexcept {
+  try {
+    if (!device.kernels) return;
+    if (const auto found = device.kernels->take_limit(cudaLimitDevRuntimePendingLaunchCount))
+      if (cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, *found) != cudaSuccess) (void)cudaGetLastError();
+  } catch (...) {
+    // A release must not throw (algorithm.hpp); the limit then stays raised, which is correct.
   }
-  reserved = count;
 }
 
 #define SB_QS_INSTANTIATE(T)                                                                             \

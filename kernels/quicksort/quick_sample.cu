@@ -40,24 +40,20 @@ namespace {
 
 // Blocks of `kernel` (kGridThreads or kSampleLeafThreads threads) that the GPU runs at once.
 template <typename Kernel>
-u32 resident_blocks(Kernel kernel, int threads) {
-  int device = 0, sms = 0, per_sm = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&device));
-  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-  return u32(sms) * u32(per_sm > 0 ? per_sm : 1);
+u32 resident_blocks(Kernel kernel, int threads, const DeviceContext* device) {
+  const int per_sm = kernel_blocks_per_sm(device, reinterpret_cast<const void*>(kernel), threads, 0);
+  return u32(multiprocessor_count(device)) * u32(per_sm > 0 ? per_sm : 1);
 }
 
-// The leaf grid's and the device-launched count and place grids' blocks (queried once per element type).
+// The leaf grid's and the device-launched count and place grids' blocks (from the context's memo).
 struct ResidentGrids {
   u32 leaf, count, place;
 };
 template <typename K, typename V>
-const ResidentGrids& resident_grids() {
-  static const ResidentGrids grids{resident_blocks(sample_leaf_kernel<K, V>, kSampleLeafThreads),
-                                   resident_blocks(count_kernel<K, V>, kGridThreads),
-                                   resident_blocks(place_kernel<K, V>, kGridThreads)};
-  return grids;
+ResidentGrids resident_grids(const DeviceContext* device) {
+  return {resident_blocks(sample_leaf_kernel<K, V>, kSampleLeafThreads, device),
+          resident_blocks(count_kernel<K, V>, kGridThreads, device),
+          resident_blocks(place_kernel<K, V>, kGridThreads, device)};
 }
 
 }  // namespace
@@ -68,7 +64,7 @@ std::size_t sample_workspace_bytes(std::uint64_t n, int key_bytes, int value_byt
 
 template <typename K, typename V>
 void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bool device_launches, void* workspace,
-                         std::size_t workspace_bytes, cudaStream_t stream) {
+                         std::size_t workspace_bytes, cudaStream_t stream, const DeviceContext* device) {
   using U = Ord<K, V>;
   if (n < 2) return;
   const SampleLayout l = sample_layout(n, Elem<K, V>::bytes, int(sizeof(K)));
@@ -88,7 +84,7 @@ void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bo
   w.leaves = reinterpret_cast<LeafItem*>(base + l.leaves);
   w.cap = l.cap;
   w.device_launches = device_launches;
-  const ResidentGrids& resident = resident_grids<K, V>();
+  const ResidentGrids resident = resident_grids<K, V>(device);
   w.resident_count = resident.count;
   w.resident_place = resident.place;
   ElemBuffers<K, V> b{{keys[0], keys[1]}, {nullptr, nullptr}};
@@ -165,7 +161,7 @@ SampleReport read_sample_report(const void* workspace, cudaStream_t stream) {
 
 #define SB_QS_SAMPLE_INSTANTIATE(K, V)                                                                             \
   template void launch_quick_sample<K, V>(K* const[2], V* const[2], std::uint64_t, bool, void*, std::size_t, \
-                                          cudaStream_t);
+                                          cudaStream_t, const DeviceContext*);
 SB_FOR_EACH_SCALAR_ELEMENT(SB_QS_SAMPLE_INSTANTIATE)
 #undef SB_QS_SAMPLE_INSTANTIATE
 

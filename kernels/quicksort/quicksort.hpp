@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "sortbench/core/device_context.hpp"
+
 namespace sb::qs {
 
 // The paper's Partition variants (section 4).
@@ -40,6 +42,8 @@ void launch_merge_dp(T* const keys[2], std::uint64_t n, cudaStream_t stream);
 // keys, in shared memory below, CUB BlockRadixSort for parts up to 4096 4-byte keys (fewer
 // for wider elements). K: any scalar key type; V: NoValue (keys only), std::uint32_t or
 // std::uint64_t, the values moving with their keys (vals[] as keys[]; unused for NoValue).
+// device: the run's context, whose memo keeps the leaf grid's shared-memory limit and occupancy
+// (null: asked of the current device on every call).
 struct FastOptions {
   int arity;      // split arity K: 2, 4, 8
   int smem_log2;  // leaf parts of up to 2^smem_log2 elements are split in shared memory
@@ -48,7 +52,7 @@ struct FastOptions {
 std::size_t fast_workspace_bytes(std::uint64_t n, int grid_log2);
 template <typename K, typename V>
 void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, const FastOptions& opt, void* workspace,
-                       std::size_t workspace_bytes, cudaStream_t stream);
+                       std::size_t workspace_bytes, cudaStream_t stream, const DeviceContext* device = nullptr);
 
 // quick-sample: sample sort, up to 255 pivots a split from a sorted sample, every segment of a
 // level split by one set of grids (quick_sample.cu), leaves of up to 4096 4-byte elements
@@ -56,11 +60,11 @@ void launch_quick_fast(K* const keys[2], V* const vals[2], std::uint64_t n, cons
 // host does after reading the level's sizes back, one stream synchronization a level past the
 // first (noDP; its leaf grid goes after the level it expects to be the last, and another
 // follows any level it did not expect).
-// K and V as for quick-fast.
+// K, V and device as for quick-fast (the memo keeps the grids' occupancy).
 std::size_t sample_workspace_bytes(std::uint64_t n, int key_bytes, int value_bytes);
 template <typename K, typename V>
 void launch_quick_sample(K* const keys[2], V* const vals[2], std::uint64_t n, bool device_launches, void* workspace,
-                         std::size_t workspace_bytes, cudaStream_t stream);
+                         std::size_t workspace_bytes, cudaStream_t stream, const DeviceContext* device = nullptr);
 // What the last quick-sample sort in `workspace` did, read back after `stream` is done.
 struct SampleReport {
   std::vector<std::uint64_t> segments;  // per level: segments split, tiles (blocks) of its grids
@@ -75,7 +79,13 @@ struct SampleReport {
 };
 SampleReport read_sample_report(const void* workspace, cudaStream_t stream);
 
-// Raises cudaLimitDevRuntimePendingLaunchCount to at least `count` (never lowers it).
+// The pending-launch buffer of the DP sorts (cudaLimitDevRuntimePendingLaunchCount), a
+// device-wide limit. raise_pending_launches (prepare, untimed) raises it on the current device
+// to at least `count` and keeps the value it found in the device's context;
+// release_pending_launches (release) puts that value back. reserve_pending_launches raises it
+// and never lowers it, for a caller without prepare and release.
+void raise_pending_launches(const DeviceContext& device, std::uint64_t count);
+void release_pending_launches(const DeviceContext& device) noexcept;
 void reserve_pending_launches(std::uint64_t count);
 
 }  // namespace sb::qs

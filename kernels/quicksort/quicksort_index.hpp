@@ -343,4 +343,15 @@ SB_HD_INLINE u64 pending_launch_bound(u64 n, u64 min_child, u64 floor_count, u64
   return c > cap ? cap : c;
 }
 
+// The pending-launch limit after asking set(want) for `count`, then half of it, and so on
+// while above `current`, until set accepts one (the buffer takes device memory, and the
+// runtime may refuse a size; launches that do not fit fall back to the launching block, so
+// any size is correct): the value accepted, or `current` where none was (or none was needed).
+template <typename Set>
+u64 raise_by_halves(u64 current, u64 count, Set&& set) {
+  for (u64 want = count; want > current; want /= 2)
+    if (set(want)) return want;
+  return current;
+}
+
 }  // namespace sb::qs
