@@ -40,8 +40,8 @@ struct EmitRun {
 // covering the tile's last position, at most one per position. locate_tiles finds every
 // tile's window of runs at once, a warp per tile, each half-warp searching for one end of
 // the window 16 ways at a time (wide_probe, wide_narrow): a thread per tile with two binary
-// searches took 21.6 us at n = 2^24 and 4M runs (44 dependent loads; H200, Nsight Compute),
-// and done by each tile's own block, the searches left the block idle. expand_runs stages
+// searches waited on 44 dependent loads (docs/hp.md, locate_tiles), and done by each tile's
+// own block, the searches left the block idle. expand_runs stages
 // the window in shared memory and every thread writes 16 consecutive bytes of keys per store.
 constexpr unsigned kExpandBlock = 256;
 constexpr unsigned kExpandTile = kExpandBlock * 16;
@@ -87,11 +87,9 @@ __global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, 
   __syncthreads();
   W* tile = y + t0;
   // Each thread writes 16 bytes a step, the warp 512 consecutive bytes: four 4-byte keys or
-  // two 8-byte ones. (Four 8-byte keys a thread in two 16-byte stores, each store
-  // instruction covering every other 16 bytes of 1 KB, took expand_runs 272 us for 2^26
-  // keys against 71 us for 4-byte ones, 40 % of DRAM: H200, Nsight Compute.) The stores
-  // stream (evict first): nothing reads the output back here, and hp-tiled at n = 2^26,
-  // delta = sigma = 50 took 0.369 ms against 0.380 with plain stores (2^28: 1.482 against 1.526).
+  // two 8-byte ones (four 8-byte keys a thread in two 16-byte stores, each store instruction
+  // covering every other 16 bytes of 1 KB, were slower). The stores stream (evict first):
+  // nothing reads the output back here (docs/hp.md, expand_runs' stores).
   constexpr u32 per = 16 / sizeof(W);
   u32 j = 0;
   for (u32 pos = per * threadIdx.x; pos < tile_len; pos += per * kExpandBlock) {

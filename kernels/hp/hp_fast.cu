@@ -39,25 +39,19 @@ constexpr unsigned kPartBlock = 512;
 constexpr std::size_t kSharedCopiesBytes = 48 * 1024;
 constexpr unsigned kWarpsPerHistBlock = kHistBlock / 32;
 constexpr std::uint64_t kKeysPerPart = 16384;  // hybrid partition granularity
-// tiled_low_bits narrows the buckets only while a tile's segments average this many keys (256
-// buckets: at 512, n = 2^24, delta = 4, hp-tiled took 0.201 ms against 0.188 at 256).
+// tiled_low_bits narrows the buckets only while a tile's segments average this many keys: 256
+// buckets of 8192-key tiles, faster than 512 (docs/hp.md, tiled_low_bits).
 constexpr std::uint64_t kTiledMinSegmentKeys = 32;
 // A group past the first adds its bucket's counts to A with one atomic per non-empty bin;
 // groups * range stays within n / kKeysPerFlushedBin (bucket_groups).
 constexpr std::uint64_t kKeysPerFlushedBin = 8;
 // Past one wave of segment_hist blocks (n above ~2^26.6 on an H200), bucket_groups keeps a
-// block to about this many keys. At n = 2^28, delta = sigma = 50 (328 buckets, one group by
-// the one-wave rule), hp-tiled took 1.580, 1.541, 1.528, 1.518 and 1.524 ms at 1, 2, 3, 4
-// and 6 groups; at delta = 32 (512 buckets) 1.706, 1.650, 1.662, 1.665 ms at 1-4; at delta =
-// 16 (1,024 buckets) one group beat two; at n = 2^26, delta = 50, four (the one-wave rule's)
-// beat three, five and six (H200, commit 1e98152).
+// block to about this many keys: the group counts fastest at n = 2^28 (docs/hp.md,
+// kSegKeysPerBlock).
 constexpr std::uint64_t kSegKeysPerBlock = std::uint64_t{1} << 18;
-// segment_runs (one block a bucket that also writes the bucket's runs) against segment_hist
-// and the scan, where each bucket is one group: faster at 4 tiles a thread (n = 2^24, delta =
-// 4, sigma = 1: 0.162 against 0.174 ms), slower at 16 (2^26: 0.773 against 0.757) and 64
-// (2^28, delta = sigma = 50: 1.760 against 1.676; H200, one run each). Its counting loop is
-// segment_hist's; why it is slower over many tiles a thread was not profiled (ptxas reports
-// 28 bytes of spills in segment_runs, none in segment_hist).
+// segment_runs (one block a bucket that also writes the bucket's runs) replaces segment_hist
+// and the scan where each bucket is one group and a thread counts at most this many tiles:
+// faster at 4, slower at 16 and 64 (docs/hp.md, kRunsMaxTilesPerThread).
 constexpr std::uint64_t kRunsMaxTilesPerThread = 4;
 // hp-tiled with a payload: place_pairs blocks for this many waves of the resident ones
 // (pair_groups), the groups' counts at most one word per kPairKeysPerCountWord keys.
@@ -214,9 +208,8 @@ template <typename W>
 void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
   const u64 bands = shared_bands(r.range, shared_bins_max(r.device));
   if (bands == 2) {
-    // Two bands of 32-bit counters are one of 16-bit pairs: the keys are read once (H200,
-    // n = 2^24, range 2^16: 0.080-0.114 ms from 65,536 distinct keys down, against
-    // 0.109-0.121 in two passes, docs/hp.md).
+    // Two bands of 32-bit counters are one of 16-bit pairs: the keys are read once, not twice
+    // (docs/hp.md, two-band hp-smem).
     const auto bins = static_cast<u32>(r.range);
     const std::size_t smem = std::size_t{(bins + 1) / 2} * sizeof(u32);
     hist_shared_pairs<W><<<resident_grid(hist_shared_pairs<W>, ceil_div(r.n, 4), kHistBlock, smem, r.device),

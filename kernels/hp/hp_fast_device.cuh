@@ -21,9 +21,9 @@ __device__ __forceinline__ unsigned lane_id() { return threadIdx.x % 32; }
 
 // A key's rank among the tile's keys of its bucket, counted in s_count (bucket >= buckets: no
 // key, rank 0). A shared atomic per key; a warp whose keys share one bucket (sorted or
-// clustered input) takes its 32 ranks with one atomic instead of 32 conflicting ones.
-// (Ranking with __match_any_sync left the hybrid's scatter compute bound: 633 us of its 915
-// under Nsight Compute, delta = 50, n = 2^26.) Every lane of the warp calls it.
+// clustered input) takes its 32 ranks with one atomic instead of 32 conflicting ones, and no
+// __match_any_sync, which left the hybrid's scatter compute bound (docs/hp.md,
+// rank_in_bucket). Every lane of the warp calls it.
 __device__ __forceinline__ u32 rank_in_bucket(u32 bucket, u32 buckets, u32* s_count) {
   const u32 lane0_bucket = __shfl_sync(0xffffffffu, bucket, 0);
   if (__all_sync(0xffffffffu, bucket == lane0_bucket)) {

@@ -23,9 +23,8 @@ unsigned low_bits_of(const SortProblem& p, unsigned fallback, const char* who) {
 
 // hp-tiled with a payload: place_pairs pays for every bin of its bucket in each batch (a
 // scan, the cursors' update), so the buckets are the narrowest whose count hp-tiled takes
-// (n = 2^26, delta = sigma = 50, u32 + u32: 1.22 ms at 2^12 bins, 1.57 at 2^13, 1.99 at
-// 2^14; H200, 7303e71), and they must leave room for a batch of values in shared memory; 0
-// where --param low_bits asks for buckets too wide for that.
+// (docs/hp.md, tiled_pair_width), and they must leave room for a batch of values in shared
+// memory; 0 where --param low_bits asks for buckets too wide for that.
 unsigned tiled_pair_width(const SortProblem& p, bool stable) {
   const unsigned widest = widest_pair_width(p, stable);
   if (p.params.count("low_bits")) {
@@ -43,31 +42,21 @@ namespace {
 
 using namespace fast;
 
-// hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived. The
-// hybrid beat CUB and the global histogram from 4 keys per bin up (n = 2^24: delta 4..50;
-// n = 2^26: delta 5..50, ranges up to 13.4M); at delta = 1 CUB won (0.32 vs 0.36-0.48 ms).
+// hp-auto's thresholds (see auto_choice): measured crossovers on an H200, not derived (the
+// measurements: docs/hp.md, hp-auto's thresholds). The hybrid and the global histogram from 4
+// keys a bin, where they beat CUB.
 constexpr std::uint64_t kAutoDenseKeysPerBin = 4;
 constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
-// hp-tiled from one key per bin (results/h200/hp-winner-map.jsonl, n = 2^24): the fastest H-P
-// variant at delta = 1 through 64 and at delta = 2, sigma = 1 at 2^24 and 2^26 (0.251 and
-// 1.156 ms against CUB's 0.325 and 1.378 at ebd4178), since 692742c also at delta = sigma = 1
-// (0.290 against CUB's 0.324 ms; at ebd4178 CUB won, 0.324 against 0.368, and hp-tiled needed
-// 2 keys a distinct value). Past one band of hp-smem's counters (16-bit pairs) it beat
-// hp-smem at n = 2^24, delta = 256 (range 2^16) with at most 4 bins a distinct value (sigma =
-// 1: 0.095 against 0.111 ms; sigma = 4: 0.093 against 0.098) and lost from sigma = 16 (0.092
-// against 0.083 ms; efd3e19): kAutoPairBandBinsPerValue lies between the two. (It was 2 while
-// the two tied at sigma = 4; at efd3e19 that left hp-auto 4.6 % behind there.)
+// hp-tiled from one key a bin and a distinct value, where it was the fastest H-P variant and
+// beat CUB; past one band of hp-smem's counters while fewer than 8 bins a distinct value are in
+// the range: it won at 4 and lost at 16.
 constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
 constexpr std::uint64_t kAutoTiledKeysPerValue = 1;
 constexpr std::uint64_t kAutoPairBandBinsPerValue = 8;
-// With a payload, hp-tiled where it beat cub-radix-bits (H200, u32 + u32, n = 2^24 and 2^26,
-// delta 4..256 x sigma 4, 50, 1024: results/h200/pairs-grid.json at 35ba4e7): 1.03-1.71x with
-// sigma >= 50, delta >= 16 and 2^16..2^22 bins (16..1,024 buckets of 2^12; 1.58x at delta =
-// sigma = 50, 2^26, 328 buckets), but 0.99x at 2^16 bins, sigma = 1024 (a drawn range just
-// under 2^16, as at n = 2^24, delta = 256, falls below kAutoPairsMinRange: CUB, 16 % behind
-// hp-tiled's 1.16x at sigma = 50 in results/h200/pairs-grid.json at d4df315). Not at sigma 4
-// (0.59-0.99x: a batch holds ~8 keys of a present bin, so its stores are short runs), not
-// with 4 keys a bin (0.34-1.06x).
+// With a payload, hp-tiled where it beat cub-radix-bits: 16 keys a bin and 16 bins a distinct
+// value (sigma >= 50, delta >= 16) over 2^16..2^22 bins; not where a batch holds a few keys of
+// each present bin (its stores are then short runs), not with 4 keys a bin (docs/hp.md,
+// hp-auto with a payload).
 constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
 constexpr std::uint64_t kAutoPairsBinsPerValue = 16;
 constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 16;

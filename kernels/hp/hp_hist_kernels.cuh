@@ -15,7 +15,7 @@ namespace sb::hp::fast {
 // Adds v to *word where `add` holds. In shared memory as a predicated red in PTX: ptxas still
 // branches around it, but with the shared window's base kept out of the loop; written as
 // `if (add) atomicAdd(...)`, each add of an unrolled loop recomputed the base in its branch
-// (hp-hybrid 0.492 -> 0.479 ms at n = 2^26, delta = sigma = 50, H200).
+// (measured: docs/hp.md, add_if).
 template <bool InShared>
 __device__ __forceinline__ void add_if(u32* word, u32 v, bool add) {
   if constexpr (InShared)

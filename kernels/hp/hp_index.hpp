@@ -101,9 +101,8 @@ SB_HD_INLINE std::uint64_t shared_bands(std::uint64_t range, std::uint64_t bins_
 // and take-back is one atomic, so each change of a half is seen by exactly one thread, and
 // A's 2^16 units plus the halves left at the end are the exact counts, in any order of the
 // atomics. Adds are under 2^16 keys (kPairRunMax), so one add wraps a half at most once.
-// (Flushing every block's counters every 61K keys instead cost 0.133 ms at n = 2^24, range
-// 2^16, against 0.121 in two passes of 32-bit bands; flushing only the counters past 2^15
-// in rounds of 28K keys, 0.142: H200, docs/hp.md.)
+// (Flushing the counters in rounds instead was slower than two passes: docs/hp.md,
+// kPairRunMax.)
 inline constexpr std::uint32_t kPairRunMax = 0xffff;
 inline constexpr std::uint32_t kPairTakeBack = 0xffff0000u;  // adding it takes 2^16 back from the high half
 SB_HD_INLINE std::uint32_t pair_word(std::uint32_t bin) { return bin >> 1; }
@@ -165,8 +164,7 @@ SB_HD_INLINE void word_span(std::uint64_t lo, std::uint64_t hi, std::uint64_t pe
 
 // Whether value k of word q (positions per_word * q + k) lies in the segment [lo, lo + len),
 // in one 32-bit compare: a position before lo wraps past len (a segment lies in one tile, so
-// len < 2^32). Two 64-bit compares a value made hp-tiled 3 % slower at n = 2^26 and 6 % at
-// 2^28 (delta = sigma = 50, H200).
+// len < 2^32); two 64-bit compares a value made hp-tiled slower (docs/hp.md, in_segment).
 SB_HD_INLINE bool in_segment(std::uint64_t q, std::uint32_t k, std::uint64_t per_word, std::uint64_t lo,
                              std::uint32_t len) {
   return static_cast<std::uint32_t>(per_word * q - lo) + k < len;
@@ -192,10 +190,8 @@ SB_HD_INLINE std::uint64_t bucket_groups(std::uint64_t buckets, std::uint64_t ti
 
 // How many consecutive lanes read one tile's segment in segment_hist: 4 where a tile's
 // segments average at least 64 keys, else 2. Lanes on one segment share its lines, and each
-// reads every lanes-th of its 16-byte words, so more of a segment is in flight at once. On an
-// H200 (hp-tiled, ms at 1, 2 and 4 lanes): n = 2^26, delta = sigma = 50 (82 buckets, ~100
-// keys a segment) 0.357, 0.334, 0.327; n = 2^28 (328 buckets, ~25 keys) 1.408, 1.378, 1.404;
-// n = 2^26, delta = sigma = 16 (256 buckets, 32 keys) 0.383, 0.374, 0.383.
+// reads every lanes-th of its 16-byte words, so more of a segment is in flight at once; 4
+// lanes won on ~100-key segments, 2 on 25 and 32 (docs/hp.md, segment_lanes).
 SB_HD_INLINE unsigned segment_lanes(std::uint64_t buckets, std::uint64_t tile) { return buckets * 64 <= tile ? 4 : 2; }
 
 // hp-tiled where each bucket is counted by one block (bucket_groups == 1, keys only): the
@@ -212,10 +208,8 @@ SB_HD_INLINE std::uint32_t chunk_bin(std::uint32_t warp, std::uint32_t chunk, st
 // wider ones keep the grouping pass cheap and its segments long (tile / buckets keys a tile
 // on average). So: among the widths lo..hi whose segments average at least min_segment keys,
 // the widest whose segment_hist grid holds at least 9/10 of the most blocks any of them gets
-// (resident: the segment_hist blocks the GPU holds at once); hi when none qualifies. On an
-// H200 (hp-tiled at low bits 12, 13, 14) this picked the fastest width at n = 2^24, delta = 4,
-// 16, 64, 128, n = 2^26, delta = 16, 50, 64 and n = 2^28, delta = 50; at n = 2^24, delta = 32
-// it takes 12 where 13 was 6 % faster.
+// (resident: the segment_hist blocks the GPU holds at once); hi when none qualifies. It
+// picked the fastest width at all but one of the sizes measured (docs/hp.md, tiled_low_bits).
 SB_HD_INLINE unsigned tiled_low_bits(std::uint64_t n, std::uint64_t range, std::uint64_t tile,
                                      std::uint64_t resident, std::uint64_t keys_per_flushed_bin,
                                      std::uint64_t keys_per_block, unsigned lo, unsigned hi,
@@ -441,8 +435,8 @@ SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const 
 // The whole rule: what no H-P variant takes (float keys, ranges past 32-bit offsets, n at
 // or above 2^32 counters) goes to CUB, the rest to auto_choice. With a payload, hp-tiled's
 // key-value path where the pairs rule admits it, CUB otherwise: the other variants claim
-// each slot with a global atomic, and with many keys per bin those serialize (H200, n = 2^26,
-// delta = sigma = 50, u32 + u32: hp-hybrid 3.64 ms against CUB's 1.57), and hp-tiled's
+// each slot with a global atomic, and with many keys per bin those serialize (docs/hp.md,
+// hp-auto with a payload), and hp-tiled's
 // batches write short runs where few of a bucket's bins hold keys (small sigma) and pay for
 // every bin where the buckets' segments are short (many buckets) or few (few buckets).
 struct AutoInput {

@@ -190,14 +190,13 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
     read_segment(t + k + threadIdx.x);
     if (total) {
       // Every load of the batch in flight at once (values by cp.async, low bits in registers):
-      // one load after another, each behind its search, left place_pairs latency bound
-      // (1.81 ms of hp-tiled's 2.53 at n = 2^26, delta = sigma = 50, u32 + u32; H200).
+      // one load after another, each behind its search, left place_pairs latency bound.
       // Warp w copies elements [w * 512, (w + 1) * 512), lane l every 32nd from l: one
       // search for its first segment, then a walk (a search per element cost 9 shared reads
-      // at 2^12-bin buckets, n = 2^26, delta = 50: ~330 segments a batch). An element's bin
-      // and rank stay in its thread's registers, so that the slot order carries the bin and
-      // a store waits on one shared read, not three (the chain slot -> element -> bin ->
-      // cursor left place_pairs waiting on shared memory: 757 us, 45 % of DRAM; H100).
+      // at ~330 segments a batch). An element's bin and rank stay in its thread's registers,
+      // so that the slot order carries the bin and a store waits on one shared read, not three
+      // (the chain slot -> element -> bin -> cursor left place_pairs waiting on shared memory).
+      // Measured: docs/hp.md, place_pairs.
       const std::uint16_t* batch_low = low + t * kTile;
       const V* batch_vals = grouped_vals + t * kTile;
       const u32 j0 = threadIdx.x / 32 * (32 * kPlaceItems) + lane_id();
@@ -210,9 +209,8 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
           while (s_end[s] <= j) ++s;
           const u32 at = s * kTile + s_lo[s] + (j - (s ? s_end[s - 1] : 0u));
           // Stable, 4-byte values: stored as they arrive (held in registers until all had
-          // arrived, they spilled at two blocks an SM: 2.35 against 2.13 ms at n = 2^26, delta =
-          // sigma = 50; with 8-byte values, one block an SM, storing them at once took 3.18
-          // against 2.71 ms; H200).
+          // arrived, they spilled at two blocks an SM); 8-byte values, one block an SM, are
+          // stored after the loads (docs/hp.md, place_pairs).
           if constexpr (Stable && sizeof(V) == 4) s_bin[j] = batch_low[at];
           else item[it] = batch_low[at];
           cp_async<sizeof(V)>(s_val + j, batch_vals + at);
@@ -284,8 +282,8 @@ __global__ void __launch_bounds__(kPlaceBlock, sizeof(V) > 4 ? 1 : 2)
 }
 
 // Each group's first slot of every bin (group_cursors) from the scanned totals, in one
-// coalesced pass. (One CUB scan over an iterator summing the groups read each thread's
-// consecutive bins word by word: 156 us for 7 groups of 1.34M bins, 7 % of DRAM; H200.)
+// coalesced pass: one CUB scan over an iterator summing the groups read each thread's
+// consecutive bins word by word (docs/hp.md, spread_cursors).
 static __global__ void spread_cursors(u32* H, u64 range, u32 groups, const u32* start) {
   for (u64 x = global_thread(); x < range; x += global_threads()) group_cursors(H, range, groups, x, start[x]);
 }

@@ -26,14 +26,11 @@ __device__ __forceinline__ uint4 load_oct(const std::uint16_t* low, u64 n, u64 q
 // read): lane j of a tile's lanes reads words j, j + Lanes, ... of its segment, 16 bytes each,
 // kSegUnroll in flight before it counts them. Every value is one shared add, with no branch:
 // a value of a neighbouring segment, which the first and last words overlap, goes to its
-// lane's sink word (distinct banks). Counting runs of equal values in a register first
-// (RunCounter) cost more than it saved even where runs are long (hp-tiled at one lane, n =
-// 2^26, H200: delta = sigma = 50 0.363 -> 0.358 ms, 2^28 1.439 -> 1.410, one key 0.675 ->
-// 0.537, sorted input 0.760 -> 0.619; segment_hist 53.6 M -> 28.9 M instructions).
-// Segments are short (8192 keys over the buckets: ~100 values at delta = 50, n = 2^26,
-// 2^14-bin buckets): a warp per segment left most lanes idle behind two dependent loads (178
-// us under Nsight Compute, 16 % of DRAM), and numbering the words of many segments for the
-// whole block paid a binary search per word (201 us, compute bound).
+// lane's sink word (distinct banks). No counting of runs in a register first (RunCounter):
+// it cost more than it saved even where runs are long. Segments are short (8192 keys over the
+// buckets: ~100 values at delta = 50, n = 2^26, 2^14-bin buckets), so neither a warp per
+// segment (lanes idle behind two dependent loads) nor numbering the words of many segments
+// for the whole block (a binary search per word) (docs/hp.md, segment_hist's counting).
 constexpr unsigned kSegBlock = 512;
 constexpr unsigned kSegBlocksPerSm = 3;
 constexpr unsigned kSegUnroll = 2;

@@ -65,8 +65,8 @@ __device__ __forceinline__ void copy_tile_out(const T* s, T* out, u32 len) {
 // group_tiles' shared memory (hp-tiled with a payload): a tile of keys' low words, the
 // tile's values, the grouped low bits, and two words per bucket (tile counts, segment starts).
 // An offset is 32 bits of key - minVal, so the low 32 bits of a key word are all a tile needs:
-// 8-byte keys take the shared memory of 4-byte ones (whole 8-byte keys left a block 144 KB,
-// one an SM: hp-tiled 0.678 ms at n = 2^26, delta = sigma = 50, H200). The values travel with
+// 8-byte keys take the shared memory of 4-byte ones (whole 8-byte keys left one block an SM:
+// docs/hp.md, group_tiles' shared memory). The values travel with
 // their keys' low bits: each tile's values are grouped the same way into grouped_vals (kTile
 // of V, between the key buffer and s_low: 8-byte values stay aligned). The keys have one
 // buffer, refilled while the grouped tile is stored, so that two blocks share an SM with
@@ -97,9 +97,8 @@ using TileScan = cub::BlockScan<u32, kTileBlock>;
 // ---- hp-tiled-stable: ranks in input order (warp_major_item, warp_counter) ----
 // The lanes of a warp holding the same digit as this one, found with a ballot per digit bit
 // as CUB's MatchAny does (__match_any_sync made the hybrid's scatter compute bound, see
-// rank_in_bucket); none for a lane with no item. (Unrolled to the widest digit, 11 and 7
-// bits, with the bits past the digit's skipped, hp-tiled-stable took 2.90 ms against 2.71
-// for u64 + u64 at n = 2^26, delta = sigma = 50; H200.)
+// rank_in_bucket); none for a lane with no item. A loop over the digit's own bits, not
+// unrolled to the widest digit, which was slower (docs/hp.md, lanes_with_digit).
 constexpr u32 kNoDigit = ~0u;
 __device__ __forceinline__ unsigned lanes_with_digit(u32 digit, unsigned bits) {
   unsigned peers = __ballot_sync(0xffffffffu, digit != kNoDigit);
@@ -287,11 +286,10 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
 // it counts the tile first (adds that return nothing) and takes slots in a second pass
 // (returning adds on the scanned counts), so no rank stays in a register: 40 registers and
 // one key buffer let three blocks share an SM, where group_tiles' ranks and two key buffers
-// left two (delta = sigma = 50, H200: hp-tiled 1.377 -> 1.300 ms at n = 2^28, 0.326 -> 0.308
-// at 2^26). A tile where some bucket holds an eighth of it takes its slots by rank_in_bucket,
-// a warp's add at once where its 32 keys share a bucket: one key repeated, sorted runs (with
-// a returning add a key there, hp-tiled went from 0.362 to 0.516 ms on one key repeated 2^26
-// times; so it takes 0.357). rank_in_bucket on every tile took 1.333 ms at 2^28.
+// left two. A tile where some bucket holds an eighth of it takes its slots by rank_in_bucket,
+// a warp's add at once where its 32 keys share a bucket (one key repeated, sorted runs), where
+// a returning add a key serializes; on every tile rank_in_bucket is slower (docs/hp.md,
+// group_key_tiles).
 template <typename W>
 __global__ void __launch_bounds__(kTileBlock, 3)
     group_key_tiles(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, u32* seg_start,

@@ -13,8 +13,8 @@
 //    above cfg.smem_keys are split in global memory, smaller ones are split into shared
 //    memory (two buffers of cfg.smem_keys keys) and on in shared memory, and parts of up to
 //    Elem::radix_max keys are finished by CUB's BlockRadixSort (the paper's conclusion: replace the
-//    selection sort by a more parallel sort). Device launches hardly overlap (1.3-2.7 us
-//    each for merge-dp, docs/quicksort.md), so launches are kept for big parts.
+//    selection sort by a more parallel sort). Device launches hardly overlap (docs/quicksort.md),
+//    so launches are kept for big parts.
 // Every launch that the device refuses (nesting depth, pending-launch buffer, record pool)
 // sends its segment to the leaf list instead (the leaf grid sorts a part of any size); a
 // full list falls back to a block-wide bitonic sort in place, so a sort never fails.

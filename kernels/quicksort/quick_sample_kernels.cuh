@@ -217,9 +217,8 @@ __device__ __forceinline__ void warp_count(const int (&bk)[I], u32* counter, u32
 }
 
 // The sample sorts of a pivots block: ITEMS samples a thread, 16 for a full split of 255
-// pivots, 4 for splits of up to 63 (2^26 u64 keys with u64 values take three levels, the last
-// of 5952 segments split 64 ways: with 4096-slot sorts its pivots grid took 0.74 of 11.1 ms,
-// with 1024-slot sorts 0.45 of 10.8 ms).
+// pivots, 4 for splits of up to 63, whose pivots grid a full-size sort slows where a level has
+// thousands of small segments (docs/quicksort.md, PivotSort).
 template <typename U>
 struct PivotSort {
   static constexpr int small_items = 4;
@@ -501,7 +500,7 @@ __global__ void __launch_bounds__(kGridThreads, 3) place_kernel(ElemBuffers<K, V
 // bucket of one key, for distinct keys) ride in the leaf beside them. A run of equal-key
 // buckets only is in order already: a copy leaf, or nothing in buffer 0. Thread 0 finds the
 // runs in shared memory and the block appends them with one atomic: appending each from
-// thread 0 cost a global atomic's round trip a leaf (128 of the 3100 us of 2^26 keys).
+// thread 0 cost a global atomic's round trip a leaf (docs/quicksort.md, plan_segment).
 template <typename K, typename V>
 __device__ void plan_segment(const SampleWork<Ord<K, V>>& w, int level, u32 index, PlanShared& sh) {
   using Scan = cub::BlockScan<ull, kGridThreads>;

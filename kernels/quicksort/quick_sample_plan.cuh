@@ -21,7 +21,7 @@ constexpr int kSampleLeafMinBlocks = 3;
 constexpr u64 kCopyChunk = u64(1) << 16;  // elements of one copy leaf (an equal-key bucket to buffer 0)
 // Tiles of one count or place block: its bucket sizes are added to the segment's (count) and
 // its slots claimed (place) once for all of them, so the level's same-address atomics are a
-// quarter of one a tile (16K tiles of 2^26 keys hit each of 511 counters 16K times: 0.5 ms).
+// quarter of one a tile (docs/quicksort.md, kTilesPerBlock).
 constexpr int kTilesPerBlock = 4;
 template <typename K, typename V>
 inline constexpr u64 kBlockElements = kTilesPerBlock * Elem<K, V>::tile;
@@ -85,9 +85,8 @@ struct SampleWork {
   SampleCapacity cap;
   bool device_launches;  // false: the host launches each grid (quick-sample-nodp)
   // Blocks of a device-launched count and place grid: as many as the GPU holds at once, each
-  // taking every gridDim.x-th block of the level's work (H200, 2^26 keys: count 776 against
-  // 820 us, place 712 against 751, with a block per 4 tiles; the host-launched grids take 291
-  // and 530, for a cause not found: docs/quicksort.md).
+  // taking every gridDim.x-th block of the level's work, which beat a block per 4 tiles
+  // (docs/quicksort.md, resident_count).
   u32 resident_count, resident_place;
 };
 

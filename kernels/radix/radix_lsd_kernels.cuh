@@ -39,12 +39,12 @@ struct ScatterShape {
   static constexpr unsigned min_blocks = kMinBlocks;
 };
 
-// The tile shape of element type (K, V), chosen so that nothing a thread holds in registers
-// spills (a spilling shape was up to 30% slower) and measured on an H200 at n = 2^26:
+// The tile shape of element type (K, V): the fastest measured of those whose registers do not
+// spill (docs/radix.md, tile shapes):
 //   keys only, 4 + 4 bytes     16 keys per thread (a 4096-key tile: long runs of one digit to
 //                              write out), 3 blocks per SM
-//   8-byte key or value        16 per thread, 2 blocks; 12 per thread at 3 blocks was 6 to
-//   with a value               10% slower
+//   8-byte key or value        16 per thread, 2 blocks
+//   with a value
 //   rows                       6 per thread (1536 rows, 24 KiB), 3 blocks
 // Values go through the same exchange buffer after the keys, so the buffer holds a tile of
 // the wider of key and value: 32 KiB at most, under the 48 KiB of static shared memory with
