@@ -14,16 +14,16 @@
 namespace sb::radix {
 namespace {
 
-// Scatter blocks resident at once on the run's device for element type (K, V) (its
-// lsd::TileShape): the grid is one wave of them, each block with a long contiguous run of
-// tiles (the histogram uses the same split). Asked per run, not cached: a process may run on
-// several GPUs (design.md item 3); the occupancy query is a host call of microseconds.
+// Scatter blocks resident at once on `device` for element type (K, V) (its lsd::TileShape): the
+// grid is one wave of them, each block with a long contiguous run of tiles (the histogram uses
+// the same split). From the context's memo, asked once per device (a process may run on
+// several GPUs, design.md item 3; the run reads it in its timed region); without a context,
+// asked of the current device.
 template <typename K, typename V>
 unsigned resident_scatter_blocks(const DeviceContext* device) {
-  int per_sm = 0;
-  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lsd::scatter_kernel<K, V>, lsd::kThreads, 0));
-  const int sms = device ? device->props.multiProcessorCount : current_device_context(nullptr).props.multiProcessorCount;
-  return static_cast<unsigned>(std::max(per_sm, 1)) * static_cast<unsigned>(sms);
+  const int per_sm = kernel_blocks_per_sm(device, reinterpret_cast<const void*>(lsd::scatter_kernel<K, V>),
+                                          lsd::kThreads, 0);
+  return static_cast<unsigned>(std::max(per_sm, 1)) * static_cast<unsigned>(multiprocessor_count(device));
 }
 
 struct Layout {
@@ -34,18 +34,20 @@ struct Layout {
 
 std::size_t align256(std::size_t b) { return (b + 255) & ~std::size_t{255}; }
 
+// The layout on `device` (the problem's when the caller passes none): workspace_bytes and the
+// run read the same GPU, so they agree.
 template <typename K, typename V>
-Layout layout_of(const SortProblem& p) {
+Layout layout_of(const SortProblem& p, const DeviceContext* device) {
   Layout l;
   l.plan = pass_plan(p);
-  l.split = make_tile_split(p.n(), lsd::TileShape<K, V>::keys, resident_scatter_blocks<K, V>(p.device));
+  l.split = make_tile_split(p.n(), lsd::TileShape<K, V>::keys, resident_scatter_blocks<K, V>(device));
   l.counts_bytes = align256(std::size_t{l.plan.bins()} * l.split.blocks * sizeof(std::uint64_t));
   return l;
 }
 
 Layout layout_of(const SortProblem& p) {
   return dispatch_element<LsdKeys, LsdValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
-    return layout_of<decltype(k), decltype(v)>(p);
+    return layout_of<decltype(k), decltype(v)>(p, p.device);
   });
 }
 
@@ -53,7 +55,7 @@ Layout layout_of(const SortProblem& p) {
 
 template <typename K, typename V>
 int lsd_sort(const Buffers<K, V>& b, const SortProblem& p, const PhaseHook& hook) {
-  const Layout l = layout_of<K, V>(p);
+  const Layout l = layout_of<K, V>(p, b.device ? b.device : p.device);
   const std::uint64_t n = p.n();
   if (n < 2) return 0;
   auto* counts = static_cast<std::uint64_t*>(b.workspace);
