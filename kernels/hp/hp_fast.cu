@@ -187,20 +187,20 @@ u32 counter_copies(u64 bins) {
 }
 
 // Lets kernel use the device's opt-in shared memory per block beside its static shared memory.
-// A per-device attribute: set in prepare, on the device that runs it.
+// A per-device attribute: set in prepare, on the device that runs it, through its context's
+// memo (which then forgets the kernel's occupancy).
 template <typename Kernel>
 void allow_large_shared(Kernel kernel, const DeviceFacts& d) {
-  cudaFuncAttributes attr{};
-  SB_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-  SB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(d.smem_per_block - attr.sharedSizeBytes)));
+  const auto* f = reinterpret_cast<const void*>(kernel);
+  allow_kernel_dynamic_smem(d.context, f, d.smem_per_block - kernel_attributes(d.context, f).sharedSizeBytes);
 }
 
-// Blocks for `items` at one per thread, at most as many as the GPU holds at once.
+// Blocks for `items` at one per thread, at most as many as the GPU holds at once (the
+// occupancy from the context's memo: this runs in the timed region).
 template <typename Kernel>
 unsigned resident_grid(Kernel kernel, u64 items, unsigned block, std::size_t smem, const DeviceFacts& d) {
-  int per_sm = 0;
-  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block), smem));
+  const int per_sm =
+      kernel_blocks_per_sm(d.context, reinterpret_cast<const void*>(kernel), static_cast<int>(block), smem);
   return grid_for(items, block, u64(std::max(per_sm, 1)) * d.sms);
 }
 
@@ -287,9 +287,8 @@ bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std:
   const u64 tiles = ceil_div(r.n, kTile);
   group_tiles_launch(r, a, x, low);
   const std::size_t hist_smem = segment_hist_bytes(a.low_bits);
-  int per_sm = 0;
-  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, segment_hist<2>, static_cast<int>(kSegBlock),
-                                                              hist_smem));
+  const int per_sm = kernel_blocks_per_sm(r.device.context, reinterpret_cast<const void*>(segment_hist<2>),
+                                          static_cast<int>(kSegBlock), hist_smem);
   const u64 groups = bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
                                    kKeysPerFlushedBin, kSegKeysPerBlock);
   if (runs && groups == 1 && tiles <= kRunsMaxTilesPerThread * kSegBlock) {
@@ -418,8 +417,10 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
 namespace fast {
 
 DeviceFacts device_facts(const DeviceContext* device) {
-  if (device) return facts_of(device->props);
-  return facts_of(current_device_context(nullptr).props);
+  if (!device) return facts_of(current_device_context(nullptr).props);
+  DeviceFacts d = facts_of(device->props);
+  d.context = device;
+  return d;
 }
 DeviceFacts device_facts(const SortProblem& p) { return device_facts(p.device); }
 

@@ -24,6 +24,9 @@ struct DeviceFacts {
   int sms = 0;
   std::size_t smem_per_block = 0;  // opt-in maximum of dynamic shared memory per block
   std::size_t smem_per_sm = 0;
+  // The context they came from, whose memo keeps the kernels' attributes and occupancy (null:
+  // none, asked of the current device on each call).
+  const DeviceContext* context = nullptr;
 };
 DeviceFacts device_facts(const DeviceContext* device);
 DeviceFacts device_facts(const SortProblem& p);
