@@ -414,9 +414,10 @@ TEST(RadixRegistry, BothAlgorithmsAreStableAndDeclareTheirElementTypes) {
   EXPECT_EQ(seed.payloads, (std::vector<Payload>{Payload::none, Payload::index, Payload::u32}));
   EXPECT_NE(seed.constraints.find("32-bit"), std::string::npos) << seed.constraints;
   for (KeyType k : {KeyType::u64, KeyType::i64, KeyType::f64})
-    EXPECT_TRUE(seed.why_unsupported({test::make_spec(100, Distribution::uniform, k), {}, {}}).has_value());
+    EXPECT_TRUE(seed.why_unsupported({test::make_spec(100, Distribution::uniform, k).shape(), {}, {}}).has_value());
   EXPECT_TRUE(
-      seed.why_unsupported({test::make_spec(100, Distribution::uniform, KeyType::u32, Payload::u64), {}, {}}).has_value());
+      seed.why_unsupported({test::make_spec(100, Distribution::uniform, KeyType::u32, Payload::u64).shape(), {}, {}})
+          .has_value());
 
   const InputSpec big = test::make_spec(radix::kSeedMaxN + 1);
   const SortProblem p{big.shape(), {}, {}};
