@@ -57,7 +57,7 @@ Params parse_params(const RunOptions& o, const std::vector<const Algorithm*>& al
   return params;
 }
 
-class ProgressPrinter : public RunObserver {
+class ProgressPrinter : public RowSink {
  public:
   ProgressPrinter(bool quiet, std::optional<RangeMode> file_range) : quiet_(quiet), file_range_(file_range) {}
   void input_ready(const InputSpec& spec, const KeyFacts& stats) override {

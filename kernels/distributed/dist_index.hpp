@@ -1,9 +1,8 @@
 // Index arithmetic of the distributed family (issue 15), shared by the kernels, the rank
 // harness and the CPU tests. No CUDA includes: g++ compiles this file.
 //
-// Slices: rank r of G owns global positions [slice_begin(r), slice_begin(r + 1)) with
-// slice_begin(r) = floor(r * n / G): the input rank r generates and the output slice the
-// H-P sort writes. Sample sort: regular sampling (PSRS, Shi and Schaeffer 1992; the sample
+// Slices (core/slices.hpp): rank r of G owns global positions [slice_begin(r), slice_begin(r + 1)):
+// the input rank r holds and the output slice the H-P sort writes. Sample sort: regular sampling (PSRS, Shi and Schaeffer 1992; the sample
 // sort of the SIGMOD 2022 multi-GPU sorting study, Maltenberger et al.) with splitters that
 // break ties by (rank, local index), so that all-equal keys still split evenly.
 #pragma once
@@ -11,27 +10,9 @@
 #include <cstdint>
 
 #include "sortbench/core/hd.hpp"
+#include "sortbench/core/slices.hpp"
 
 namespace sb::dist {
-
-// floor(r * n / G) without overflow for n < 2^64 and G < 2^32 (the product may pass 2^64).
-SB_HD_INLINE std::uint64_t slice_begin(std::uint64_t r, std::uint64_t n, std::uint64_t world) {
-  const std::uint64_t q = n / world, rem = n % world;
-  return r * q + (r * rem) / world;
-}
-SB_HD_INLINE std::uint64_t slice_size(std::uint64_t r, std::uint64_t n, std::uint64_t world) {
-  return slice_begin(r + 1, n, world) - slice_begin(r, n, world);
-}
-// The rank whose slice holds global position pos < n.
-SB_HD_INLINE std::uint64_t slice_owner(std::uint64_t pos, std::uint64_t n, std::uint64_t world) {
-  std::uint64_t lo = 0, hi = world - 1;  // the last rank r with slice_begin(r) <= pos
-  while (lo < hi) {
-    const std::uint64_t mid = (lo + hi + 1) / 2;
-    if (slice_begin(mid, n, world) <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
 
 // ---- sample sort ----
 
@@ -69,31 +50,6 @@ SB_HD_INLINE std::uint64_t splitter_sample(std::uint64_t d, std::uint64_t per_ra
 SB_HD_INLINE std::uint64_t receive_capacity(std::uint64_t n, std::uint64_t world, std::uint64_t samples) {
   const std::uint64_t m_max = (n + world - 1) / world;
   return m_max + world * ((m_max + samples) / (samples + 1)) + world;
-}
-
-// ---- verification of slices ----
-
-// One rank's output as the boundary check sees it: its count, first and last key (ordered bits).
-struct SliceEnds {
-  std::uint64_t count = 0, first = 0, last = 0;
-};
-// The first rank whose first key lies below the last key of the nearest non-empty rank before
-// it (ranks may be empty), or -1 when the slices are in order; `previous` gets that rank.
-inline int first_boundary_violation(const SliceEnds* ends, int world, int* previous) {
-  bool have = false;
-  std::uint64_t last = 0;
-  int last_rank = 0;
-  for (int r = 0; r < world; ++r) {
-    if (!ends[r].count) continue;
-    if (have && ends[r].first < last) {
-      *previous = last_rank;
-      return r;
-    }
-    have = true;
-    last = ends[r].last;
-    last_rank = r;
-  }
-  return -1;
 }
 
 // ---- H-P with a payload: the boundary bins ----

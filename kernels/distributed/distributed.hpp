@@ -1,12 +1,31 @@
-// The distributed family (issue 15): sorts over several GPUs, one NCCL rank per GPU.
+// The distributed family (issue 15): sorts over several GPUs, one NCCL rank per GPU, written
+// against the rank model of lib (algo/ranks.hpp); the ranks placement fills, times and verifies.
 #pragma once
 
-#include "dist_rank.hpp"
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "sortbench/algo/ranks.hpp"
 #include "sortbench/algo/registry.hpp"
 
 namespace sb::dist {
 
 Algorithm make_dist_hp();           // dist_hp.cu: histograms cross the link, keys do not
 Algorithm make_dist_sample_sort();  // dist_sample_sort.cu: every key crosses once
+
+// A member of the family: what each rank runs (its workspace is sized per rank by the ranks
+// placement); the caller adds key types, constraints and further support checks.
+inline Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks) {
+  Algorithm a;
+  a.name = std::move(name);
+  a.family = "distributed";
+  a.role = AlgorithmRole::distributed;
+  a.backend = Backend::gpu;
+  a.source = std::move(source);
+  a.workspace_bytes = [](const SortProblem&) -> std::size_t { return 0; };
+  a.ranks = std::make_shared<const RankAlgorithm>(std::move(ranks));
+  return a;
+}
 
 }  // namespace sb::dist

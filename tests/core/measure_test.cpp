@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/measure/session.hpp"
 #include "sortbench/measure/clock_collector.hpp"
 #include "sortbench/report/compare.hpp"
 #include "sortbench/measure/energy.hpp"

@@ -71,11 +71,11 @@ std::vector<const Algorithm*> algorithms_under_test() {
   std::vector<const Algorithm*> out;
   if (only && *only) {
     for (const Algorithm* a : registry().select(only, Backend::gpu))
-      if (a->backend == Backend::gpu && !a->run_distributed) out.push_back(a);
+      if (a->backend == Backend::gpu && !a->distributed()) out.push_back(a);
     return out;
   }
   for (const Algorithm& a : registry().all())  // distributed ones: tests/gpu_multi
-    if (a.backend == Backend::gpu && !a.run_distributed) out.push_back(&a);
+    if (a.backend == Backend::gpu && !a.distributed()) out.push_back(&a);
   return out;
 }
 

@@ -5,7 +5,7 @@
 
 #include <iostream>
 
-#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/measure/session.hpp"
 #include "sortbench/measure/nvml.hpp"
 #include "sortbench/algo/registry.hpp"
 

@@ -9,6 +9,7 @@
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/input/input_params.hpp"
 #include "sortbench/algo/registry.hpp"
+#include "sortbench/measure/session.hpp"
 #include "sortbench/measure/verify.hpp"
 
 namespace sb::test {
@@ -45,6 +46,13 @@ struct Reference {
   std::vector<unsigned char> stable_values;  // the payload column in stable order
 };
 Reference make_reference(const InputSpec& spec);
+
+// One sample of an algorithm in a session (the one pipeline: measure/session.hpp), its sorted
+// columns drained into keys and vals; a row in error throws.
+ResultRow run_once(Session& session, const Algorithm& algo, const Params& params, std::vector<unsigned char>& keys,
+                   std::vector<unsigned char>& vals);
+// The outcome a row gives: declined, or its verifier's verdict (keys and values as out holds them).
+Outcome outcome_of(const ResultRow& row, Outcome out);
 
 // CPU backend algorithm, once, verified by verify_host.
 Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params& params = {});

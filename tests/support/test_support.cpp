@@ -90,31 +90,51 @@ Reference make_reference(const InputSpec& spec) {
   return ref;
 }
 
-Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params& params) {
-  Outcome out;
-  Reference ref = make_reference(spec);
-  const KeyFacts stats = input_stats_host(spec, ref.input_keys.data());
-  SortProblem problem{spec.shape(), stats, params};
-  if (auto why = algo.why_unsupported(problem)) {
-    out.unsupported = *why;
-    return out;
+namespace {
+
+// The sorted columns as the session hands them out.
+class KeepColumns final : public OutputSink {
+ public:
+  KeepColumns(std::vector<unsigned char>& keys, std::vector<unsigned char>& vals) : keys_(keys), vals_(vals) {}
+  bool wants(Column) const override { return true; }
+  void write(Column column, std::uint64_t first_byte, const unsigned char* data, std::uint64_t bytes) override {
+    std::vector<unsigned char>& out = column == Column::keys ? keys_ : vals_;
+    if (out.size() < first_byte + bytes) out.resize(first_byte + bytes);
+    std::copy(data, data + bytes, out.begin() + first_byte);
   }
-  // One sample of the harness's loop (time_host restores the input into out.keys/out.vals).
-  out.keys.resize(ref.input_keys.size());
-  out.vals.resize(ref.input_values.size());
-  const bool payload = problem.has_payload();
-  time_host(algo, problem, ref.input_keys.data(), payload ? ref.input_values.data() : nullptr, out.keys.data(),
-            payload ? out.vals.data() : nullptr, single_sample_settings());
-  VerifyInput v;
-  v.key = spec.key;
-  v.payload = spec.payload;
-  v.n = spec.n;
-  v.keys_in = ref.input_keys.data();
-  v.keys_out = out.keys.data();
-  v.vals_out = problem.has_payload() ? out.vals.data() : nullptr;
-  v.check_stable = algo.stable;
-  out.verify = verify_host(v);
+
+ private:
+  std::vector<unsigned char>& keys_;
+  std::vector<unsigned char>& vals_;
+};
+
+}  // namespace
+
+ResultRow run_once(Session& session, const Algorithm& algo, const Params& params, std::vector<unsigned char>& keys,
+                   std::vector<unsigned char>& vals) {
+  ResultRow row = session.run(algo, single_sample_settings(), params);
+  if (row.status == RowStatus::error) throw std::runtime_error(algo.name + ": " + row.reason);
+  if (row.status == RowStatus::ok || row.status == RowStatus::verify_failed) {
+    KeepColumns sink(keys, vals);
+    session.drain(sink);
+  }
+  return row;
+}
+
+Outcome outcome_of(const ResultRow& row, Outcome out) {
+  if (row.status == RowStatus::unsupported) out.unsupported = row.reason;
+  else out.verify = VerifyReport{row.status == RowStatus::ok, row.verification};
   return out;
+}
+
+Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params& params) {
+  SessionOptions options;
+  options.placement = PlacementKind::host;
+  options.range = RangeMode::given;
+  Session session(make_generated_source(spec), options);
+  Outcome out;
+  const ResultRow row = run_once(session, algo, params, out.keys, out.vals);
+  return outcome_of(row, std::move(out));
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,8 +26,10 @@ using Params = std::map<std::string, std::string>;
 // Facts about one run to record with its result, e.g. the variant hp-auto chose.
 using Details = std::vector<std::pair<std::string, std::string>>;
 
-struct DistributedRequest;
-struct DistributedOutcome;
+// A sort over several GPUs, one rank each (algo/ranks.hpp; built only where NCCL is).
+struct RankAlgorithm;
+// What a streamed (out-of-core) run gets (algo/streamed.hpp).
+struct StreamedBuffers;
 
 // What an algorithm knows about its input before it runs.
 // Where the input came from (generator, file, a caller's array) is the source's business: an
@@ -126,9 +129,15 @@ struct Algorithm {
   std::function<void(const SortProblem&, const DeviceContext&)> release;
   // GPU: sorts, returns which of keys[]/vals[] (0 or 1) holds the result.
   std::function<int(const SortProblem&, const DeviceBuffers&)> run_device;
-  // Distributed (several GPUs, distributed.hpp): generates, times and verifies its ranks'
-  // slices itself; set instead of run_device.
-  std::function<DistributedOutcome(const SortProblem&, const DistributedRequest&)> run_distributed;
+  // Distributed: what each rank runs (algo/ranks.hpp); set instead of run_device. The ranks
+  // placement fills, times and verifies the ranks' slices.
+  std::shared_ptr<const RankAlgorithm> ranks;
+  // Streamed (the input stays in host memory or a file, algo/streamed.hpp): the host scratch it
+  // asks for given the device memory it may use, and the run that reads, sorts and writes in
+  // chunks. The streamed placement that calls them comes with the out-of-core family; until
+  // then the registry still asks every GPU algorithm for run_device or ranks.
+  std::function<std::size_t(const SortProblem&, std::size_t device_bytes)> host_scratch_bytes;
+  std::function<void(const SortProblem&, const StreamedBuffers&)> run_streamed;
   // CPU: sorts HostBuffers in place.
   std::function<void(const SortProblem&, const HostBuffers&)> run_host;
   std::function<Details(const SortProblem&)> details;
@@ -144,6 +153,7 @@ struct Algorithm {
   void release_on(const SortProblem& p, const DeviceContext& device) const {
     if (release) release(p, device);
   }
+  bool distributed() const { return ranks != nullptr; }
   bool supports_key(KeyType k) const;
   bool supports_payload(Payload p) const;
   // The harness's own checks (key type, payload) followed by unsupported().

@@ -14,7 +14,7 @@ namespace sb {
 void Registry::add(Algorithm a) {
   if (a.name.empty() || a.family.empty() || a.key_types.empty() || !a.workspace_bytes)
     throw std::logic_error("algorithm '" + a.name + "' is missing its name, family, key types or workspace_bytes");
-  if (a.backend == Backend::gpu ? !(a.run_device || a.run_distributed) : !a.run_host)
+  if (a.backend == Backend::gpu ? !(a.run_device || a.ranks) : !a.run_host)
     throw std::logic_error("algorithm '" + a.name + "' has no run function for its backend");
   if (find(a.name)) throw std::logic_error("algorithm '" + a.name + "' registered twice");
   algorithms_.push_back(std::move(a));
@@ -73,7 +73,7 @@ std::vector<const Algorithm*> Registry::select(std::string_view list, Backend ba
     if (item.empty()) continue;
     if (item == "all") {  // the single-device algorithms: a distributed one is asked for by name
       for (const auto& a : algorithms_)
-        if (a.backend == backend && !a.run_distributed) add_unique(&a);
+        if (a.backend == backend && !a.distributed()) add_unique(&a);
       continue;
     }
     if (item.back() == '*') {

@@ -5,8 +5,11 @@
 // ranks by an all-reduce), so they live here rather than with any one source.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
+#include "sortbench/core/hd.hpp"
+#include "sortbench/core/keys.hpp"
 #include "sortbench/core/types.hpp"
 
 namespace sb {
@@ -32,5 +35,39 @@ struct KeyFacts {
   // rather than handed to the sort with the input.
   bool discovered = false;
 };
+
+// A key as a fact's value (float keys: truncated toward zero, infinities clamped to +-2^64);
+// shared by the generators and range discovery.
+template <typename K>
+SB_HD_INLINE wide_t stat_value(const K& k) {
+  if constexpr (KeyTraits<K>::is_float) {
+    const double limit = 18446744073709551616.0;
+    const double v = k < -limit ? -limit : (k > limit ? limit : static_cast<double>(k));
+    return static_cast<wide_t>(v);
+  } else {
+    return static_cast<wide_t>(k);
+  }
+}
+
+// The ordered-form bounds of a run sorted by '<': when an end is a zero, -0.0 and +0.0 may
+// both occur, so the bound covers both.
+template <typename K>
+SB_HD_INLINE std::uint64_t lowest_ordered(const K& k) {
+  if constexpr (KeyTraits<K>::is_float)
+    if (k == K(0)) return KeyTraits<K>::ordered(-K(0));
+  return KeyTraits<K>::ordered(k);
+}
+template <typename K>
+SB_HD_INLINE std::uint64_t highest_ordered(const K& k) {
+  if constexpr (KeyTraits<K>::is_float)
+    if (k == K(0)) return KeyTraits<K>::ordered(K(0));
+  return KeyTraits<K>::ordered(k);
+}
+
+template <typename K>
+SB_HD_INLINE bool integral_key(const K& k) {
+  if constexpr (KeyTraits<K>::is_float) return static_cast<double>(k) == trunc(static_cast<double>(k));
+  else return true;
+}
 
 }  // namespace sb

@@ -132,7 +132,7 @@ ResultRow unsupported_row(const SweepRow& row, const std::string& algorithm, con
   return r;
 }
 
-class RowWriter : public RunObserver {
+class RowWriter : public RowSink {
  public:
   RowWriter(const SweepRow& row, JsonlAppender& out, SweepObserver* observer, std::size_t& written)
       : row_(row), out_(out), observer_(observer), written_(written) {}

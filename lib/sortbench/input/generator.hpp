@@ -139,40 +139,6 @@ inline bool needs_sorting(Distribution d) {
   return d == Distribution::sorted || d == Distribution::reverse || d == Distribution::nearly_sorted;
 }
 
-// The key facts of one sorted run of keys (by KeyTraits::less; core/key_facts.hpp): shared by
-// both generators.
-template <typename K>
-SB_HD_INLINE wide_t stat_value(const K& k) {
-  if constexpr (KeyTraits<K>::is_float) {
-    const double limit = 18446744073709551616.0;
-    const double v = k < -limit ? -limit : (k > limit ? limit : static_cast<double>(k));
-    return static_cast<wide_t>(v);
-  } else {
-    return static_cast<wide_t>(k);
-  }
-}
-
-// The ordered-form bounds of a run sorted by '<': when an end is a zero, -0.0 and +0.0 may
-// both occur, so the bound covers both.
-template <typename K>
-SB_HD_INLINE std::uint64_t lowest_ordered(const K& k) {
-  if constexpr (KeyTraits<K>::is_float)
-    if (k == K(0)) return KeyTraits<K>::ordered(-K(0));
-  return KeyTraits<K>::ordered(k);
-}
-template <typename K>
-SB_HD_INLINE std::uint64_t highest_ordered(const K& k) {
-  if constexpr (KeyTraits<K>::is_float)
-    if (k == K(0)) return KeyTraits<K>::ordered(K(0));
-  return KeyTraits<K>::ordered(k);
-}
-
-template <typename K>
-SB_HD_INLINE bool integral_key(const K& k) {
-  if constexpr (KeyTraits<K>::is_float) return static_cast<double>(k) == trunc(static_cast<double>(k));
-  else return true;
-}
-
 // Fills keys (n * key_bytes) and, with a payload, vals (n * payload_bytes) per values.hpp.
 void generate_host(const InputSpec& spec, void* keys, void* vals);
 // Elements [begin, begin + count) of the same input, on the host: generate_device_slice's twin (a

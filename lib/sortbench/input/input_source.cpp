@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/element.hpp"
 #include "sortbench/core/errors.hpp"
+#include "sortbench/core/slices.hpp"
 #include "sortbench/core/values.hpp"
 
 namespace sb {
@@ -20,9 +22,51 @@ nlohmann::json optional_json(const std::optional<T>& v) {
   else return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-class GeneratedSource : public InputSource {
+std::string sorted_distribution_reason(Distribution d) {
+  return fmt::format("the {} distribution is made by sorting the whole input, which no rank holds; use uniform, zipf "
+                     "or entropy",
+                     to_string(d));
+}
+
+// Elements [begin, begin + count) of a generated input, made where they are needed (a rank
+// of a distributed sort makes its own slice, a streamed pass its own chunk).
+class GeneratedSlice : public InputSource {
+ public:
+  GeneratedSlice(const InputSpec& whole, nlohmann::json provenance, std::uint64_t begin, std::uint64_t count)
+      : whole_(whole), spec_(whole), provenance_(std::move(provenance)), begin_(begin) {
+    spec_.n = count;
+    provenance_["slice"] = {{"begin", begin}, {"count", count}};
+  }
+  const InputSpec& spec() const override { return spec_; }
+  RangeMode default_range() const override { return RangeMode::given; }
+  void fill_host(void* keys, void* vals) const override { generate_host_slice(whole_, begin_, spec_.n, keys, vals); }
+  void fill_device(void* d_keys, void* d_vals, cudaStream_t stream) const override {
+    generate_device_slice(whole_, begin_, spec_.n, d_keys, d_vals, stream);
+  }
+  nlohmann::json provenance() const override { return provenance_; }
+  std::shared_ptr<const InputSource> slice(std::uint64_t begin, std::uint64_t count) const override {
+    return std::make_shared<GeneratedSlice>(whole_, provenance_, begin_ + begin, count);
+  }
+
+ private:
+  InputSpec whole_, spec_;
+  nlohmann::json provenance_;
+  std::uint64_t begin_;
+};
+
+class GeneratedSource : public InputSource, public std::enable_shared_from_this<GeneratedSource> {
  public:
   GeneratedSource(const InputSpec& spec, const InputRequest& request) : spec_(spec), request_(request) {}
+  std::optional<std::string> why_no_shards() const override {
+    if (needs_sorting(spec_.dist)) return sorted_distribution_reason(spec_.dist);
+    return std::nullopt;
+  }
+  std::shared_ptr<const InputSource> slice(std::uint64_t begin, std::uint64_t count) const override {
+    if (begin == 0 && count == spec_.n) return shared_from_this();
+    if (needs_sorting(spec_.dist)) throw UsageError(sorted_distribution_reason(spec_.dist));
+    check_slice(begin, count, spec_.n);
+    return std::make_shared<GeneratedSlice>(spec_, provenance(), begin, count);
+  }
   const InputSpec& spec() const override { return spec_; }
   RangeMode default_range() const override { return RangeMode::given; }
   void fill_host(void* keys, void* vals) const override { generate_host(spec_, keys, vals); }
@@ -64,93 +108,43 @@ class GeneratedSource : public InputSource {
   InputRequest request_;
 };
 
-class FileSource : public InputSource {
+class ArraySource final : public InputSource {
  public:
-  FileSource(const FileInputRequest& r, HostAllocator alloc) : keys_(read_column(r.keys, alloc)) {
-    refuse_nan_keys(keys_, r.keys.role);
-    spec_.n = keys_.n;
-    spec_.key = keys_.key;
-    spec_.payload = r.payload.value_or(Payload::none);
-    if (r.values) {
-      FileRequest vr = *r.values;
-      vr.role = "--values";
-      values_ = read_column(vr, alloc);
-      if (values_->n != keys_.n)
-        throw UsageError(fmt::format("--values {} holds {} values but --input {} holds {} keys; give files of the "
-                                     "same length",
-                                     vr.path, values_->n, r.keys.path, keys_.n));
-      const Payload width = key_bytes(values_->key) == 4 ? Payload::u32 : Payload::u64;
-      if (r.payload && *r.payload != width)
-        throw UsageError(fmt::format("--values {} holds {}-byte values but --payload {} was given; drop --payload",
-                                     vr.path, key_bytes(values_->key), to_string(*r.payload)));
-      spec_.payload = width;
-    } else if (spec_.payload == Payload::index && keys_.n > (std::uint64_t{1} << 32)) {
-      throw UsageError(fmt::format("--payload index holds 32-bit positions but the file has {} keys; give --payload u64",
-                                   keys_.n));
-    }
-    sortedness_ = sortedness_of(keys_.key, keys_.data.data(), keys_.n);
-    keys_hash_ = content_hash64(keys_.data.data(), keys_.data.bytes());
-    if (values_) values_hash_ = content_hash64(values_->data.data(), values_->data.bytes());
+  ArraySource(const InputShape& shape, const unsigned char* keys, const unsigned char* vals)
+      : keys_(keys), vals_(vals) {
+    spec_.n = shape.n;
+    spec_.key = shape.key;
+    spec_.payload = shape.payload;
     spec_.len = 0;
   }
   const InputSpec& spec() const override { return spec_; }
   RangeMode default_range() const override { return RangeMode::measured; }
-  bool values_are_data() const override { return values_.has_value(); }
+  bool values_are_data() const override { return vals_ != nullptr; }
+  bool parameters_measured() const override { return true; }
   void fill_host(void* keys, void* vals) const override {
-    if (keys_.data.bytes()) std::memcpy(keys, keys_.data.data(), keys_.data.bytes());
-    fill_values_host(vals);
+    if (spec_.n) std::memcpy(keys, keys_, spec_.shape().key_column_bytes());
+    if (vals && vals_ && spec_.n) std::memcpy(vals, vals_, spec_.shape().payload_column_bytes());
   }
   void fill_device(void* d_keys, void* d_vals, cudaStream_t stream) const override {
-    if (keys_.data.bytes())
-      SB_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys_.data.data(), keys_.data.bytes(), cudaMemcpyHostToDevice, stream));
-    if (d_vals && spec_.payload != Payload::none && spec_.n) {
-      if (values_) {
-        SB_CUDA_CHECK(
-            cudaMemcpyAsync(d_vals, values_->data.data(), values_->data.bytes(), cudaMemcpyHostToDevice, stream));
-      } else {
-        std::vector<unsigned char> host(spec_.n * payload_bytes(spec_.payload));
-        fill_values_host(host.data());
-        SB_CUDA_CHECK(cudaMemcpyAsync(d_vals, host.data(), host.size(), cudaMemcpyHostToDevice, stream));
-      }
-    }
+    if (spec_.n) SB_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys_, spec_.shape().key_column_bytes(), cudaMemcpyHostToDevice, stream));
+    if (d_vals && vals_ && spec_.n)
+      SB_CUDA_CHECK(cudaMemcpyAsync(d_vals, vals_, spec_.shape().payload_column_bytes(), cudaMemcpyHostToDevice, stream));
     SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   nlohmann::json provenance() const override {
-    nlohmann::json j = describe(keys_, keys_hash_);
-    j["kind"] = "file";
-    if (values_) j["values"] = describe(*values_, values_hash_);
-    return j;
+    return {{"kind", "array"}, {"key", to_string(spec_.key)}, {"n", spec_.n}};
   }
-  std::optional<double> sortedness() const override { return sortedness_; }
+  std::shared_ptr<const InputSource> slice(std::uint64_t begin, std::uint64_t count) const override {
+    check_slice(begin, count, spec_.n);
+    return std::make_shared<ArraySource>(InputShape{count, spec_.key, spec_.payload},
+                                         keys_ + begin * key_bytes(spec_.key),
+                                         vals_ ? vals_ + begin * payload_bytes(spec_.payload) : nullptr);
+  }
 
  private:
-  // The hash is over the column as read (native byte order), so the same keys saved
-  // big-endian or as another file name are recognized as the same input.
-  static nlohmann::json describe(const FileColumn& c, std::uint64_t hash) {
-    return {{"path", c.path},           {"bytes", c.file_bytes},  {"hash", fmt::format("fast64:{:016x}", hash)},
-            {"format", to_string(c.format)}, {"dtype", c.dtype}, {"key", to_string(c.key)}};
-  }
-  void fill_values_host(void* vals) const {
-    if (!vals || spec_.payload == Payload::none) return;
-    if (values_) {
-      if (values_->data.bytes()) std::memcpy(vals, values_->data.data(), values_->data.bytes());
-      return;
-    }
-    // No value file: the generated column (positions), checked by decoding as for generated inputs.
-    dispatch_value(spec_.payload, [&](auto v) {
-      using V = decltype(v);
-      if constexpr (!std::is_same_v<V, NoValue>) {
-        V* out = static_cast<V*>(vals);
-        for (std::uint64_t i = 0; i < spec_.n; ++i) out[i] = encode_value<V>(spec_.payload, i);
-      }
-    });
-  }
-
-  FileColumn keys_;
-  std::optional<FileColumn> values_;
   InputSpec spec_;
-  double sortedness_ = 1;
-  std::uint64_t keys_hash_ = 0, values_hash_ = 0;
+  const unsigned char* keys_;
+  const unsigned char* vals_;
 };
 
 void* pinned_allocate(std::size_t bytes) {
@@ -178,8 +172,24 @@ std::shared_ptr<const InputSource> make_generated_source(const InputSpec& spec, 
   return std::make_shared<GeneratedSource>(spec, request);
 }
 
-std::shared_ptr<const InputSource> make_file_source(const FileInputRequest& request, HostAllocator alloc) {
-  return std::make_shared<FileSource>(request, alloc);
+void InputSource::check_slice(std::uint64_t begin, std::uint64_t count, std::uint64_t n) {
+  if (begin > n || count > n - begin)
+    throw std::logic_error(fmt::format("InputSource::slice: [{}, {}) is not inside the input's {} elements", begin,
+                                       begin + count, n));
+}
+
+std::shared_ptr<const InputSource> InputSource::shard(int rank, int world) const {
+  const std::uint64_t n = spec().n;
+  return slice(slice_begin(rank, n, world), slice_size(rank, n, world));
+}
+
+void InputSource::read_range(std::uint64_t first, std::uint64_t count, void* keys, void* vals) const {
+  slice(first, count)->fill_host(keys, vals);
+}
+
+std::shared_ptr<const InputSource> make_array_source(const InputShape& shape, const void* keys, const void* vals) {
+  return std::make_shared<ArraySource>(shape, static_cast<const unsigned char*>(keys),
+                                       static_cast<const unsigned char*>(vals));
 }
 
 HostAllocator pinned_host_allocator() { return {pinned_allocate, pinned_release}; }

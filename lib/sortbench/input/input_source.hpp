@@ -1,12 +1,14 @@
-// Where a run's input comes from (design.md item 2): the generator is one source, a user's
-// file another. A source knows its element type, fills host or device buffers, and
-// describes its own provenance for the JSON, so the harness, verifier and writers need not
-// know which kind they were given.
+// Where a run's input comes from (design.md round 3, "one pipeline"): the generator is one
+// source, a user's file another. A source knows its element type and length, fills host or
+// device buffers, gives a slice of itself (a rank's shard, a streamed chunk), and describes its
+// own provenance for the JSON, so placements, the verifier and the writers need not know which
+// kind they were given.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
@@ -35,11 +37,35 @@ class InputSource {
   virtual nlohmann::json provenance() const = 0;
   // Facts the source measured itself (files: the fraction of ascending neighbours).
   virtual std::optional<double> sortedness() const { return std::nullopt; }
+  // Its parameters (bounds, distinct count) are what is measured on it (a file), not what
+  // was asked for (the generator).
+  virtual bool parameters_measured() const { return false; }
+
+  // Elements [begin, begin + count) as a source of their own, filled without the rest: the
+  // generator makes just those keys (and the values of those positions); a file reads just
+  // that part. Throws UsageError where it cannot (why_no_shards says why beforehand).
+  virtual std::shared_ptr<const InputSource> slice(std::uint64_t begin, std::uint64_t count) const = 0;
+  // Why this input cannot be split over ranks, or nullopt.
+  virtual std::optional<std::string> why_no_shards() const { return std::nullopt; }
+  // Rank `rank` of `world`'s part (core/slices.hpp's even split).
+  std::shared_ptr<const InputSource> shard(int rank, int world) const;
+  // Elements [first, first + count) into host memory (keys; vals with a payload, else null):
+  // how a streamed placement reads an input chunk by chunk, as often as an algorithm's passes need.
+  void read_range(std::uint64_t first, std::uint64_t count, void* keys, void* vals) const;
+
+ protected:
+  // A slice's bounds inside n elements (std::logic_error otherwise: the caller's arithmetic).
+  static void check_slice(std::uint64_t begin, std::uint64_t count, std::uint64_t n);
 };
 
 // The generator as a source; its provenance is its whole description: what was asked for
 // (request) and what it derived (spec), as "parameters".
 std::shared_ptr<const InputSource> make_generated_source(const InputSpec& spec, const InputRequest& request = {});
+
+// Columns the caller holds in host memory (a test's vectors, a NumPy array): n keys of the
+// shape's type and, with a payload, its value column (data: the verifier checks the pairs).
+// The memory must outlive the source; nothing is copied until a placement fills from it.
+std::shared_ptr<const InputSource> make_array_source(const InputShape& shape, const void* keys, const void* vals);
 
 // Key values and bounds span [-2^63, 2^64]: a JSON integer where one fits, else (only the
 // u64 domain's exclusive bound 2^64) the number as a double, which holds it exactly.
@@ -52,12 +78,33 @@ struct FileInputRequest {
   FileRequest keys;
   std::optional<FileRequest> values;
   std::optional<Payload> payload;  // absent: none, or the value file's width
+  // The payload names input positions (argsort): index up to 2^32 keys, u64 past them.
+  bool positions = false;
 };
 
-// Reads the files (into memory from alloc: pinned when a GPU will copy it). Throws
-// UsageError for every problem with them: NaN keys (count and first position), lengths
-// that differ, a payload that does not fit the value file.
-std::shared_ptr<const InputSource> make_file_source(const FileInputRequest& request, HostAllocator alloc = {});
+// How a file source reads its file.
+enum class FileReading {
+  // Once, into host memory (pinned from alloc when a GPU will copy it), measured as it is read
+  // (content hash, sortedness): a benchmark places the same columns again and again.
+  into_memory,
+  // Only the headers up front (probe_column); every fill reads the file again, chunk by chunk,
+  // straight into its destination (through a small pinned ring into the GPU), never a host
+  // buffer of the file's size: a one-off sort.
+  streamed,
+};
+
+// A source read from files, which can say what its columns are.
+class FileInputSource : public InputSource {
+ public:
+  virtual const ColumnInfo& keys_column() const = 0;
+  virtual const ColumnInfo* values_column() const = 0;  // null without a value file
+};
+
+// Throws UsageError for every problem with the files: NaN keys (count and first position; a
+// streamed source finds them when it is filled), lengths that differ, a payload that does not
+// fit the value file.
+std::shared_ptr<const FileInputSource> make_file_source(const FileInputRequest& request, HostAllocator alloc = {},
+                                                        FileReading reading = FileReading::into_memory);
 
 // cudaMallocHost / cudaFreeHost: only call when a GPU is present.
 HostAllocator pinned_host_allocator();

@@ -31,6 +31,7 @@ SortTiming time_host(const Algorithm& algo, const SortProblem& problem, const vo
   using clock = std::chrono::steady_clock;
   const bool discover = problem.range == RangeMode::measured && algo.reads_key_facts;
   SortProblem run_problem = problem;
+  run_problem.facts.discovered = discover;
   double last_discovery_ms = 0;
   const std::size_t key_size = problem.n() * key_bytes(problem.shape.key);
   const std::size_t val_size = problem.n() * payload_bytes(problem.shape.payload);

@@ -62,13 +62,16 @@ class DeviceSort {
         val_size_(problem.n() * payload_bytes(problem.shape.payload)),
         discover_(problem.range == RangeMode::measured && algo.reads_key_facts),
         d_facts_(discover_ ? 2 * sizeof(std::uint64_t) : 0),
-        h_facts_(discover_) {}
+        h_facts_(discover_) {
+    run_problem_.facts.discovered = discover_;
+  }
 
+  // A single run on the placed input itself (input and work buffers are one) restores nothing.
   void restore(bool flush_l2) {
     const cudaStream_t stream = work_.stream;
-    if (key_size_)
+    if (key_size_ && input_.keys != work_.keys[0])
       SB_CUDA_CHECK(cudaMemcpyAsync(work_.keys[0], input_.keys, key_size_, cudaMemcpyDeviceToDevice, stream));
-    if (input_.vals && work_.vals[0] && val_size_)
+    if (input_.vals && work_.vals[0] && val_size_ && input_.vals != work_.vals[0])
       SB_CUDA_CHECK(cudaMemcpyAsync(work_.vals[0], input_.vals, val_size_, cudaMemcpyDeviceToDevice, stream));
     if (flush_l2) l2_.flush(stream);
   }

@@ -31,7 +31,6 @@ OrderedBounds discover_key_facts_host(KeyType key, const void* keys, std::uint64
 
 void apply_key_facts(KeyFacts& stats, KeyType key, const OrderedBounds& facts) {
   if (stats.n == 0) return;  // no keys: nothing was discovered, the empty stats stand
-  stats.discovered = true;
   stats.min_ordered = facts.min_ordered;
   stats.max_ordered = facts.max_ordered;
   if (key == KeyType::u32x4) {

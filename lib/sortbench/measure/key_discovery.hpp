@@ -24,7 +24,7 @@ void discover_key_facts_device(KeyType key, const void* d_keys, std::uint64_t n,
                                std::uint64_t* h_facts, cudaStream_t stream);
 
 // Writes discovered bounds into the facts an algorithm reads: the ordered bounds and min/max
-// as values (KeyFacts' conventions), marked discovered. len is left as it was.
+// as values (KeyFacts' conventions). len and the discovered mark are left as they were.
 void apply_key_facts(KeyFacts& facts, KeyType key, const OrderedBounds& bounds);
 
 }  // namespace sb

@@ -60,8 +60,9 @@ std::size_t max_discarded_samples(const MeasureSettings& s) {
   return static_cast<std::size_t>(std::max(s.min_reps, 10));
 }
 
-MeasureResult measure(const MeasureSettings& settings, SampleTimer& timer, const SampleSteps& steps,
+MeasureResult measure(StopRule& rule, SampleTimer& timer, const SampleSteps& steps,
                       const std::vector<SampleCollector*>& collectors, double recovery_s) {
+  const MeasureSettings& settings = rule.settings();
   for (int i = 0; i < settings.warmup; ++i) {
     steps.prepare();
     steps.run(false);
@@ -77,21 +78,31 @@ MeasureResult measure(const MeasureSettings& settings, SampleTimer& timer, const
     steps.run(true);
     timer.stop();  // before the collectors: their host-side reads must not delay the stop mark
     for (SampleCollector* c : collectors) c->launched();
-    const double ms = timer.elapsed_ms();
-    const bool keep = std::all_of(collectors.begin(), collectors.end(), [ms](SampleCollector* c) { return c->accept(ms); });
-    if (keep) {
-      result.samples_ms.push_back(ms);
-      noise.add(ms);
-      for (SampleCollector* c : collectors) c->record(ms);
+    StopRule::Reading own;
+    own.sample_ms = timer.elapsed_ms();
+    own.keep = std::all_of(collectors.begin(), collectors.end(),
+                           [ms = own.sample_ms](SampleCollector* c) { return c->accept(ms); });
+    own.elapsed_s = steady_now_s() - begin;
+    const StopRule::Reading agreed = rule.agree(own);
+    if (agreed.keep) {
+      result.samples_ms.push_back(agreed.sample_ms);
+      noise.add(agreed.sample_ms);
+      for (SampleCollector* c : collectors) c->record(agreed.sample_ms);
     } else {
       ++result.discarded;
       if (result.discarded >= max_discarded_samples(settings)) break;
       std::this_thread::sleep_for(std::chrono::duration<double>(recovery_s));
     }
-    if (enough_samples(noise, steady_now_s() - begin, settings)) break;
+    if (rule.enough(noise, agreed.elapsed_s)) break;
   }
   for (SampleCollector* c : collectors) c->end();
   return result;
+}
+
+MeasureResult measure(const MeasureSettings& settings, SampleTimer& timer, const SampleSteps& steps,
+                      const std::vector<SampleCollector*>& collectors, double recovery_s) {
+  StopRule rule(settings);
+  return measure(rule, timer, steps, collectors, recovery_s);
 }
 
 }  // namespace sb

@@ -100,11 +100,38 @@ struct MeasureResult {
   std::size_t discarded = 0;       // samples a collector refused (retaken)
 };
 
+// When the loop has enough: the noise of the kept samples is under max_noise (at least min_reps,
+// at most max_reps) or the budget is spent (enough_samples). Where several participants time one
+// sample together (the ranks of a distributed sort, each on its own clock), agree() turns each
+// one's own reading into the common one, so every participant keeps, discards and stops at the
+// same sample; one participant agrees with itself.
+class StopRule {
+ public:
+  struct Reading {
+    double sample_ms = 0;  // what this sample cost
+    double elapsed_s = 0;  // wall time since the first timed sample began
+    bool keep = true;      // every collector accepted it
+  };
+  explicit StopRule(const MeasureSettings& settings) : settings_(settings) {}
+  virtual ~StopRule() = default;
+  virtual Reading agree(const Reading& own) { return own; }
+  bool enough(const SampleNoise& noise, double elapsed_s) const { return enough_samples(noise, elapsed_s, settings_); }
+  const MeasureSettings& settings() const { return settings_; }
+
+ private:
+  MeasureSettings settings_;
+};
+
 // A refused sample is retaken after recovery_s; the loop gives up refusing once this many
 // samples were discarded, so a GPU that throttles throughout ends its row instead of the run.
 inline constexpr double kRecoveryPauseS = 0.05;
 std::size_t max_discarded_samples(const MeasureSettings& s);
 
+// The loop: settings.warmup untimed runs, then timed samples until rule.enough(). Every
+// participant of an agreeing rule runs this loop with its own timer.
+MeasureResult measure(StopRule& rule, SampleTimer& timer, const SampleSteps& steps,
+                      const std::vector<SampleCollector*>& collectors, double recovery_s = kRecoveryPauseS);
+// One participant: the plain stop rule of the settings.
 MeasureResult measure(const MeasureSettings& settings, SampleTimer& timer, const SampleSteps& steps,
                       const std::vector<SampleCollector*>& collectors, double recovery_s = kRecoveryPauseS);
 

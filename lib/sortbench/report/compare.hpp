@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/measure/session.hpp"
 
 namespace sb {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sortbench/measure/benchmark.hpp"
+#include "sortbench/measure/session.hpp"
 #include "sortbench/measure/device_info.hpp"
 #include "sortbench/measure/nvml.hpp"
 

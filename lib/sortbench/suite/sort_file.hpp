@@ -1,10 +1,11 @@
-// sortbench sort: one sort of a user's file, as a tool rather than a benchmark. Phases:
+// sortbench sort: one sort of a user's file, as a tool rather than a benchmark: a Session
+// (measure/session.hpp) of the streamed file source with a single run and a file sink. Phases:
 // read (on the GPU path through a small pinned ring, each chunk copied to the device while the
-// next is read), host to device (what remains of those copies), analyze (the measured
-// statistics), sort, verify (sorted, same multiset; argsort and values: every element carried
-// along; on the GPU where a copy of the input fits), write (downloaded through the same ring
-// while written, to a temporary name beside the output, renamed into place only when
-// everything passed, so a failure never leaves a partial output).
+// next is read), host to device (what remains of those copies), analyze (min and max), sort,
+// verify (sorted, same multiset; argsort and values: every element carried along; on the GPU
+// where a copy of the input fits), write (downloaded through the same kind of ring while
+// written, to a temporary name beside the output, renamed into place only when everything
+// passed, so a failure never leaves a partial output).
 #pragma once
 
 #include <optional>

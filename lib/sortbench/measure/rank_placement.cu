@@ -1,13 +1,15 @@
-// The rank harness of the distributed family (dist_rank.hpp; issue 15, design.md "NCCL
-// ranks"). One thread per rank in this process, each with its device, stream and NCCL
-// communicator (ncclCommInitRank over one unique id). Per sample: the pristine slice is copied
-// into the work buffer and L2 flushed (untimed, as on one GPU), an all-reduce of one word
-// lines the ranks up, then CUDA events on each rank bracket its sort. The sample is the
-// slowest rank's time; every rank learns it (and the elapsed wall time) by an all-reduce with
-// ncclMax, so all ranks apply the same stopping rule and stop together.
-// Verification on the GPUs: each slice non-decreasing, the last key of every non-empty slice
-// not above the first of the next, and the fingerprint sums of the input slices and of the
-// output slices, all-reduced (sums modulo 2^64 reduce exactly), equal.
+// The ranks placement (issue 15; design.md "NCCL ranks"): one thread per rank in this process,
+// each with its device, stream and NCCL communicator (ncclCommInitRank over one unique id), or
+// one process per rank meeting in a rendezvous directory. Each rank fills its slice of the
+// input, then samples through the one measurement loop (measure.hpp): the pristine slice is
+// copied into the work buffer and L2 flushed (untimed, as on one GPU), an all-reduce of one
+// word lines the ranks up, then CUDA events on each rank bracket its sort; the ranks agree on
+// each sample through the stop rule (the slowest rank's time, by an all-reduce of the max), so
+// all stop together. Verification on the GPUs: each slice non-decreasing, the last key of every
+// non-empty slice not above the first of the next, and the fingerprint sums of the input slices
+// and of the output slices, all-reduced (sums modulo 2^64 reduce exactly), equal.
+#include "sortbench/measure/rank_placement.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -20,120 +22,18 @@
 
 #include <fmt/format.h>
 
-#include "dist_index.hpp"
-#include "dist_rank.hpp"
+#include "sortbench/algo/ranks.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
+#include "sortbench/core/launch.hpp"
+#include "sortbench/core/slices.hpp"
 #include "sortbench/measure/device_info.hpp"
 #include "sortbench/measure/device_timing.hpp"
-#include "sortbench/input/generator.hpp"
 #include "sortbench/measure/key_discovery.hpp"
-#include "sortbench/core/launch.hpp"
 #include "sortbench/measure/measure.hpp"
 #include "sortbench/measure/verify.hpp"
 
-namespace sb::dist {
-
-namespace {
-std::string failed_file(const std::string& dir, int rank) { return dir + "/failed-" + std::to_string(rank); }
-}  // namespace
-
-void RunFailure::set(ExitCode c, const std::string& message, int rank) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (failed_.exchange(true)) return;
-  code_ = c;
-  message_ = message;
-  if (!dir_.empty()) {
-    std::ofstream f(failed_file(dir_, rank));
-    f << static_cast<int>(c) << "\n" << message << "\n";
-  }
-}
-
-bool RunFailure::any() {
-  if (failed_.load()) return true;
-  if (dir_.empty()) return false;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (steady_now_s() < next_look_s_) return false;
-  next_look_s_ = steady_now_s() + 0.02;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
-    if (entry.path().filename().string().rfind("failed-", 0) != 0) continue;
-    std::ifstream f(entry.path());
-    int c = static_cast<int>(ExitCode::cuda);
-    std::string message;
-    f >> c;
-    f.ignore();
-    std::getline(f, message);
-    code_ = static_cast<ExitCode>(c);
-    message_ = message.empty() ? "another rank failed" : message;
-    failed_.store(true);
-    return true;
-  }
-  return false;
-}
-
-ExitCode RunFailure::code() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return code_;
-}
-
-std::string RunFailure::message() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return message_;
-}
-
-void nccl_check(ncclResult_t result, const char* call, int rank) {
-  if (result != ncclSuccess && result != ncclInProgress)
-    throw Error(ExitCode::cuda, fmt::format("rank {}: {} failed: {} ({})", rank, call, ncclGetErrorString(result),
-                                            ncclGetLastError(nullptr)));
-}
-
-void Rank::wait() const {
-  for (;;) {
-    const cudaError_t q = cudaStreamQuery(ctx_.stream);
-    if (q == cudaSuccess) return;
-    if (q != cudaErrorNotReady) SB_CUDA_CHECK(q);
-    ncclResult_t async = ncclSuccess;
-    SB_NCCL_CHECK(ncclCommGetAsyncError(comm(), &async), rank());
-    SB_NCCL_CHECK(async, rank());
-    if (failure_->any()) throw PeerFailed("another rank failed");
-    std::this_thread::yield();
-  }
-}
-
-void Rank::barrier(void* one_word) const {
-  SB_NCCL_CHECK(ncclAllReduce(one_word, one_word, 1, ncclUint32, ncclSum, comm(), stream()), rank());
-}
-
-void Rank::copy_aside(void* dst, const void* src, std::size_t bytes) const {
-  SB_CUDA_CHECK(cudaEventRecord(side_.forked, ctx_.stream));
-  SB_CUDA_CHECK(cudaStreamWaitEvent(side_.stream, side_.forked, 0));
-  SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, side_.stream));
-  SB_CUDA_CHECK(cudaEventRecord(side_.done, side_.stream));
-}
-
-void Rank::join() const { SB_CUDA_CHECK(cudaStreamWaitEvent(ctx_.stream, side_.done, 0)); }
-
-PhaseMarks::PhaseMarks(std::size_t phases) : ends_(phases) {
-  for (auto& e : ends_) SB_CUDA_CHECK(cudaEventCreate(&e));
-}
-PhaseMarks::~PhaseMarks() {
-  for (auto& e : ends_) cudaEventDestroy(e);
-}
-void PhaseMarks::mark(std::size_t phase, cudaStream_t stream) const {
-  SB_CUDA_CHECK(cudaEventRecord(ends_.at(phase), stream));
-}
-std::vector<double> PhaseMarks::phase_ms(cudaEvent_t start) const {
-  std::vector<double> ms;
-  cudaEvent_t previous = start;
-  for (cudaEvent_t e : ends_) {
-    float t = 0;
-    SB_CUDA_CHECK(cudaEventElapsedTime(&t, previous, e));
-    ms.push_back(t);
-    previous = e;
-  }
-  return ms;
-}
+namespace sb {
 
 namespace {
 
@@ -321,6 +221,63 @@ OrderedBounds global_key_facts(const Rank& rank, KeyType key, const void* keys, 
   return {h_facts[0], h_facts[1]};
 }
 
+// CUDA events around a rank's sample; the wait for them watches the other ranks (Rank::wait),
+// so a rank whose peer failed stops instead of blocking in a collective.
+class RankEventTimer final : public SampleTimer {
+ public:
+  explicit RankEventTimer(const Rank& rank) : rank_(rank) {}
+  void start() override { SB_CUDA_CHECK(cudaEventRecord(events_.start(), rank_.stream())); }
+  void stop() override {
+    SB_CUDA_CHECK(cudaEventRecord(events_.stop(), rank_.stream()));
+    SB_CUDA_CHECK_LAUNCH();
+  }
+  double elapsed_ms() override {
+    rank_.wait();
+    return events_.elapsed_ms();
+  }
+  void wait_idle() override { rank_.wait(); }
+  const EventPair& events() const { return events_; }
+
+ private:
+  const Rank& rank_;
+  EventPair events_;
+};
+
+// The ranks agree on every sample (measure.hpp's StopRule): the slowest rank's time, the longest
+// wall time and whether every rank kept it, by one all-reduce of the maxima.
+class RankAgreement final : public StopRule {
+ public:
+  RankAgreement(const MeasureSettings& settings, const Rank& rank, double* d_words)
+      : StopRule(settings), rank_(rank), d_words_(d_words) {}
+  Reading agree(const Reading& own) override {
+    const double mine[3] = {own.sample_ms, own.elapsed_s, own.keep ? 0.0 : 1.0};
+    double agreed[3];
+    SB_CUDA_CHECK(cudaMemcpyAsync(d_words_, mine, sizeof mine, cudaMemcpyHostToDevice, rank_.stream()));
+    SB_NCCL_CHECK(ncclAllReduce(d_words_, d_words_, 3, ncclFloat64, ncclMax, rank_.comm(), rank_.stream()),
+                  rank_.rank());
+    SB_CUDA_CHECK(cudaMemcpyAsync(agreed, d_words_, sizeof agreed, cudaMemcpyDeviceToHost, rank_.stream()));
+    rank_.wait();
+    return {agreed[0], agreed[1], agreed[2] == 0.0};
+  }
+
+ private:
+  const Rank& rank_;
+  double* d_words_;
+};
+
+// Each kept sample's phase times on this rank (the phases' end marks after the start event).
+class PhaseRecorder final : public SampleCollector {
+ public:
+  PhaseRecorder(const PhaseMarks& marks, const EventPair& events, std::vector<std::vector<double>>& out)
+      : marks_(marks), events_(events), out_(out) {}
+  void record(double) override { out_.push_back(marks_.phase_ms(events_.start())); }
+
+ private:
+  const PhaseMarks& marks_;
+  const EventPair& events_;
+  std::vector<std::vector<double>>& out_;
+};
+
 struct RankReport {
   std::vector<double> samples_ms;                 // the same on every rank
   std::vector<std::vector<double>> phase_samples;  // this rank's phases, per sample
@@ -396,13 +353,13 @@ void rank_body(Shared& s, int r) {
                             "{} of workspace) but {} are free; lower -n or add GPUs (--gpus)",
                             r, device, gib(needed), slice.count, capacity, gib(ws), gib(free_bytes)));
   DeviceBuffer pristine(slice.count * kb), work0(capacity * kb), work1(capacity * kb), workspace(ws);
-  generate_device_slice(s.request.input, slice.begin, slice.count, pristine.get(), nullptr, stream.handle);
+  s.request.source->slice(slice.begin, slice.count)->fill_device(pristine.get(), nullptr, stream.handle);
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
   std::optional<L2Flusher> l2;
   if (s.request.settings.flush_l2) l2.emplace();
   DeviceBuffer word(sizeof(std::uint32_t));
   SB_CUDA_CHECK(cudaMemset(word.get(), 0, sizeof(std::uint32_t)));
-  DeviceBuffer decision(2 * sizeof(double));
+  DeviceBuffer decision(3 * sizeof(double));
 
   if (!s.gate.arrive_and_wait(s.failure, r)) throw PeerFailed("another rank failed");
   ncclComm_t comm = nullptr;
@@ -445,40 +402,24 @@ void rank_body(Shared& s, int r) {
     buffers.workspace = workspace.get();
     buffers.workspace_bytes = ws;
     PhaseMarks marks(s.algo.phases.size());
-    const EventPair events;
     RankReport& report = s.reports[r];
     RankResult result;
-    auto sample = [&](bool timed) {
+    // A sample as on one GPU (the slice restored, L2 flushed before timed samples, both
+    // untimed), then a barrier, so the ranks' start marks follow the last rank's arrival.
+    int prepared = 0;
+    SampleSteps steps;
+    steps.prepare = [&] {
       if (slice.count)
         SB_CUDA_CHECK(cudaMemcpyAsync(work0.get(), pristine.get(), slice.count * kb, cudaMemcpyDeviceToDevice,
                                       stream.handle));
-      if (timed && l2) l2->flush(stream.handle);
+      if (l2 && prepared++ >= s.request.settings.warmup) l2->flush(stream.handle);
       rank.barrier(word.get());
-      SB_CUDA_CHECK(cudaEventRecord(events.start(), stream.handle));
-      result = s.algo.run(problem, slice, buffers, rank, marks);
-      SB_CUDA_CHECK(cudaEventRecord(events.stop(), stream.handle));
-      SB_CUDA_CHECK_LAUNCH();
-      rank.wait();
     };
-    for (int i = 0; i < s.request.settings.warmup; ++i) sample(false);
-    const double begin = steady_now_s();
-    // The loop's stopping rule (measure.hpp) on the agreed samples, so every rank stops at the
-    // same sample; measure() itself would decide on each rank's own clock.
-    SampleNoise noise;
-    for (;;) {
-      sample(true);
-      report.phase_samples.push_back(marks.phase_ms(events.start()));
-      // The slowest rank's time and the longest wall time: the same numbers on every rank.
-      const double mine[2] = {events.elapsed_ms(), steady_now_s() - begin};
-      double agreed[2];
-      SB_CUDA_CHECK(cudaMemcpyAsync(decision.get(), mine, sizeof mine, cudaMemcpyHostToDevice, stream.handle));
-      SB_NCCL_CHECK(ncclAllReduce(decision.get(), decision.get(), 2, ncclFloat64, ncclMax, comm, stream.handle), r);
-      SB_CUDA_CHECK(cudaMemcpyAsync(agreed, decision.get(), sizeof agreed, cudaMemcpyDeviceToHost, stream.handle));
-      rank.wait();
-      report.samples_ms.push_back(agreed[0]);
-      noise.add(agreed[0]);
-      if (enough_samples(noise, agreed[1], s.request.settings)) break;
-    }
+    steps.run = [&](bool) { result = s.algo.run(problem, slice, buffers, rank, marks); };
+    RankEventTimer timer(rank);
+    PhaseRecorder phases(marks, timer.events(), report.phase_samples);
+    RankAgreement rule(s.request.settings, rank, decision.as<double>());
+    report.samples_ms = measure(rule, timer, steps, {&phases}).samples_ms;
     report.out_count = result.count;
     report.verification = dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
       using K = decltype(k);
@@ -524,7 +465,7 @@ std::string topology_text(const std::vector<int>& devices) {
 
 }  // namespace
 
-DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request) {
+DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request) {
   Shared s(algo, problem, request);
   const int world = s.world;
   s.id = shared_unique_id(request, s.failure);
@@ -572,17 +513,4 @@ DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& probl
   return out;
 }
 
-Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks) {
-  Algorithm a;
-  a.name = std::move(name);
-  a.family = "distributed";
-  a.backend = Backend::gpu;
-  a.source = std::move(source);
-  a.workspace_bytes = [](const SortProblem&) -> std::size_t { return 0; };
-  a.run_distributed = [ranks = std::move(ranks)](const SortProblem& p, const DistributedRequest& r) {
-    return run_ranks(ranks, p, r);
-  };
-  return a;
-}
-
-}  // namespace sb::dist
+}  // namespace sb

@@ -1,16 +1,17 @@
-// The rank model of the distributed family (issue 15; design.md "NCCL ranks"): one rank per
+// The rank model of the distributed sorts (issue 15; design.md "NCCL ranks"): one rank per
 // GPU, each with its own stream and NCCL communicator in its DeviceContext. A rank algorithm
-// sorts the rank's input slice into the rank's part of the global order; the rank harness
-// (dist_run.cu) generates the slices, times the ranks from a common start and verifies.
-// A rank that fails marks the run failed; the others see it while they wait and abort their
-// communicators, so no rank hangs in a collective whose partner has gone.
+// sorts the rank's input slice into the rank's part of the global order; the ranks placement
+// (lib/sortbench/measure/rank_placement.hpp) fills the slices from the input's source, times
+// the ranks from a common start and verifies. A rank that fails marks the run failed; the
+// others see it while they wait and abort their communicators, so no rank hangs in a
+// collective whose partner has gone. Only built where NCCL is (SORTBENCH_HAVE_NCCL).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,10 +19,9 @@
 #include <nccl.h>
 
 #include "sortbench/algo/algorithm.hpp"
-#include "sortbench/measure/distributed.hpp"
 #include "sortbench/core/errors.hpp"
 
-namespace sb::dist {
+namespace sb {
 
 // How the ranks of one run learn that one of them failed: threads of this process through
 // the flag; ranks in other processes (process mode) through a file failed-<rank> in the
@@ -84,7 +84,7 @@ class Rank {
 
 // Throws Error(cuda) naming the rank and the NCCL call.
 void nccl_check(ncclResult_t result, const char* call, int rank);
-#define SB_NCCL_CHECK(call, rank) ::sb::dist::nccl_check((call), #call, (rank))
+#define SB_NCCL_CHECK(call, rank) ::sb::nccl_check((call), #call, (rank))
 
 // Raw bytes as NCCL elements (keys of any width travel as bytes).
 inline ncclResult_t send_bytes(const void* p, std::size_t bytes, int peer, const Rank& r) {
@@ -145,13 +145,4 @@ struct RankAlgorithm {
   std::function<Details(const SortProblem&, int world)> details;
 };
 
-// Runs `algo` on one rank per device of the request: generates the slices, measures (barrier,
-// events per rank, the slowest rank per sample), verifies the slices (local order, order across
-// rank boundaries, fingerprint sums all-reduced), and describes the ranks in the details.
-DistributedOutcome run_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request);
-
-// A member of the family: its registry entry runs `ranks` through run_ranks (its workspace is
-// sized per rank there); the caller adds key types, constraints and further support checks.
-Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks);
-
-}  // namespace sb::dist
+}  // namespace sb

@@ -1,0 +1,117 @@
+// The rank model's host side (ranks.hpp): how ranks learn of a failure, wait, and mark phases.
+#include "sortbench/algo/ranks.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sortbench/core/cuda_check.hpp"
+
+namespace sb {
+
+namespace {
+std::string failed_file(const std::string& dir, int rank) { return dir + "/failed-" + std::to_string(rank); }
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+}  // namespace
+
+void RunFailure::set(ExitCode c, const std::string& message, int rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failed_.exchange(true)) return;
+  code_ = c;
+  message_ = message;
+  if (!dir_.empty()) {
+    std::ofstream f(failed_file(dir_, rank));
+    f << static_cast<int>(c) << "\n" << message << "\n";
+  }
+}
+
+bool RunFailure::any() {
+  if (failed_.load()) return true;
+  if (dir_.empty()) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (now_s() < next_look_s_) return false;
+  next_look_s_ = now_s() + 0.02;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    if (entry.path().filename().string().rfind("failed-", 0) != 0) continue;
+    std::ifstream f(entry.path());
+    int c = static_cast<int>(ExitCode::cuda);
+    std::string message;
+    f >> c;
+    f.ignore();
+    std::getline(f, message);
+    code_ = static_cast<ExitCode>(c);
+    message_ = message.empty() ? "another rank failed" : message;
+    failed_.store(true);
+    return true;
+  }
+  return false;
+}
+
+ExitCode RunFailure::code() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return code_;
+}
+
+std::string RunFailure::message() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return message_;
+}
+
+void nccl_check(ncclResult_t result, const char* call, int rank) {
+  if (result != ncclSuccess && result != ncclInProgress)
+    throw Error(ExitCode::cuda, fmt::format("rank {}: {} failed: {} ({})", rank, call, ncclGetErrorString(result),
+                                            ncclGetLastError(nullptr)));
+}
+
+void Rank::wait() const {
+  for (;;) {
+    const cudaError_t q = cudaStreamQuery(ctx_.stream);
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) SB_CUDA_CHECK(q);
+    ncclResult_t async = ncclSuccess;
+    SB_NCCL_CHECK(ncclCommGetAsyncError(comm(), &async), rank());
+    SB_NCCL_CHECK(async, rank());
+    if (failure_->any()) throw PeerFailed("another rank failed");
+    std::this_thread::yield();
+  }
+}
+
+void Rank::barrier(void* one_word) const {
+  SB_NCCL_CHECK(ncclAllReduce(one_word, one_word, 1, ncclUint32, ncclSum, comm(), stream()), rank());
+}
+
+void Rank::copy_aside(void* dst, const void* src, std::size_t bytes) const {
+  SB_CUDA_CHECK(cudaEventRecord(side_.forked, ctx_.stream));
+  SB_CUDA_CHECK(cudaStreamWaitEvent(side_.stream, side_.forked, 0));
+  SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, side_.stream));
+  SB_CUDA_CHECK(cudaEventRecord(side_.done, side_.stream));
+}
+
+void Rank::join() const { SB_CUDA_CHECK(cudaStreamWaitEvent(ctx_.stream, side_.done, 0)); }
+
+PhaseMarks::PhaseMarks(std::size_t phases) : ends_(phases) {
+  for (auto& e : ends_) SB_CUDA_CHECK(cudaEventCreate(&e));
+}
+PhaseMarks::~PhaseMarks() {
+  for (auto& e : ends_) cudaEventDestroy(e);
+}
+void PhaseMarks::mark(std::size_t phase, cudaStream_t stream) const {
+  SB_CUDA_CHECK(cudaEventRecord(ends_.at(phase), stream));
+}
+std::vector<double> PhaseMarks::phase_ms(cudaEvent_t start) const {
+  std::vector<double> ms;
+  cudaEvent_t previous = start;
+  for (cudaEvent_t e : ends_) {
+    float t = 0;
+    SB_CUDA_CHECK(cudaEventElapsedTime(&t, previous, e));
+    ms.push_back(t);
+    previous = e;
+  }
+  return ms;
+}
+
+}  // namespace sb

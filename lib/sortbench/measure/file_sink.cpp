@@ -1,0 +1,101 @@
+#include "sortbench/measure/file_sink.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "sortbench/core/errors.hpp"
+#include "sortbench/core/values.hpp"
+
+namespace sb {
+namespace {
+
+// An unwritable output or a full disk is a usage problem (exit 2) for the sort tool.
+template <typename F>
+auto as_usage_error(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+// One file written under a temporary name, in pieces, and renamed into place by commit();
+// removed if not committed.
+class FileSink::Pending {
+ public:
+  Pending(const Target& target, std::uint64_t n)
+      : path_(target.path), temp_(target.path + fmt::format(".sortbench-{}.tmp", ::getpid())), width_(key_bytes(target.type)) {
+    writer_ = as_usage_error([&] { return std::make_unique<ColumnWriter>(temp_, target.format, target.type, n); });
+  }
+  ~Pending() {
+    writer_.reset();
+    if (!committed_) std::remove(temp_.c_str());
+  }
+  void append(const void* data, std::uint64_t count) {
+    as_usage_error([&] { writer_->append(data, count); });
+  }
+  std::size_t width() const { return width_; }
+  std::uint64_t close() {
+    return as_usage_error([&] { return writer_->close(); });
+  }
+  void commit() {
+    if (std::rename(temp_.c_str(), path_.c_str()) != 0)
+      throw UsageError(fmt::format("cannot rename {} to {}: {}; choose another output path", temp_, path_,
+                                   std::strerror(errno)));
+    committed_ = true;
+  }
+
+ private:
+  std::string path_, temp_;
+  std::size_t width_;
+  std::unique_ptr<ColumnWriter> writer_;
+  bool committed_ = false;
+};
+
+FileSink::FileSink(std::uint64_t n, std::optional<Target> keys, std::optional<Target> values,
+                   std::optional<Payload> positions)
+    : positions_(positions) {
+  if (keys) keys_ = std::make_unique<Pending>(*keys, n);
+  if (values) values_ = std::make_unique<Pending>(*values, n);
+}
+
+FileSink::~FileSink() = default;
+
+bool FileSink::wants(Column column) const { return column == Column::keys ? bool(keys_) : bool(values_); }
+
+void FileSink::write(Column column, std::uint64_t, const unsigned char* data, std::uint64_t bytes) {
+  if (column == Column::keys) {
+    keys_->append(data, bytes / keys_->width());
+    return;
+  }
+  if (positions_ == Payload::u64) {
+    // Positions past 2^32 keys: u64, decoded from the u64 payload's check bits.
+    decoded_.resize(bytes / 8);
+    const auto* encoded = reinterpret_cast<const std::uint64_t*>(data);
+    for (std::size_t i = 0; i < decoded_.size(); ++i) decode_value<std::uint64_t>(Payload::u64, encoded[i], decoded_[i]);
+    values_->append(decoded_.data(), decoded_.size());
+    return;
+  }
+  values_->append(data, bytes / values_->width());
+}
+
+std::uint64_t FileSink::close() {
+  std::uint64_t bytes = 0;
+  if (keys_) bytes += keys_->close();
+  if (values_) bytes += values_->close();
+  return bytes;
+}
+
+void FileSink::commit() {
+  if (keys_) keys_->commit();
+  if (values_) values_->commit();
+}
+
+}  // namespace sb

@@ -1,0 +1,121 @@
+// Placements (design.md round 3, "one pipeline"): where an input's bytes live while algorithms
+// run on it, and how one algorithm is run, timed and verified there. A Session (session.hpp)
+// places its source once, learns its key facts, and hands each algorithm to the placement:
+//   HostPlacement    the input in host memory; CPU algorithms (steady-clock samples)
+//   DevicePlacement  the input on one GPU; GPU algorithms (CUDA-event samples, L2 flushed)
+//   ranks            rank_placement.hpp: the input's shards on one GPU each (NCCL)
+//   streamed         the input stays in host memory or a file larger than the GPU, and an
+//                    algorithm reads it in chunks over several passes (algo/streamed.hpp is its
+//                    contract: ChunkReader from InputSource::read_range, ChunkWriter into an
+//                    OutputSink); the out-of-core family adds it beside these.
+// Each fills the row it is given (timing summaries, verification, details) and can hand the
+// last run's sorted columns to an OutputSink, untimed.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sortbench/algo/algorithm.hpp"
+#include "sortbench/input/input_source.hpp"
+#include "sortbench/measure/measure.hpp"
+#include "sortbench/measure/nvml.hpp"
+#include "sortbench/measure/result_row.hpp"
+#include "sortbench/measure/verify.hpp"
+
+namespace sb {
+
+// Where a placement hands a sorted result (untimed, after the last sample): the report needs
+// none; `sort` writes files aside; a test or a Python caller keeps the arrays. Each wanted
+// column arrives in order, in chunks of host memory valid only during the call.
+class OutputSink {
+ public:
+  enum class Column { keys, values };
+  virtual ~OutputSink() = default;
+  virtual bool wants(Column column) const = 0;
+  virtual void write(Column column, std::uint64_t first_byte, const unsigned char* data, std::uint64_t bytes) = 0;
+};
+
+// Wall times of a session's untimed steps, in order (`sort --json` reports them as its phases).
+using PhaseLog = std::vector<std::pair<std::string, double>>;
+
+// The input's columns in host memory.
+struct HostColumns {
+  std::vector<unsigned char> keys;
+  std::vector<unsigned char> vals;
+};
+
+// Row helpers every placement shares: timing statistics into summaries, the discovery share of
+// the samples, the verifier's verdict.
+void finish_timing(ResultRow& row, const std::vector<double>& samples_ms, double copy_bandwidth_gbs);
+void note_discovery(ResultRow& row, const std::vector<double>& discovery_ms);
+void apply_verification(ResultRow& row, const VerifyReport& report);
+
+class HostPlacement {
+ public:
+  // The source's columns read into host memory. phases: read, analyze, and a run's sort and verify.
+  explicit HostPlacement(const InputSource& source, PhaseLog* phases = nullptr);
+  // Columns already in host memory (a copy of a device placement's input).
+  HostPlacement(const InputSource& source, HostColumns columns);
+  const HostColumns& columns() const { return input_; }
+  // Min, max and (count_distinct) the distinct count, measured on the columns.
+  KeyFacts measure_facts(bool count_distinct) const;
+  void run(const Algorithm& algo, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
+  // The last run's output.
+  void drain(OutputSink& sink) const;
+
+ private:
+  void log(const char* phase, std::chrono::steady_clock::time_point since) const;
+
+  InputShape shape_;
+  bool values_are_data_ = false;
+  PhaseLog* phases_ = nullptr;
+  HostColumns input_, output_;
+};
+
+struct DevicePlacementOptions {
+  // Each sample restores the input from a pristine copy (a benchmark: three copies of the input
+  // on the GPU). Off: one run sorts the placed input itself (sort: two copies), and the
+  // verifier's copy of the input stays on the GPU where it fits, else in host memory.
+  bool repeated = true;
+  bool count_distinct = true;  // the key facts include the distinct count (a sort); off: min and max only
+  std::optional<KeyFacts> given_facts;  // the caller states them (a test's hand-made keys): nothing is measured
+  std::shared_ptr<const NvmlDevice> nvml;  // clocks, throttling, energy; null: none
+  double copy_bandwidth_gbs = 0;           // for bandwidth_pct; 0 leaves it unset
+  PhaseLog* phases = nullptr;              // read, host-to-device, analyze, and a run's verify
+  // How to get out of a "does not fit" error, for its message.
+  std::string fit_hint = "lower -n";
+};
+
+class DevicePlacement {
+ public:
+  // Places the source on the current device and learns its key facts. Throws
+  // Error(device_memory) when the copies the options need do not fit.
+  DevicePlacement(const InputSource& source, DevicePlacementOptions options);
+  ~DevicePlacement();
+  DevicePlacement(const DevicePlacement&) = delete;
+  DevicePlacement& operator=(const DevicePlacement&) = delete;
+
+  const KeyFacts& facts() const;
+  const DeviceContext& context() const;
+  // Checks the workspace fits, prepares, samples under the settings' stop rule, verifies.
+  void run(const Algorithm& algo, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
+  // The last run's output, downloaded through a small pinned ring while the sink writes.
+  void drain(OutputSink& sink) const;
+  // A single run's output is checked against a host copy of the input (no device copy fit).
+  bool verifies_on_host() const;
+  // The pristine input in host memory (for CPU algorithms on a GPU run), and what moving it to
+  // the host and back costs with pageable memory: median of three round trips.
+  HostColumns to_host() const;
+  double transfer_ms(const HostColumns& host) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace sb

@@ -1,0 +1,43 @@
+// The ranks placement (issue 15; design.md "NCCL ranks"): a distributed algorithm's input spread
+// over one rank per GPU, each with its own stream and NCCL communicator in its DeviceContext,
+// timed from a common start to the last rank done and verified on the GPUs. Built where NCCL is
+// (SORTBENCH_HAVE_NCCL); elsewhere no algorithm is distributed and nothing calls it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sortbench/algo/algorithm.hpp"
+#include "sortbench/input/input_source.hpp"
+#include "sortbench/measure/measure.hpp"
+#include "sortbench/measure/verify.hpp"
+
+namespace sb {
+
+struct DistributedRequest {
+  const InputSource* source = nullptr;  // each rank fills its own slice from it (InputSource::slice)
+  // One process, one rank per GPU: rank r on devices[r]. One process per GPU (process_rank
+  // >= 0): this process is rank process_rank of process_world, on devices[0], and the ranks
+  // meet through files in the shared directory `rendezvous` (docs/distributed.md).
+  std::vector<int> devices;
+  MeasureSettings settings;
+  int process_rank = -1;
+  int process_world = 0;
+  std::string rendezvous;
+};
+
+struct DistributedOutcome {
+  std::vector<double> samples_ms;  // per sample: the slowest rank's time after a common barrier
+  VerifyReport verification;
+  Details details;                 // per-rank phase times, slice sizes, imbalance, topology
+};
+
+// Runs `algo` on one rank per device of the request: fills the slices, measures (barrier, events
+// per rank, the slowest rank per sample, agreed by all-reduce), verifies the slices (local order,
+// order across rank boundaries, fingerprint sums all-reduced), and describes the ranks in the
+// details. A rank's failure stops every rank: Error with its code and the rank's message.
+DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& problem,
+                                const DistributedRequest& request);
+
+}  // namespace sb

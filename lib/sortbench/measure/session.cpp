@@ -1,0 +1,303 @@
+#include "sortbench/measure/session.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/measure/device_info.hpp"
+#if SORTBENCH_HAVE_NCCL
+#include "sortbench/measure/rank_placement.hpp"
+#endif
+
+namespace sb {
+
+std::string_view to_string(RowStatus s) {
+  switch (s) {
+    case RowStatus::ok: return "ok";
+    case RowStatus::unsupported: return "unsupported";
+    case RowStatus::error: return "error";
+    case RowStatus::verify_failed: return "verify_failed";
+    case RowStatus::throttled: return "throttled";
+  }
+  return "?";
+}
+
+std::optional<RowStatus> parse_row_status(std::string_view s) {
+  for (RowStatus v : {RowStatus::ok, RowStatus::unsupported, RowStatus::error, RowStatus::verify_failed,
+                      RowStatus::throttled})
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
+
+std::string energy_unavailable_message(const std::string& why) {
+  return fmt::format("--energy reads NVML's total-energy counter, but {} here; drop --energy", why);
+}
+
+bool any_failed_verification(const std::vector<ResultRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.status == RowStatus::verify_failed; });
+}
+
+namespace {
+
+Params params_for(const Algorithm& a, const Params& all) {
+  Params mine;
+  for (const auto& name : a.params)
+    if (auto it = all.find(name); it != all.end()) mine.insert(*it);
+  return mine;
+}
+
+// What the algorithm says it did goes first; the harness's own notes (discovery_ms) stay.
+void add_algorithm_details(const Algorithm& a, const SortProblem& p, ResultRow& row) {
+  if (!a.details) return;
+  const Details d = a.details(p);
+  row.details.insert(row.details.begin(), d.begin(), d.end());
+}
+
+// Sticky CUDA errors leave the context unusable: stop the run rather than fail every row.
+void require_usable_context() {
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess)
+    throw Error(ExitCode::cuda, fmt::format("the CUDA context is no longer usable ({}: {}); rerun the remaining "
+                                            "algorithms in a new process",
+                                            cudaGetErrorName(err), cudaGetErrorString(err)));
+}
+
+// A distributed row's speed-up over each single-GPU row of the same run (the references
+// that ran on one GPU with the whole input): reference median / distributed median.
+void add_distributed_speedups(std::vector<ResultRow>& rows) {
+  for (ResultRow& d : rows) {
+    if (d.family != "distributed" || !d.timed()) continue;
+    for (const ResultRow& ref : rows)
+      if (ref.family != "distributed" && ref.backend == Backend::gpu && ref.status == RowStatus::ok && ref.timed())
+        d.details.emplace_back("speedup_vs_" + ref.algorithm, fmt::format("{:.3f}", ref.median_ms() / d.median_ms()));
+  }
+}
+
+}  // namespace
+
+struct Session::State {
+  std::shared_ptr<const InputSource> source;
+  SessionOptions options;
+  InputSpec spec;
+  KeyFacts facts;
+  RangeMode range = RangeMode::given;
+  std::optional<DevicePlacement> device;
+  std::optional<HostPlacement> host;
+  std::string unplaced;  // why the whole input is not on one GPU
+  enum class Last { none, host, device } last = Last::none;
+
+  HostPlacement& host_placement() {
+    // CPU algorithms on a GPU session sort a host copy of the placed input.
+    if (!host) host.emplace(*source, device->to_host());
+    return *host;
+  }
+  void run_on_ranks(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
+  void run_placed(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
+};
+
+Session::Session(std::shared_ptr<const InputSource> source, SessionOptions options)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.source = std::move(source);
+  s.options = std::move(options);
+  s.spec = s.source->spec();
+  s.range = s.options.range.value_or(s.source->default_range());
+  if (s.options.placement == PlacementKind::device) {
+    DevicePlacementOptions d;
+    d.repeated = s.options.repeated;
+    d.count_distinct = s.options.count_distinct;
+    d.given_facts = s.options.given_facts;
+    d.nvml = s.options.nvml;
+    d.copy_bandwidth_gbs = s.options.copy_bandwidth_gbs;
+    d.phases = s.options.phases;
+    d.fit_hint = s.source->parameters_measured() ? "benchmark a smaller file, or sort this one with --backend cpu"
+                                                 : "lower -n";
+    try {
+      s.device.emplace(*s.source, std::move(d));
+      s.facts = s.device->facts();
+    } catch (const Error& e) {
+      // Beyond one GPU's memory: the distributed algorithms still run (each rank holds a
+      // slice); the single-GPU rows say why they cannot, and the facts are the spec's.
+      if (e.code() != ExitCode::device_memory || !s.options.allow_unplaced) throw;
+      s.unplaced = e.what();
+      s.facts.n = s.spec.n;
+      s.facts.min = s.spec.min_val;
+      s.facts.max = s.spec.max_val - 1;
+      s.facts.len = s.spec.len;
+    }
+  } else {
+    s.host.emplace(*s.source, s.options.phases);
+    s.facts = s.host->measure_facts(s.options.count_distinct);
+  }
+  if (auto sortedness = s.source->sortedness()) s.facts.sortedness = *sortedness;
+  if (s.source->parameters_measured()) {
+    // A file's parameters are what was measured on it: [min, max + 1), its distinct count.
+    s.spec.min_val = s.facts.min;
+    s.spec.max_val = s.facts.max + 1;
+    s.spec.range = s.spec.n ? s.spec.max_val - s.spec.min_val : 1;
+    s.spec.len = s.facts.len;
+  }
+}
+
+Session::~Session() = default;
+
+const InputSpec& Session::spec() const { return state_->spec; }
+const KeyFacts& Session::facts() const { return state_->facts; }
+const InputSource& Session::source() const { return *state_->source; }
+
+void Session::State::run_on_ranks(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings,
+                                  ResultRow& row) {
+  if (auto why = source->why_no_shards()) {
+    row.status = RowStatus::unsupported;
+    row.reason = *why;
+    return;
+  }
+#if SORTBENCH_HAVE_NCCL
+  DistributedRequest request{source.get(), options.devices, settings, options.process_rank, options.process_world,
+                             options.rendezvous};
+  // No devices named (a sweep): one rank on the session's GPU.
+  if (request.devices.empty()) request.devices.push_back(device ? device->context().ordinal : 0);
+  const DistributedOutcome out = ::sb::run_on_ranks(*a.ranks, problem, request);
+  finish_timing(row, out.samples_ms, 0);
+  row.details = out.details;
+  apply_verification(row, out.verification);
+#else
+  (void)a, (void)problem, (void)settings;
+  throw std::logic_error("a distributed algorithm is registered but the ranks placement was built without NCCL");
+#endif
+}
+
+void Session::State::run_placed(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings,
+                                ResultRow& row) {
+  if (a.backend == Backend::gpu) {
+    last = Last::device;
+    device->run(a, problem, settings, row);
+    add_algorithm_details(a, problem, row);
+    return;
+  }
+  HostPlacement& on_host = host_placement();
+  last = Last::host;
+  on_host.run(a, problem, settings, row);
+  add_algorithm_details(a, problem, row);
+  if (device && row.timed()) {
+    // The input lives on the GPU: a CPU sort of it also pays for the round trip.
+    const double transfer = device->transfer_ms(on_host.columns());
+    row.details.emplace_back("transfer_ms", fmt::format("{:.4f}", transfer));
+    row.details.emplace_back("median_with_transfer_ms", fmt::format("{:.4f}", row.median_ms() + transfer));
+  }
+}
+
+ResultRow Session::run(const Algorithm& a, const MeasureSettings& settings, const Params& params, RowSink* rows) {
+  State& s = *state_;
+  if (rows) rows->row_started(a);
+  ResultRow row;
+  row.algorithm = a.name;
+  row.family = a.family;
+  row.backend = a.backend;
+  row.stable = a.stable;
+  row.requested = s.options.request;
+  row.spec = s.spec;
+  row.realized = s.facts;
+  row.source = s.source->provenance();
+  row.range = s.range;
+  row.params = params_for(a, params);
+  row.verification = "not run";
+  const bool on_gpu = s.options.placement == PlacementKind::device;
+  SortProblem problem{s.spec.shape(), s.facts, row.params, s.range, s.device ? &s.device->context() : nullptr};
+  auto finish = [&] {
+    if (rows) rows->row_done(row);
+  };
+  try {
+    s.last = State::Last::none;
+    if (auto why = a.why_unsupported(problem)) {
+      row.status = RowStatus::unsupported;
+      row.reason = *why;
+    } else if (a.distributed()) {
+      s.run_on_ranks(a, problem, settings, row);
+    } else if (on_gpu && !s.device) {
+      row.status = RowStatus::unsupported;
+      row.reason = s.unplaced;
+    } else {
+      s.run_placed(a, problem, settings, row);
+    }
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    // A rank without memory stops the whole run (exit 4), as an input too large for one GPU
+    // does; so does a rendezvous that other processes never joined (exit 2).
+    if (a.distributed() && (e.code() == ExitCode::device_memory || e.code() == ExitCode::usage)) throw;
+    row.status = RowStatus::error;
+    row.reason = e.what();
+    if (on_gpu) {
+      cudaGetLastError();
+      try {
+        require_usable_context();
+      } catch (...) {
+        finish();
+        throw;
+      }
+    }
+  } catch (const std::exception& e) {
+    row.status = RowStatus::error;
+    row.reason = e.what();
+  }
+  finish();
+  return row;
+}
+
+void Session::drain(OutputSink& sink) const {
+  const State& s = *state_;
+  switch (s.last) {
+    case State::Last::device: s.device->drain(sink); return;
+    case State::Last::host: s.host->drain(sink); return;
+    case State::Last::none: break;
+  }
+  throw std::logic_error("Session::drain: no algorithm ran on a placement of this session");
+}
+
+bool Session::verified_on_device() const {
+  const State& s = *state_;
+  return s.last == State::Last::device && !s.device->verifies_on_host();
+}
+
+std::vector<ResultRow> run_benchmark(const RunPlan& plan, RowSink* sink) {
+  const std::shared_ptr<const InputSource> source =
+      plan.source ? plan.source : make_generated_source(derive_input_spec(plan.request), plan.request);
+  const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
+                                     [](const Algorithm* a) { return a->backend == Backend::gpu; });
+  SessionOptions options;
+  options.placement = needs_gpu ? PlacementKind::device : PlacementKind::host;
+  options.range = plan.range;
+  options.request = plan.request;
+  options.copy_bandwidth_gbs = plan.copy_bandwidth_gbs;
+  options.allow_unplaced = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
+                                       [](const Algorithm* a) { return a->distributed(); });
+  options.devices = plan.devices;
+  options.process_rank = plan.process_rank;
+  options.process_world = plan.process_world;
+  options.rendezvous = plan.rendezvous;
+  options.nvml = plan.nvml;
+  if (needs_gpu) {
+    if (auto why = cuda_unavailable_reason())
+      throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
+    if (!options.nvml) {
+      int ordinal = 0;
+      SB_CUDA_CHECK(cudaGetDevice(&ordinal));
+      std::string why_absent;
+      options.nvml = NvmlDevice::open(ordinal, &why_absent);
+    }
+    if (plan.settings.energy && !(options.nvml && options.nvml->energy_j()))
+      throw UsageError(energy_unavailable_message(options.nvml ? "the GPU has no energy counter" : "NVML is absent"));
+  }
+  Session session(source, std::move(options));
+  if (sink) sink->input_ready(session.spec(), session.facts());
+  std::vector<ResultRow> rows;
+  for (const Algorithm* a : plan.algorithms) rows.push_back(session.run(*a, plan.settings, plan.params, sink));
+  add_distributed_speedups(rows);
+  return rows;
+}
+
+}  // namespace sb

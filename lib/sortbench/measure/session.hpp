@@ -1,0 +1,116 @@
+// The one pipeline every path shares (design.md round 3):
+//   source -> placement -> key facts -> [timed: run] -> verify -> sink
+// A Session places its source once (placement.hpp: host or one device; the ranks placement per
+// distributed row), learns the input's key facts, and runs algorithms on it one at a time, each
+// through the one measurement loop (measure.hpp) and the one verifier. Its rows go to a report
+// sink (RowSink: `run`, `sweep`); the last run's sorted columns can go to an output sink
+// (placement.hpp's OutputSink: `sort`'s file, a test's arrays). `run` is run_benchmark below;
+// `sort` is a Session with a single run and a file sink (suite/sort_file.hpp); the GPU tests run
+// algorithms through a Session too (tests/support).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sortbench/algo/algorithm.hpp"
+#include "sortbench/input/input_source.hpp"
+#include "sortbench/measure/measure.hpp"
+#include "sortbench/measure/nvml.hpp"
+#include "sortbench/measure/placement.hpp"
+#include "sortbench/measure/result_row.hpp"
+
+namespace sb {
+
+// Where the rows go, as they are made.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual void input_ready(const InputSpec&, const KeyFacts&) {}
+  virtual void row_started(const Algorithm&) {}
+  virtual void row_done(const ResultRow&) {}
+};
+
+// Where the input lives while single-GPU and CPU algorithms run on it.
+enum class PlacementKind { host, device };
+
+struct SessionOptions {
+  PlacementKind placement = PlacementKind::device;
+  // Samples restore the input from a pristine copy (a benchmark); off: one run on the placed
+  // input itself (sort; DevicePlacementOptions::repeated).
+  bool repeated = true;
+  bool count_distinct = true;          // the key facts include the distinct count
+  std::optional<KeyFacts> given_facts; // stated by the caller instead of measured (device placement)
+  std::optional<RangeMode> range;      // absent: the source's default
+  InputRequest request;                // what the user asked the generator for (rows record it)
+  std::shared_ptr<const NvmlDevice> nvml;
+  double copy_bandwidth_gbs = 0;
+  PhaseLog* phases = nullptr;          // the untimed steps' wall times (sort's phases)
+  // A device placement that does not fit leaves the session without one (only distributed rows
+  // can run; the others say why) instead of failing it.
+  bool allow_unplaced = false;
+  // Distributed rows: one rank per listed GPU (none: one rank on the session's GPU), or one
+  // process per GPU meeting in a rendezvous directory.
+  std::vector<int> devices;
+  int process_rank = -1;
+  int process_world = 0;
+  std::string rendezvous;
+};
+
+class Session {
+ public:
+  // Places the source and learns its key facts. Throws Error(no_device) for a device placement
+  // where no GPU answers, Error(device_memory) when it does not fit (unless allow_unplaced).
+  Session(std::shared_ptr<const InputSource> source, SessionOptions options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // The input's description (a file's: with its measured bounds and distinct count) and facts.
+  const InputSpec& spec() const;
+  const KeyFacts& facts() const;
+  const InputSource& source() const;
+  // One algorithm: its support checks, then timed samples under the settings' stop rule on its
+  // placement, then verification. A failing algorithm becomes a row, not a throw; the row goes
+  // to rows (when given) before run returns or throws. Throws UsageError for bad parameters and
+  // Error(cuda) when the CUDA context becomes unusable.
+  ResultRow run(const Algorithm& algo, const MeasureSettings& settings, const Params& params,
+                RowSink* rows = nullptr);
+  // The sorted columns of the last run (untimed), which must have passed verification.
+  void drain(OutputSink& sink) const;
+  // The last run was verified on the GPU (not on a host copy, nor by a CPU algorithm).
+  bool verified_on_device() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+struct RunPlan {
+  InputRequest request;  // the generator's parameters, when source is null
+  std::shared_ptr<const InputSource> source;  // null: generated from request
+  std::optional<RangeMode> range;             // absent: the source's default
+  std::vector<const Algorithm*> algorithms;
+  MeasureSettings settings;
+  Params params;
+  double copy_bandwidth_gbs = 0;  // for bandwidth_pct; 0 leaves it unset
+  // The GPU's NVML device (clocks, throttling, energy); null: run_benchmark opens its own, and
+  // runs without those where NVML is absent.
+  std::shared_ptr<const NvmlDevice> nvml;
+  std::vector<int> devices;       // distributed algorithms: one rank per listed GPU
+  int process_rank = -1;          // one process per GPU: this process's rank (devices[0]) ...
+  int process_world = 0;          // ... of this many
+  std::string rendezvous;         // ... meeting in this directory
+};
+
+// `run`: one Session, every algorithm of the plan on its input, each row to the sink. Throws
+// UsageError for bad parameters, Error(no_device) when GPU algorithms are selected and no device
+// answers, Error(device_memory) when the input does not fit, Error(cuda) when the CUDA context
+// becomes unusable. A failing algorithm becomes a row, not a throw.
+std::vector<ResultRow> run_benchmark(const RunPlan& plan, RowSink* sink = nullptr);
+
+// "--energy reads NVML's total-energy counter, but NVML is absent here; drop --energy"
+std::string energy_unavailable_message(const std::string& why);
+
+}  // namespace sb
