@@ -1,5 +1,7 @@
 // The scripts around the sweep: sweep.sh (one shard per GPU, merged), figures.sh (every
-// spec in pieces with --resume) and ci-regression.sh (sweep, compare with a baseline).
+// spec in pieces with --resume) and ci-regression.sh (sweep, compare with a baseline); and
+// results_table.py, which makes docs/results.md's tables from the committed JSON (issue 35
+// item 7), so that document is checked here against what the JSON makes.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -89,6 +91,78 @@ TEST(SweepScripts, CiRegressionFailsOnlyOnARegression) {
   const auto regressed = run_command(cmd);
   EXPECT_EQ(regressed.exit_code, 1) << regressed.output;
   EXPECT_NE(regressed.output.find("SLOWER"), std::string::npos) << regressed.output;
+}
+
+// The line of `text` that starts with `prefix`, or "" (a table row by its label).
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  for (const auto& line : test::lines_of(text))
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+TEST(ResultsTable, TablesAreComputedFromTheResultsTheTemplateNames) {
+  // The fixture: 2^20 keys where hp-fast takes 1 ms and cub-radix 2; 2^24 keys where hp-fast
+  // takes 2 ms (1.6 with --param low_bits=15), cub-radix 8, and hp-slow declined the input.
+  const auto r = run_command("python3 " + source_path("scripts/results_table.py") + " --doc " +
+                             source_path("tests/fixtures/results-table.md.in"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(line_starting(r.output, "| n = 2^20, δ = 1 |"),
+            "| n = 2^20, δ = 1 | hp-fast 1 | 1.1 (hp-fast) | 4 | 2.00× | hp-fast 1, hp-auto 1.1, cub-radix 2, "
+            "hp-slow 4 |");
+  // A run with parameters gets its own row, beside the results without them.
+  EXPECT_EQ(line_starting(r.output, "| n = 2^24, δ = 50 |"),
+            "| n = 2^24, δ = 50 | hp-fast 2 | 2.5 (cub-radix) | unsupported | 4.00× | hp-fast 2, hp-auto 2.5, "
+            "cub-radix 8 |");
+  EXPECT_EQ(line_starting(r.output, "| n = 2^24, δ = 50 low_bits=15 |"),
+            "| n = 2^24, δ = 50 low_bits=15 | hp-fast 1.6 | 2.5 (cub-radix) | unsupported | 5.00× | hp-fast 1.6, "
+            "hp-auto 2.5, cub-radix 8 |");
+  // @wins: how often each was the fastest, and the reference's time over the fastest one's.
+  EXPECT_EQ(line_starting(r.output, "| δ = 50 |"), "| δ = 50 | 1 | hp-fast low_bits=15 1 | 5.00× (5.00× to 5.00×) |");
+  // across: one column per value of the across label; an input without a value there is "–".
+  EXPECT_EQ(line_starting(r.output, "| 1 |"), "| 1 | 2.00× | – |");
+  // Each table names its file, the device and the commit from the file's context block.
+  EXPECT_NE(r.output.find("`tests/fixtures/results-table.json`: Test GPU, commit 0123456."), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("@table"), std::string::npos) << "every directive is replaced";
+}
+
+TEST(ResultsTable, AnUnknownFieldNamesTheTemplateLine) {
+  test::TempDir dir;
+  test::write_text(dir.file("t.md.in"),
+                   "text\n@table files=tests/fixtures/results-table.json rows=\"{nope}\" cols=\"a={ms(x)}\"\n");
+  const auto r = run_command("python3 " + source_path("scripts/results_table.py") + " --doc " + dir.file("t.md.in"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("t.md.in:2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nope"), std::string::npos) << r.output;
+}
+
+TEST(ResultsTable, OneFileTableWithRatios) {
+  const auto r = run_command("python3 " + source_path("scripts/results_table.py") + " " +
+                             source_path("tests/fixtures/results-table.json") + " --ratio-to cub-radix");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("| 2^20 | 1 | 1 | uniform | u32 | none | hp-fast | 1.0000 | 1.05 | 1.0 | verified | 2.00× |"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("| hp-slow | - | - | - | unsupported | - |"), std::string::npos) << r.output;
+}
+
+// docs/results.md cannot go stale: it must be exactly what its template makes from the
+// committed JSON; a changed number is caught, with the command that rewrites the file.
+TEST(ResultsTable, ResultsDocIsWhatTheCommittedJsonMakes) {
+  const std::string script = "python3 " + source_path("scripts/results_table.py") + " --doc " +
+                             source_path("docs/results.md.in") + " --check ";
+  const auto r = run_command(script + source_path("docs/results.md"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  test::TempDir dir;
+  std::string doc = test::read_text(source_path("docs/results.md"));
+  const std::size_t at = doc.find("| 1.");
+  ASSERT_NE(at, std::string::npos);
+  doc.replace(at, 4, "| 9.");
+  test::write_text(dir.file("results.md"), doc);
+  const auto stale = run_command(script + dir.file("results.md"));
+  EXPECT_EQ(stale.exit_code, 1);
+  EXPECT_NE(stale.output.find("rewrite it with: python3 scripts/results_table.py --doc"), std::string::npos)
+      << stale.output;
 }
 
 }  // namespace
