@@ -34,10 +34,12 @@ void sort_host(K* keys, V* vals, std::uint64_t count, SortFn sort) {
 }
 
 template <typename SortFn>
-Algorithm cpu_sort(std::string name, std::string source, SortFn sort) {
+Algorithm cpu_sort(std::string name, std::string pick_when, std::string source, SortFn sort) {
   Algorithm a;
   a.name = std::move(name);
   a.family = "baselines";
+  a.role = AlgorithmRole::baseline;
+  a.pick_when = std::move(pick_when);
   a.backend = Backend::cpu;
   a.stable = false;
   a.source = std::move(source);
@@ -51,14 +53,16 @@ Algorithm cpu_sort(std::string name, std::string source, SortFn sort) {
 }  // namespace
 
 void add_cpu_sorts(Registry& r) {
-  r.add(cpu_sort("cpu-std-sort", "std::sort (one core)",
+  r.add(cpu_sort("cpu-std-sort", "one CPU core: the sort a program without a GPU calls", "std::sort (one core)",
                  [](auto first, auto last, auto less) { std::sort(first, last, less); }));
-  Algorithm par = cpu_sort("cpu-parallel-sort", "__gnu_parallel::sort (libstdc++ parallel mode, OpenMP, all cores)",
+  Algorithm par = cpu_sort("cpu-parallel-sort", "every CPU core: the bar a GPU sort must clear with its copies",
+                           "__gnu_parallel::sort (libstdc++ parallel mode, OpenMP, all cores)",
                            [](auto first, auto last, auto less) { __gnu_parallel::sort(first, last, less); });
   par.details = [](const SortProblem&) { return Details{{"threads", std::to_string(omp_get_max_threads())}}; };
   r.add(par);
   // Stable: sortbench sort --argsort --backend cpu matches numpy.argsort(kind='stable').
-  Algorithm st = cpu_sort("cpu-stable-sort", "std::stable_sort (one core)",
+  Algorithm st = cpu_sort("cpu-stable-sort", "a stable CPU sort: numpy's argsort(kind='stable') order",
+                          "std::stable_sort (one core)",
                           [](auto first, auto last, auto less) { std::stable_sort(first, last, less); });
   st.stable = true;
   r.add(st);

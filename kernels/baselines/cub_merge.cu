@@ -31,6 +31,8 @@ void add_cub_merge(Registry& r) {
   Algorithm a;
   a.name = "cub-merge";
   a.family = "baselines";
+  a.role = AlgorithmRole::baseline;
+  a.pick_when = "a stable comparison sort from the library (CUB's merge sort), any key type";
   a.backend = Backend::gpu;
   a.stable = true;
   a.source = "CUB DeviceMergeSort::StableSortKeys / StableSortPairs";

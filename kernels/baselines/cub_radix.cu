@@ -72,6 +72,7 @@ Algorithm radix_base(std::string name, std::string source) {
   Algorithm a;
   a.name = std::move(name);
   a.family = "baselines";
+  a.role = AlgorithmRole::baseline;
   a.backend = Backend::gpu;
   a.stable = true;
   a.source = std::move(source);
@@ -83,6 +84,7 @@ Algorithm radix_base(std::string name, std::string source) {
 void add_cub_radix(Registry& r) {
   Algorithm full = radix_base("cub-radix", "CUB DeviceRadixSort (all key bits, DoubleBuffer; u32x4 rows "
                                             "through a decomposer)");
+  full.pick_when = "the library sort every GPU sort is measured against: every key type, all key bits";
   full.workspace_bytes = [](const SortProblem& p) {
     return dispatch_element<AllKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
       return radix_temp_bytes<decltype(k), decltype(v)>(p.n());
@@ -98,6 +100,7 @@ void add_cub_radix(Registry& r) {
   Algorithm bits = radix_base("cub-radix-bits",
                               "CUB DeviceRadixSort on bits [0, bit_width(max - min)) of key - min");
   declare_types<ScalarKeys, AllValues>(bits);
+  bits.pick_when = "keys in a narrow range, any scalar type: CUB on only the range's bits, the fastest library sort";
   bits.reads_key_facts = true;  // sorts bits [0, bit_width(max - min)) of key - min
   bits.workspace_bytes = range_radix_sort_bytes;
   bits.run_device = range_radix_sort;
@@ -108,6 +111,7 @@ void add_cub_radix(Registry& r) {
   Algorithm pairs = radix_base("cub-radix-pairs",
                                "CUB DeviceRadixSort::SortPairs with the original index as value "
                                "(attached in the timed region when --payload none)");
+  pairs.pick_when = "an argsort with CUB: the input positions are attached and sorted along, inside the timing";
   pairs.workspace_bytes = [](const SortProblem& p) {
     return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) -> std::size_t {
       using K = decltype(k);

@@ -64,6 +64,8 @@ void add_thrust(Registry& r) {
   Algorithm a;
   a.name = "thrust-sort";
   a.family = "baselines";
+  a.role = AlgorithmRole::baseline;
+  a.pick_when = "what one call to thrust::sort gives a Thrust user";
   a.backend = Backend::gpu;
   a.stable = false;  // thrust::sort promises no stability (it happens to radix sort primitives)
   a.source = "thrust::sort / thrust::sort_by_key with thrust::cuda::par_nosync (u32x4: lexicographic less)";

@@ -11,8 +11,12 @@ namespace sb {
 
 void register_distributed(Registry& r) {
 #if SORTBENCH_HAVE_NCCL
-  r.add(dist::make_dist_hp());
-  r.add(dist::make_dist_sample_sort());
+  Algorithm hp = dist::make_dist_hp();
+  hp.pick_when = "integer keys over several GPUs with a range one histogram covers: no key crosses the links";
+  r.add(hp);
+  Algorithm sample = dist::make_dist_sample_sort();
+  sample.pick_when = "keys over several GPUs of any type and range, or more than one GPU holds: one all-to-all";
+  r.add(sample);
 #else
   r.note_unavailable("distributed",
                      "not built: NCCL was not found; get it with `python3 -m pip install nvidia-nccl-cu13` (or "

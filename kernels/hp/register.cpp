@@ -1,18 +1,55 @@
 // The hp family's registration: seed 004 (Kozakai 2022), integer sorting by histogram and
 // prefix sums. Paper versions (hp, hp-1, hp-0c), their sequential CPU forms (cpu-hp*), the
-// faster versions beyond the paper (hp-smem, hp-global, hp-hybrid, hp-auto) and the stable
-// key + index variant (hp-stable). Method notes: docs/hp.md.
+// faster versions beyond the paper (hp-smem, hp-global, hp-hybrid, hp-tiled, hp-auto) and the
+// stable ones (hp-stable, hp-tiled-stable). Method notes: docs/hp.md.
 #include <fmt/format.h>
 
 #include "hp.hpp"
 #include "hp_index.hpp"
 
 namespace sb::hp {
+namespace {
+
+struct Use {
+  const char* name;
+  AlgorithmRole role;
+  const char* pick_when;
+};
+
+// What `list` says of each member, side by side so that neighbours (hp-stable and
+// hp-tiled-stable, hp-tiled and hp-hybrid) are told apart in one place (issue 35 item 8).
+constexpr Use kUses[] = {
+    {"hp", AlgorithmRole::reproduction,
+     "the paper's H-P sort as published (a global-atomic histogram): to set beside the paper"},
+    {"hp-1", AlgorithmRole::reproduction, "the paper's 1-H-P for distinct keys (section 6.3.1's winner)"},
+    {"hp-0c", AlgorithmRole::reproduction, "the paper's 0-compressed H-P (empty bins dropped before the scan)"},
+    {"cpu-hp", AlgorithmRole::reproduction, "the paper's Algorithm 2 on one CPU core: a reference for small ranges"},
+    {"cpu-hp-1", AlgorithmRole::reproduction, "the paper's Algorithm 3 (distinct keys) on one CPU core"},
+    {"cpu-hp-0c", AlgorithmRole::reproduction, "the paper's Algorithm 5 (0-compressed) on one CPU core"},
+    {"hp-smem", AlgorithmRole::fast_variant,
+     "integer keys whose range fits in shared memory (two bands of bins): the fastest H-P there"},
+    {"hp-global", AlgorithmRole::fast_variant,
+     "a range wider than hp-tiled and hp-hybrid take: the histogram's atomics go to L2"},
+    {"hp-hybrid", AlgorithmRole::fast_variant,
+     "a wide range with many keys a bin, beside hp-tiled (which groups in place and is usually faster)"},
+    {"hp-tiled", AlgorithmRole::fast_variant,
+     "dense integer keys over a range past shared memory, alone or with values (not stable): hp-auto's usual pick"},
+    {"hp-tiled-stable", AlgorithmRole::fast_variant,
+     "values that must keep input order among equal keys, over a range hp-tiled takes: the fast stable H-P"},
+    {"hp-stable", AlgorithmRole::fast_variant,
+     "a stable sort with values where hp-tiled-stable declines the range (8-bit digit passes: slow)"},
+    {"hp-auto", AlgorithmRole::fast_variant,
+     "integer keys and you don't know which: picks an H-P variant or CUB from n, range and distinct count"},
+};
+
+}  // namespace
 
 Algorithm family_base(std::string name, Backend backend, std::string source) {
   Algorithm a;
   a.name = std::move(name);
   a.family = "hp";
+  for (const Use& use : kUses)
+    if (a.name == use.name) a.role = use.role, a.pick_when = use.pick_when;
   a.backend = backend;
   declare_types<TypeList<std::uint32_t, std::int32_t>, KeysOnly>(a);
   a.stable = false;

@@ -89,6 +89,9 @@ Algorithm base(std::string name, std::string source) {
 
 void add_paper_variant(Registry& r, const std::string& name, qs::Method m, bool dp, const std::string& what) {
   Algorithm a = base(name, "seed 002 (Kimura 2016) section 4: " + what + (dp ? ", Dynamic Parallelism" : ", noDP"));
+  a.role = AlgorithmRole::reproduction;
+  a.pick_when = "the paper's P-Quick, " + what.substr(0, what.find(' ')) + " partition, " +
+                (dp ? "Dynamic Parallelism" : "host launches (noDP)") + ": to set beside the paper";
   a.constraints = "split arity K = --param arity (2, 4, 8; default 4)";
   if (m == qs::Method::seq) {
     a.constraints += "; n <= 2^22";
@@ -125,6 +128,9 @@ void add_sample_variant(Registry& r, const std::string& name, bool device_launch
                                                      : "launched by the host (noDP: one synchronization a level past the first)") +
                                     ", leaves by CUB BlockRadixSort");
   sample.constraints = "not stable";
+  sample.pick_when = device_launches
+                         ? "quick-sample-nodp's grids launched by the device (DP): to measure what device launches cost"
+                         : "a comparison sort of any scalar key and value column: faster than cub-merge, not stable";
   sample.params = {};
   sample.unsupported = nullptr;
   sample.details = nullptr;
@@ -169,6 +175,8 @@ void register_quicksort(Registry& r) {
   add_paper_variant(r, "quick-direct", qs::Method::direct, true, "Direct-Prefix (one-pass K-way split, two prefix sums)");
 
   Algorithm merge = base("merge-dp", "seed 002 (Kimura 2016) section 5: Merge, merge sort with Dynamic Parallelism");
+  merge.role = AlgorithmRole::reproduction;
+  merge.pick_when = "the paper's merge sort with Dynamic Parallelism: to set beside the paper; cub-merge is faster";
   merge.params = {};
   merge.unsupported = nullptr;
   merge.details = nullptr;
@@ -191,6 +199,7 @@ void register_quicksort(Registry& r) {
                      "whose two leaf buffers fit 128 KiB: 14 for 4-byte elements, 13 for 8, 12 for 12 and 16; "
                      "default: theirs fit 64 KiB), --param grid_log2 (smem_log2-24, default " +
                      std::to_string(kFastGridLog2) + ")";
+  fast.pick_when = "a quicksort whose recursion the GPU launches itself (DP), made fast: to study DP launch costs";
   fast.params = {"arity", "smem_log2", "grid_log2"};
   fast.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     if (auto why = arity_problem(p)) return why;

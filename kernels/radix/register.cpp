@@ -34,6 +34,8 @@ void register_radix(Registry& r) {
   Algorithm seed = radix_base("radix-lsd-seed",
                               "seed 001 (22.8): atomic accumulator, Blelloch up_sweep/down_sweep launched per "
                               "stage, one-thread rearrange; per radix-bits digit");
+  seed.role = AlgorithmRole::reproduction;
+  seed.pick_when = "the seed's LSD radix sort as written (one thread rearranges): to set beside seed 001";
   seed.constraints = "n <= 2^20 (single-thread rearrange); the seed's 32-bit words and 32-bit payloads only";
   seed.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     checked_plan(p);
@@ -49,6 +51,7 @@ void register_radix(Registry& r) {
   Algorithm lsd = radix_base("radix-lsd",
                              "seed 001 made parallel: per-block histograms, device-wide scan of (digit, block) "
                              "counts, stable warp-match ranking scatter");
+  lsd.pick_when = "our stable LSD radix sort of the seed, made parallel: to compare with cub-radix, which is faster";
   lsd.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     checked_plan(p);
     return std::nullopt;
