@@ -147,14 +147,14 @@ __global__ void shared_steps_kernel(K* keys, V* vals, unsigned tile_log, unsigne
   const SwizzledView<K, V> sm{tile_keys, tile_vals};
   const std::uint64_t offset = std::uint64_t{blockIdx.x} << tile_log;
   const PlainView<K, V, unsigned> g{keys + offset, has_values_v<V> ? vals + offset : nullptr};
-  for_each_tile_round(first_stage, first_step, last_stage, kRound,
-                      [&](unsigned s, unsigned j, unsigned k, bool first, bool last) {
-                        if (kRound >= 4 && k == 4) tile_round<(kRound >= 4 ? 4 : 1)>(first, last, g, sm, tile_log, offset, s, j);
-                        else if (kRound >= 4 && k == 3) tile_round<(kRound >= 4 ? 3 : 1)>(first, last, g, sm, tile_log, offset, s, j);
-                        else if (kRound >= 2 && k == 2) tile_round<(kRound >= 2 ? 2 : 1)>(first, last, g, sm, tile_log, offset, s, j);
-                        else tile_round<1>(first, last, g, sm, tile_log, offset, s, j);
-                        if (!last) __syncthreads();
-                      });
+  for_each_tile_round(
+      first_stage, first_step, last_stage, kRound, [&](unsigned s, unsigned j, unsigned k, bool first, bool last) {
+        if (kRound >= 4 && k == 4) tile_round<(kRound >= 4 ? 4 : 1)>(first, last, g, sm, tile_log, offset, s, j);
+        else if (kRound >= 4 && k == 3) tile_round<(kRound >= 4 ? 3 : 1)>(first, last, g, sm, tile_log, offset, s, j);
+        else if (kRound >= 2 && k == 2) tile_round<(kRound >= 2 ? 2 : 1)>(first, last, g, sm, tile_log, offset, s, j);
+        else tile_round<1>(first, last, g, sm, tile_log, offset, s, j);
+        if (!last) __syncthreads();
+      });
 }
 
 // Seed 000's bitonic split: n work items, those with gid % (2 * 2^j) < 2^j act on

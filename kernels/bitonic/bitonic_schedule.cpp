@@ -106,7 +106,8 @@ unsigned threads_for_resident_blocks(unsigned regs_per_thread, unsigned regs_per
 unsigned resident_blocks(const SmLimits& l, unsigned threads) {
   if (threads == 0 || threads > l.max_block_threads) return 0;
   unsigned blocks = std::min({l.tiles_by_shared, l.blocks_per_sm, l.threads_per_sm / threads});
-  while (blocks > 0 && threads_for_resident_blocks(l.regs_per_thread, l.regs_per_sm, blocks, l.warp, l.alloc_unit) < threads)
+  while (blocks > 0 &&
+         threads_for_resident_blocks(l.regs_per_thread, l.regs_per_sm, blocks, l.warp, l.alloc_unit) < threads)
     --blocks;
   return blocks;
 }

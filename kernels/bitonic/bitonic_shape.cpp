@@ -139,7 +139,8 @@ Details details(const Schedule& s, const SortProblem& p) {
   std::map<std::string, int> per_kernel;
   for (const Launch& l : launches) ++per_kernel[kernel_name(l, sh.shared_round)];
   std::string kernels;
-  for (const auto& [name, count] : per_kernel) kernels += fmt::format("{}{}x{}", kernels.empty() ? "" : " ", count, name);
+  for (const auto& [name, count] : per_kernel)
+    kernels += fmt::format("{}{}x{}", kernels.empty() ? "" : " ", count, name);
   Details d{{"padded_n", std::to_string(std::uint64_t{1} << sh.log_n)},
             {"global_passes", std::to_string(launches.size())},
             {"launches", kernels},

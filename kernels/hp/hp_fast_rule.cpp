@@ -182,7 +182,8 @@ void add_fast(Registry& r) {
                                "beyond seed 004: shared-memory privatized histogram, fused binarize/scan/compress, "
                                "run expansion with coalesced stores");
   smem.constraints = fmt::format(
-      "range fits in shared memory in at most {} bands of 32-bit bins (about 56K each on Hopper; two are counted as 16-bit pairs)",
+      "range fits in shared memory in at most {} bands of 32-bit bins (about 56K each on Hopper; two are counted as "
+      "16-bit pairs)",
       kSmemMaxBands);
   smem.unsupported = shared_unsupported;
   r.add(smem);
@@ -225,7 +226,8 @@ void add_fast(Registry& r) {
   r.add(tiled_stable);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
-                              "picks hp-smem, hp-tiled, hp-hybrid, hp-global or CUB radix sort on the range's bits from n, range and distinct count (with a payload hp-tiled or CUB)");
+                              "picks hp-smem, hp-tiled, hp-hybrid, hp-global or CUB radix sort on the range's bits "
+                              "from n, range and distinct count (with a payload hp-tiled or CUB)");
   // Every scalar key and payload: what the H-P variants cannot take goes to CUB.
   declare_types<ScalarKeys, AllValues>(aut);
   aut.workspace_bytes = [](const SortProblem& p) {

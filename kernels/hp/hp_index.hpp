@@ -107,7 +107,9 @@ inline constexpr std::uint32_t kPairRunMax = 0xffff;
 inline constexpr std::uint32_t kPairTakeBack = 0xffff0000u;  // adding it takes 2^16 back from the high half
 SB_HD_INLINE std::uint32_t pair_word(std::uint32_t bin) { return bin >> 1; }
 SB_HD_INLINE std::uint32_t pair_add(std::uint32_t bin, std::uint32_t count) { return count << ((bin & 1u) * 16); }
-SB_HD_INLINE std::uint32_t pair_count(std::uint32_t word, std::uint32_t bin) { return (word >> ((bin & 1u) * 16)) & 0xffffu; }
+SB_HD_INLINE std::uint32_t pair_count(std::uint32_t word, std::uint32_t bin) {
+  return (word >> ((bin & 1u) * 16)) & 0xffffu;
+}
 // Wraps of 2^16 keys found by the add of `count` keys to `bin` whose word held `before`: `low`
 // and `high` for the word's two bins (its even and odd one); `carried`: the low half carried
 // into the high one, and the thread must add kPairTakeBack to the word (pair_take_back_wraps).
@@ -199,7 +201,8 @@ SB_HD_INLINE unsigned segment_lanes(std::uint64_t buckets, std::uint64_t tile) {
 // per_warp) and walks them in chunks of 32, lane l taking the chunk's bin l, so that the runs
 // of a chunk are consecutive in run_end (whole-warp stores) and (warp, chunk, lane) visits
 // the bins in order. bins is a power of two >= 32 * warps.
-SB_HD_INLINE std::uint32_t chunk_bin(std::uint32_t warp, std::uint32_t chunk, std::uint32_t lane, std::uint32_t per_warp) {
+SB_HD_INLINE std::uint32_t chunk_bin(std::uint32_t warp, std::uint32_t chunk, std::uint32_t lane,
+                                     std::uint32_t per_warp) {
   return warp * per_warp + chunk * 32 + lane;
 }
 

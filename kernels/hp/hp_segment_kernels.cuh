@@ -111,7 +111,9 @@ using BucketScanState = cub::ScanTileState<u64>;
 using BucketScan = cub::BlockScan<u64, kSegBlock>;
 using BucketPrefix = cub::TilePrefixCallbackOp<u64, ::cuda::std::plus<>, BucketScanState>;
 
-static __global__ void init_bucket_scan(BucketScanState state, u32 buckets) { state.InitializeStatus(static_cast<int>(buckets)); }
+static __global__ void init_bucket_scan(BucketScanState state, u32 buckets) {
+  state.InitializeStatus(static_cast<int>(buckets));
+}
 
 template <typename W, unsigned Lanes>
 __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_runs(const std::uint16_t* low, u64 n,

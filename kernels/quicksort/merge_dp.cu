@@ -71,7 +71,8 @@ __global__ void merge_dp_kernel(Buffers<T> b, u64 begin, u64 len, int out, int d
     // sorts the range itself.
     fallback[2] = depth + 1 > kDeepestChild;
     if (!fallback[2]) {
-      merge_halves_kernel<<<merge_grid(len), kMergeThreads, 0, cudaStreamTailLaunch>>>(b.buf[in], b.buf[out], begin, half, len);
+      merge_halves_kernel<<<merge_grid(len), kMergeThreads, 0, cudaStreamTailLaunch>>>(b.buf[in], b.buf[out], begin,
+                                                                                        half, len);
       fallback[2] = cudaGetLastError() != cudaSuccess;
     }
     for (int h = 0; h < 2; ++h) {

@@ -150,9 +150,11 @@ __device__ bool append_leaf(Pool pool, Segment s) {
 }
 
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg);
+__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool,
+                                                                     FastConfig cfg);
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg);
+__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool,
+                                                                     FastConfig cfg);
 
 // One thread: takes a record and launches the count grid of segment s. False if refused.
 template <typename K, typename V>
@@ -214,7 +216,8 @@ __device__ void rank_tile(ElemBuffers<K, V> b, Segment s, int np, GridShared<K>&
 }
 
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg) {
+__global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool,
+                                                                     FastConfig cfg) {
   constexpr int I = Elem<K, V>::grid_items;
   __shared__ GridShared<K> sh;
   const Segment s = rec->seg;
@@ -243,7 +246,8 @@ __global__ void __launch_bounds__(kGridThreads, 2) grid_count_kernel(ElemBuffers
 // The last placing block: equal-key buckets to buffer 0 (a copy grid when big), the other
 // parts to their own grid split (above cfg.grid_above) or to the leaf list.
 template <typename K, typename V>
-__device__ void hand_out_parts(ElemBuffers<K, V> b, const GridSplit* rec, Pool pool, FastConfig cfg, GridShared<K>& sh) {
+__device__ void hand_out_parts(ElemBuffers<K, V> b, const GridSplit* rec, Pool pool, FastConfig cfg,
+                               GridShared<K>& sh) {
   const Segment s = rec->seg;
   const int nb = bucket_count(rec->np), to = 1 - s.buf, depth = rec->depth + 2, t = threadIdx.x;
   if (t == 0) {
@@ -293,7 +297,8 @@ __device__ void hand_out_parts(ElemBuffers<K, V> b, const GridSplit* rec, Pool p
 }
 
 template <typename K, typename V>
-__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool, FastConfig cfg) {
+__global__ void __launch_bounds__(kGridThreads, 2) grid_place_kernel(ElemBuffers<K, V> b, GridSplit* rec, Pool pool,
+                                                                     FastConfig cfg) {
   constexpr int I = Elem<K, V>::grid_items;
   __shared__ GridShared<K> sh;
   const Segment s = rec->seg;
@@ -489,7 +494,8 @@ __device__ void leaf_sort(const LeafColumns<K, V>& col, Segment s, FastConfig cf
 // list and sorts it alone; with only.len > 0, one block sorts `only` (small inputs). Dynamic
 // shared memory: key buffers A and B, then value buffers A and B, of cfg.smem_keys each.
 template <typename K, typename V>
-__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) leaf_kernel(ElemBuffers<K, V> b, Pool pool, FastConfig cfg, Segment only) {
+__global__ void __launch_bounds__(kLeafThreads, kLeafMinBlocks) leaf_kernel(ElemBuffers<K, V> b, Pool pool,
+                                                                             FastConfig cfg, Segment only) {
   extern __shared__ __align__(16) unsigned char leaf_smem[];
   __shared__ LeafShared<K, V> sh;
   LeafColumns<K, V> col{b, reinterpret_cast<K*>(leaf_smem), nullptr, cfg.smem_keys};

@@ -159,7 +159,8 @@ template <Method M, typename T>
 void run_nodp(T* const keys[2], u64 n, int arity, void* workspace, cudaStream_t stream) {
   const Buffers<T> b{{keys[0], keys[1]}};
   auto* count = static_cast<unsigned long long*>(workspace);
-  Segment* list[2] = {reinterpret_cast<Segment*>(count + 2), reinterpret_cast<Segment*>(count + 2) + n / kSelectionBelow + 1};
+  Segment* list[2] = {reinterpret_cast<Segment*>(count + 2),
+                      reinterpret_cast<Segment*>(count + 2) + n / kSelectionBelow + 1};
   first_level_kernel<<<1, 1, 0, stream>>>(list[0], n);
   SB_CUDA_CHECK_LAUNCH();
   unsigned long long segments = 1;

@@ -261,8 +261,9 @@ SB_HD_INLINE constexpr u64 radix_leaf_elements(int element_bytes) {
 }
 
 // The bucket size a split aims at, a quarter of the leaf: buckets drawn from
-// kSampleOversampling samples each vary by about a quarter, so at a quarter almost none overflows a leaf (which would cost a
-// level), and the plan gathers neighbouring buckets into full leaves anyway.
+// kSampleOversampling samples each vary by about a quarter, so at a quarter almost none
+// overflows a leaf (which would cost a level), and the plan gathers neighbouring buckets into
+// full leaves anyway.
 SB_HD_INLINE constexpr u64 sample_leaf_target(u64 leaf_max) { return leaf_max / 4; }
 
 // Levels a segment of len elements is expected to take when every split gives buckets of the
