@@ -233,8 +233,6 @@ PendingLimit raise_pending_limit(std::uint64_t count) {
 
 }  // namespace
 
-void reserve_pending_launches(std::uint64_t count) { raise_pending_limit(count); }
-
 void raise_pending_launches(const DeviceContext& device, std::uint64_t count) {
   const PendingLimit l = raise_pending_limit(count);
   if (l.now != l.found && device.kernels) device.kernels->keep_limit(cudaLimitDevRuntimePendingLaunchCount, l.found);

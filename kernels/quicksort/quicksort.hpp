@@ -82,10 +82,8 @@ SampleReport read_sample_report(const void* workspace, cudaStream_t stream);
 // The pending-launch buffer of the DP sorts (cudaLimitDevRuntimePendingLaunchCount), a
 // device-wide limit. raise_pending_launches (prepare, untimed) raises it on the current device
 // to at least `count` and keeps the value it found in the device's context;
-// release_pending_launches (release) puts that value back. reserve_pending_launches raises it
-// and never lowers it, for a caller without prepare and release.
+// release_pending_launches (release) puts that value back.
 void raise_pending_launches(const DeviceContext& device, std::uint64_t count);
 void release_pending_launches(const DeviceContext& device) noexcept;
-void reserve_pending_launches(std::uint64_t count);
 
 }  // namespace sb::qs

@@ -20,8 +20,8 @@ constexpr long kDefaultArity = 4;  // the paper's choice (figure 3)
 // Most launches that may wait at once; launches past it fall back to the launching block.
 constexpr std::uint64_t kPendingLaunchCap = std::uint64_t{1} << 18;
 constexpr std::uint64_t kPendingLaunchFloor = 2048;  // CUDA's default
-// One thread partitions the whole input first: 0.86 s at 2^20 and 20.5 s at 2^24 on an
-// H200 (docs/quicksort.md), so the cap keeps a sort within a few seconds.
+// One thread partitions the whole input first: the cap keeps a sort within a few seconds
+// (docs/quicksort.md, "Caps").
 constexpr std::uint64_t kSeqMaxN = std::uint64_t{1} << 22;
 
 int arity_of(const SortProblem& p) { return static_cast<int>(p.param_int("arity", kDefaultArity)); }
@@ -101,11 +101,12 @@ void add_paper_variant(Registry& r, const std::string& name, qs::Method m, bool 
     };
   }
   if (dp) {
-    a.workspace_bytes = [](const SortProblem& p) {
-      qs::reserve_pending_launches(
-          qs::pending_launch_bound(p.n(), qs::kSelectionBelow, kPendingLaunchFloor, kPendingLaunchCap));
-      return std::size_t{0};
+    a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
+    a.prepare = [](const SortProblem& p, const DeviceContext& d) {
+      qs::raise_pending_launches(d, qs::pending_launch_bound(p.n(), qs::kSelectionBelow, kPendingLaunchFloor,
+                                                             kPendingLaunchCap));
     };
+    a.release = [](const SortProblem&, const DeviceContext& d) { qs::release_pending_launches(d); };
     a.run_device = [m](const SortProblem& p, const DeviceBuffers& b) {
       with_keys(p, b, [&](auto keys) { qs::launch_quick_dp(m, keys, p.n(), arity_of(p), b.stream); });
       return 0;
@@ -138,7 +139,8 @@ void add_sample_variant(Registry& r, const std::string& name, bool device_launch
     return qs::sample_workspace_bytes(p.n(), int(key_bytes(p.shape.key)), int(payload_bytes(p.shape.payload)));
   };
   set_device_run<ScalarKeys, AllValues>(sample, [device_launches](auto b, const SortProblem& p) {
-    qs::launch_quick_sample(b.keys, b.vals, p.n(), device_launches, b.workspace, b.workspace_bytes, b.stream);
+    qs::launch_quick_sample(b.keys, b.vals, p.n(), device_launches, b.workspace, b.workspace_bytes, b.stream,
+                            b.device);
     return 0;
   });
   sample.observed = [](const SortProblem&, const DeviceBuffers& b) {
@@ -181,11 +183,12 @@ void register_quicksort(Registry& r) {
   merge.unsupported = nullptr;
   merge.details = nullptr;
   merge.constraints = "halves by DP children, merge by a tail launch";
-  merge.workspace_bytes = [](const SortProblem& p) {
-    qs::reserve_pending_launches(qs::pending_launch_bound(p.n(), qs::kSelectionBelow / 2, kPendingLaunchFloor,
-                                                          kPendingLaunchCap));
-    return std::size_t{0};
+  merge.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
+  merge.prepare = [](const SortProblem& p, const DeviceContext& d) {
+    qs::raise_pending_launches(d, qs::pending_launch_bound(p.n(), qs::kSelectionBelow / 2, kPendingLaunchFloor,
+                                                           kPendingLaunchCap));
   };
+  merge.release = [](const SortProblem&, const DeviceContext& d) { qs::release_pending_launches(d); };
   merge.run_device = [](const SortProblem& p, const DeviceBuffers& b) {
     with_keys(p, b, [&](auto keys) { qs::launch_merge_dp(keys, p.n(), b.stream); });
     return 0;
@@ -219,12 +222,15 @@ void register_quicksort(Registry& r) {
                    {"grid_log2", std::to_string(o.grid_log2)}};
   };
   fast.workspace_bytes = [](const SortProblem& p) {
-    qs::reserve_pending_launches(qs::pending_launch_bound(p.n(), 4096, kPendingLaunchFloor, kPendingLaunchCap));
     return qs::fast_workspace_bytes(p.n(), fast_options(p).grid_log2);
   };
+  fast.prepare = [](const SortProblem& p, const DeviceContext& d) {
+    qs::raise_pending_launches(d, qs::pending_launch_bound(p.n(), 4096, kPendingLaunchFloor, kPendingLaunchCap));
+  };
+  fast.release = [](const SortProblem&, const DeviceContext& d) { qs::release_pending_launches(d); };
   // Every scalar key with every payload; splits claim slots with atomics, so not stable.
   set_device_run<ScalarKeys, AllValues>(fast, [](auto b, const SortProblem& p) {
-    qs::launch_quick_fast(b.keys, b.vals, p.n(), fast_options(p), b.workspace, b.workspace_bytes, b.stream);
+    qs::launch_quick_fast(b.keys, b.vals, p.n(), fast_options(p), b.workspace, b.workspace_bytes, b.stream, b.device);
     return 0;
   });
   fast.stable = false;
