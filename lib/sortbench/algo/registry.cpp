@@ -16,6 +16,8 @@ void Registry::add(Algorithm a) {
     throw std::logic_error("algorithm '" + a.name + "' is missing its name, family, key types or workspace_bytes");
   if (a.backend == Backend::gpu ? !(a.run_device || a.ranks) : !a.run_host)
     throw std::logic_error("algorithm '" + a.name + "' has no run function for its backend");
+  if (a.pick_when.empty())
+    throw std::logic_error("algorithm '" + a.name + "' has no pick_when: `list` says in one line when to choose it");
   if (find(a.name)) throw std::logic_error("algorithm '" + a.name + "' registered twice");
   algorithms_.push_back(std::move(a));
 }
