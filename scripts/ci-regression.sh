@@ -17,7 +17,7 @@ threshold=${THRESHOLD:-5%}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$sortbench" sweep --spec "$spec" --out "$work/new.jsonl"
+"$sortbench" sweep --spec "$spec" -o "$work/new.jsonl"
 
 if [ ! -f "$baseline" ]; then
   mkdir -p "$(dirname "$baseline")"

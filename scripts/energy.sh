@@ -11,7 +11,7 @@
 #
 #   scripts/energy.sh OUT.json [d50] [d50-paper] [u28]   (default: all three; SORTBENCH: the
 #       executable; BUDGET: seconds per algorithm; REPS: minimum samples)
-# Then: scripts/energy_plot.py OUT.json --out DIR
+# Then: scripts/energy_plot.py OUT.json -o DIR
 set -euo pipefail
 out=${1:?usage: scripts/energy.sh OUT.json [d50] [d50-paper] [u28]}
 shift

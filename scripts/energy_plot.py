@@ -4,7 +4,7 @@ just the fastest. One panel per input of a `sortbench run --energy` result file 
 merged), one point per algorithm with status "ok" and an energy figure; the dashed lines are
 constant average power (keys/s / keys/J = watts).
 
-    scripts/energy_plot.py results/h200/energy.json --out results/h200/figures
+    scripts/energy_plot.py results/h200/energy.json -o results/h200/figures
 
 Writes DIR/energy.png and DIR/energy.md (the same numbers as a table, fastest first).
 """
@@ -43,7 +43,7 @@ def points(rows):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", nargs="+")
-    parser.add_argument("--out", required=True)
+    parser.add_argument("-o", "--output", required=True, help="folder for energy.png and energy.md")
     args = parser.parse_args()
     rows = []
     for path in args.results:
@@ -55,7 +55,7 @@ def main() -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(args.output, exist_ok=True)
     fig, axes = plt.subplots(1, len(by_input), figsize=(7 * len(by_input), 6), squeeze=False)
     table = []
     for ax, (label, pts) in zip(axes[0], sorted(by_input.items())):
@@ -78,10 +78,10 @@ def main() -> int:
         for name, rate, per_joule, power, idle in pts:
             table.append(f"| {name} | {rate / 1e9:.3f} | {per_joule / 1e6:.2f} | {power:.0f} | {idle:.0f} |")
     fig.tight_layout()
-    fig.savefig(os.path.join(args.out, "energy.png"), dpi=130)
-    with open(os.path.join(args.out, "energy.md"), "w", encoding="utf-8") as f:
+    fig.savefig(os.path.join(args.output, "energy.png"), dpi=130)
+    with open(os.path.join(args.output, "energy.md"), "w", encoding="utf-8") as f:
         f.write("# Keys per second and keys per joule\n" + "\n".join(table) + "\n")
-    print(f"energy_plot.py: wrote {args.out}/energy.png and energy.md")
+    print(f"energy_plot.py: wrote {args.output}/energy.png and energy.md")
     return 0
 
 

@@ -21,7 +21,7 @@ specs=(${SPECS:-hp-6.3.1-no-duplicates hp-6.3.2-duplicates hp-6.3.3-fixed-len hp
 mkdir -p "$outdir"
 
 remaining_results() {  # results of a spec still missing from its output
-  "$sortbench" sweep --spec "datasets/$1.json" --out "$outdir/$1.jsonl" --resume --dry-run |
+  "$sortbench" sweep --spec "datasets/$1.json" -o "$outdir/$1.jsonl" --resume --dry-run |
     sed -n 's/^\([0-9]*\) results to run.*/\1/p'
 }
 
@@ -49,7 +49,7 @@ done
 if [ -n "$python" ]; then
   for name in "${specs[@]}"; do
     [ -s "$outdir/$name.jsonl" ] || continue
-    "$python" "$here/plot.py" --spec "datasets/$name.json" "$outdir/$name.jsonl" --out "$outdir/figures" ||
+    "$python" "$here/plot.py" --spec "datasets/$name.json" "$outdir/$name.jsonl" -o "$outdir/figures" ||
       echo "figures.sh: plotting $name failed" >&2
   done
 else

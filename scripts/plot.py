@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Figures from sweep results (issue 7; docs/sweep.md "Figures").
 
-    scripts/plot.py --spec datasets/hp-6.3.2-duplicates.json results/h200/hp-6.3.2-duplicates.jsonl --out DIR
+    scripts/plot.py --spec datasets/hp-6.3.2-duplicates.json results/h200/hp-6.3.2-duplicates.jsonl -o DIR
 
 Reads the results (a sweep's JSONL, or a `sortbench run --json` document; several files are
 merged) and draws every figure the spec's "plot" list describes, into DIR:
@@ -341,7 +341,7 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--spec", required=True, help="the sweep spec whose \"plot\" list describes the figures")
     parser.add_argument("results", nargs="+", help="sweep JSONL or run JSON files")
-    parser.add_argument("--out", required=True, help="folder for the PNG and Markdown files")
+    parser.add_argument("-o", "--output", required=True, help="folder for the PNG and Markdown files")
     args = parser.parse_args(argv)
     try:
         import matplotlib
@@ -368,12 +368,12 @@ def main(argv):
     rows = list(unique.values())
     if not rows:
         raise SystemExit("plot.py: no results in " + ", ".join(args.results))
-    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(args.output, exist_ok=True)
     for figure in figures:
         kind = figure.get("kind")
         if kind not in KINDS:
             raise SystemExit(f"plot.py: {args.spec}: plot kind {kind!r} is not one of {', '.join(KINDS)}")
-        for path in KINDS[kind](plt, figure, rows, context, args.out):
+        for path in KINDS[kind](plt, figure, rows, context, args.output):
             print(path)
 
 

@@ -33,14 +33,14 @@ mkdir -p "$(dirname "$out")"
 dry_run=0
 for arg in "$@"; do [ "$arg" = "--dry-run" ] && dry_run=1; done
 if [ "$gpus" -eq 1 ] || [ "$dry_run" -eq 1 ]; then
-  exec "$sortbench" sweep --spec "$spec" --out "$out" "$@"
+  exec "$sortbench" sweep --spec "$spec" -o "$out" "$@"
 fi
 
 base=${out%.jsonl}
 pids=()
 for ((i = 0; i < gpus; i++)); do
   shard="$base.shard-$i-of-$gpus.jsonl"
-  "$sortbench" sweep --spec "$spec" --out "$shard" --shard "$i/$gpus" --device "$i" "$@" 2>"$shard.log" &
+  "$sortbench" sweep --spec "$spec" -o "$shard" --shard "$i/$gpus" --device "$i" "$@" 2>"$shard.log" &
   pids+=("$!")
 done
 status=0

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sortbench/core/errors.hpp"
+#include "sortbench/measure/device_info.hpp"
 
 namespace sb::cli {
 namespace {
@@ -66,6 +67,60 @@ FileRequest to_file_request(const CLI::App& cmd, const FileOptions& o, const std
   r.column = o.column;
   if (!o.offset.empty()) r.offset = parse_count(o.offset, "--offset");
   return r;
+}
+
+void add_backend_option(CLI::App& cmd, DeviceOptions& o) {
+  cmd.add_option("--backend", o.backend, "who does the work: gpu, or cpu (no GPU used at all)")
+      ->check(CLI::IsMember({"gpu", "cpu"}))
+      ->capture_default_str();
+}
+
+CLI::Option* add_device_option(CLI::App& cmd, DeviceOptions& o) {
+  return cmd.add_option("--device", o.device, "the GPU (CUDA ordinal) of single-GPU work")->capture_default_str();
+}
+
+std::pair<CLI::Option*, CLI::Option*> add_rank_options(CLI::App& cmd, DeviceOptions& o) {
+  auto* gpus = cmd.add_option("--gpus", o.gpus, "distributed algorithms (dist-*): one rank on each of GPUs 0..N-1")
+                   ->check(CLI::Range(1, 1024));
+  auto* devices =
+      cmd.add_option("--devices", o.devices, "distributed algorithms (dist-*): one rank on each listed GPU, e.g. 0,2")
+          ->delimiter(',')
+          ->check(CLI::NonNegativeNumber)
+          ->excludes(gpus);
+  return {gpus, devices};
+}
+
+Backend checked_backend(const CLI::App& cmd, const DeviceOptions& o) {
+  const Backend backend = *parse_backend(o.backend);
+  if (backend == Backend::cpu)
+    for (const char* gpu_option : {"--device", "--gpus", "--devices"})
+      if (cmd.get_option_no_throw(gpu_option) && cmd.count(gpu_option))
+        throw UsageError(fmt::format("{} places work on a GPU but --backend cpu uses none; drop {}", gpu_option,
+                                     gpu_option));
+  return backend;
+}
+
+void use_device_option(const DeviceOptions& o) {
+  query_device(o.device, false);  // a wrong ordinal is a usage error that lists the GPUs
+  use_device(o.device);
+}
+
+std::vector<int> rank_devices(const DeviceOptions& o) {
+  std::vector<int> devices = o.devices;
+  for (int g = 0; g < o.gpus; ++g) devices.push_back(g);
+  if (devices.empty()) devices.push_back(o.device);  // a distributed sort on one GPU
+  return devices;
+}
+
+void add_renamed_option(CLI::App& cmd, const std::string& old_name, const std::string& new_name) {
+  // A ParseError rather than a failed check: a check's message is prefixed with the option's
+  // name, which a hidden option does not have.
+  cmd.add_option(old_name)
+      ->group("")  // hidden from --help
+      ->each([old_name, new_name](const std::string&) {
+        throw CLI::ParseError(old_name + " was renamed; give " + new_name + " instead",
+                              CLI::ExitCodes::ValidationError);
+      });
 }
 
 std::string joined_command_line(int argc, char** argv) {

@@ -33,6 +33,30 @@ void add_file_options(CLI::App& cmd, FileOptions& o);
 FileRequest to_file_request(const CLI::App& cmd, const FileOptions& o, const std::string& path,
                             const std::string& key_text, const std::string& role);
 
+// Who does the work and where the data lives (docs/usage.md "One spelling per idea"): each has one
+// definition here, so every subcommand that takes it spells, explains and checks it alike.
+struct DeviceOptions {
+  std::string backend = "gpu";  // --backend: who sorts (gen: who generates), gpu or cpu
+  int device = 0;               // --device: the GPU of single-GPU work
+  int gpus = 0;                 // --gpus N: one rank on each of GPUs 0..N-1 (distributed algorithms)
+  std::vector<int> devices;     // --devices 0,2: one rank on each listed GPU
+};
+void add_backend_option(CLI::App& cmd, DeviceOptions& o);
+CLI::Option* add_device_option(CLI::App& cmd, DeviceOptions& o);
+// --gpus and --devices, each excluding the other; returns both (for further excludes).
+std::pair<CLI::Option*, CLI::Option*> add_rank_options(CLI::App& cmd, DeviceOptions& o);
+// The backend, after the checks every subcommand shares: with --backend cpu, no GPU option may
+// be given (it would be ignored). Throws UsageError.
+Backend checked_backend(const CLI::App& cmd, const DeviceOptions& o);
+// Makes --device the current GPU after checking it names one (UsageError listing the GPUs
+// there are; Error(no_device) without any).
+void use_device_option(const DeviceOptions& o);
+// The ranks of a distributed algorithm: --devices, else GPUs 0..--gpus-1, else one on --device.
+std::vector<int> rank_devices(const DeviceOptions& o);
+
+// An option's old spelling, kept hidden: given, it fails the parse (exit 2) with one line
+// naming the new one.
+void add_renamed_option(CLI::App& cmd, const std::string& old_name, const std::string& new_name);
 
 // Each subcommand: wire its options, and a function that runs it (returns the exit code).
 struct Command {

@@ -15,16 +15,15 @@ namespace {
 
 struct GenOptions {
   InputOptions input;
-  std::string out;
-  std::string backend = "auto";
+  std::string output;
+  DeviceOptions where;
 };
 
 int run_gen(const CLI::App& cmd, const GenOptions& o) {
   const InputSpec spec = derive_input_spec(to_request(cmd, o.input));
-  if (!o.out.empty()) check_writable(o.out);
-  const bool use_gpu = o.backend == "gpu" || (o.backend == "auto" && !cuda_unavailable_reason());
-  if (o.backend == "gpu" && cuda_unavailable_reason())
-    throw Error(ExitCode::no_device, *cuda_unavailable_reason() + "; use --backend cpu");
+  const bool use_gpu = checked_backend(cmd, o.where) == Backend::gpu;
+  if (!o.output.empty()) check_writable(o.output);
+  if (use_gpu) use_device_option(o.where);
   std::vector<unsigned char> keys(spec.n * key_bytes(spec.key));
   KeyFacts stats;
   if (use_gpu) {
@@ -46,13 +45,13 @@ int run_gen(const CLI::App& cmd, const GenOptions& o) {
       wide_text(spec.max_val), wide_text(spec.range), spec.len, spec.delta(), spec.sigma(), wide_text(stats.min),
       wide_text(stats.max), stats.len,
       spec.n ? spec.n / realized_range : 0.0, stats.len ? realized_range / stats.len : 0.0);
-  if (!o.out.empty()) {
+  if (!o.output.empty()) {
     // .npy (numpy.load reads it; run --input and sort take it back), else raw little-endian.
-    const bool npy = guess_file_format(o.out) == FileFormat::npy;
+    const bool npy = guess_file_format(o.output) == FileFormat::npy;
     const std::string header = npy ? npy_header(spec.key, spec.n) : std::string();
-    write_file_atomically(o.out, header + std::string(keys.begin(), keys.end()));
+    write_file_atomically(o.output, header + std::string(keys.begin(), keys.end()));
     std::cout << fmt::format("wrote {} bytes of {} {} keys to {}\n", header.size() + keys.size(),
-                             npy ? "npy" : "raw", to_string(spec.key), o.out);
+                             npy ? "npy" : "raw", to_string(spec.key), o.output);
   }
   return 0;
 }
@@ -63,10 +62,11 @@ Command add_gen(CLI::App& app) {
   auto* cmd = app.add_subcommand("gen", "generate one input and print its realized statistics");
   auto o = std::make_shared<GenOptions>();
   add_input_options(*cmd, o->input);
-  cmd->add_option("--out", o->out, "write the keys to FILE: .npy (NumPy) by extension, else raw little-endian binary");
-  cmd->add_option("--backend", o->backend, "where to generate: auto (GPU when present), gpu, cpu")
-      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
-      ->capture_default_str();
+  cmd->add_option("-o,--output", o->output,
+                  "write the keys to FILE: .npy (NumPy) by extension, else raw little-endian binary");
+  add_renamed_option(*cmd, "--out", "-o/--output");
+  add_backend_option(*cmd, o->where);
+  add_device_option(*cmd, o->where);
   return {cmd, [cmd, o] { return run_gen(*cmd, *o); }};
 }
 

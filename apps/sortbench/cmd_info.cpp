@@ -16,10 +16,10 @@ namespace sb::cli {
 
 Command add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "describe the GPU and measure its device-to-device copy bandwidth");
-  auto device = std::make_shared<int>(0);
-  cmd->add_option("--device", *device, "CUDA device ordinal")->capture_default_str();
-  return {cmd, [device] {
-            const DeviceInfo d = query_device(*device, true);
+  auto where = std::make_shared<DeviceOptions>();
+  add_device_option(*cmd, *where);
+  return {cmd, [where] {
+            const DeviceInfo d = query_device(where->device, true);
             const double gib = double(1ull << 30);
             std::cout << fmt::format(
                 "device {}: {}\n"

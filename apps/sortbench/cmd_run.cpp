@@ -21,10 +21,8 @@ struct RunOptions {
   FileOptions file;
   std::string range;
   std::string algo = "all";
-  std::string backend = "gpu";
-  int reps = 10, warmup = 1, device = 0, radix_bits = 0;
-  int gpus = 0;                  // --gpus N: ranks on devices 0..N-1
-  std::vector<int> devices;      // --devices 0,2: ranks on these devices
+  DeviceOptions where;           // --backend, --device, --gpus, --devices
+  int reps = 10, warmup = 1, radix_bits = 0;
   int rank = -1, world = 0;      // --rank r --world N: this process is one rank (on --device)
   std::string rendezvous;        // --rendezvous DIR: where the processes' ranks meet
   double max_noise_pct = 1.0, budget_s = 2.0, throttle_threshold = kDefaultThrottleThreshold;
@@ -96,7 +94,7 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
     derive_input_spec(plan.request);  // bad parameters fail before anything else happens
   }
   if (!o.range.empty()) plan.range = parse_range_mode(o.range);
-  const Backend backend = *parse_backend(o.backend);
+  const Backend backend = checked_backend(cmd, o.where);
   plan.algorithms = registry().select(o.algo, backend);
   if (backend == Backend::cpu)
     for (const Algorithm* a : plan.algorithms)
@@ -104,9 +102,7 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
         throw UsageError(fmt::format("{} runs on the GPU but --backend cpu was given; drop it or use --backend gpu",
                                      a->name));
   plan.params = parse_params(o, plan.algorithms);
-  plan.devices = o.devices;
-  for (int g = 0; g < o.gpus; ++g) plan.devices.push_back(g);
-  if (plan.devices.empty()) plan.devices.push_back(o.device);  // a distributed sort on one GPU
+  plan.devices = rank_devices(o.where);
   if (cmd.count("--rank") || cmd.count("--world") || cmd.count("--rendezvous")) {
     if (!cmd.count("--rank") || !cmd.count("--world") || !cmd.count("--rendezvous"))
       throw UsageError("--rank, --world and --rendezvous go together: give all three (one process per GPU)");
@@ -138,15 +134,15 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
   const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   if (needs_gpu) {
-    context.gpu = query_device(o.device, true);
-    use_device(o.device);  // query_device leaves the current device as it was
+    context.gpu = query_device(o.where.device, true);
+    use_device(o.where.device);  // query_device leaves the current device as it was
     plan.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
     std::string why_absent;
-    std::shared_ptr<const NvmlDevice> nvml = NvmlDevice::open(o.device, &why_absent);
+    std::shared_ptr<const NvmlDevice> nvml = NvmlDevice::open(o.where.device, &why_absent);
     if (nvml) {
       context.conditions = nvml->conditions();
       context.busy = busy_processes(nvml->processes(), nvml->memory_total_bytes(), static_cast<unsigned>(getpid()));
-      std::cerr << format_busy_warning(o.device, context.busy);
+      std::cerr << format_busy_warning(o.where.device, context.busy);
     } else {
       context.conditions = GpuConditions{};
       context.conditions->nvml_absent = why_absent;
@@ -204,9 +200,7 @@ Command add_run(CLI::App& app) {
       ->check(CLI::IsMember({"given", "measured"}));
   cmd->add_option("--algo", o->algo, "comma list of names or prefixes (hp*), or all (of the backend)")
       ->capture_default_str();
-  cmd->add_option("--backend", o->backend, "gpu, or cpu (no GPU used at all)")
-      ->check(CLI::IsMember({"gpu", "cpu"}))
-      ->capture_default_str();
+  add_backend_option(*cmd, o->where);
   cmd->add_option("--reps", o->reps, "minimum timed repetitions")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "untimed warm-up runs")->check(CLI::Range(0, 1000))->capture_default_str();
   cmd->add_option("--max-noise", o->max_noise_pct, "stop once the relative stddev is below this percentage")
@@ -227,13 +221,8 @@ Command add_run(CLI::App& app) {
   cmd->add_option("--param", o->params, "algorithm parameter name=value (repeatable), e.g. radix-bits=4");
   cmd->add_option("--radix-bits", o->radix_bits, "digit width for radix sorts (same as --param radix-bits=N)")
       ->check(CLI::Range(1, 16));
-  cmd->add_option("--device", o->device, "CUDA device ordinal (single-GPU algorithms)")->capture_default_str();
-  auto* gpus = cmd->add_option("--gpus", o->gpus, "distributed algorithms (dist-*): one rank on each of GPUs 0..N-1")
-                   ->check(CLI::Range(1, 1024));
-  auto* devices = cmd->add_option("--devices", o->devices, "distributed algorithms: one rank on each listed GPU, e.g. 0,2")
-                      ->delimiter(',')
-                      ->check(CLI::NonNegativeNumber)
-                      ->excludes(gpus);
+  add_device_option(*cmd, o->where);
+  const auto [gpus, devices] = add_rank_options(*cmd, o->where);
   cmd->add_option("--rank", o->rank, "one process per GPU: this process's rank (with --world, --rendezvous; on --device)")
       ->check(CLI::NonNegativeNumber)
       ->excludes(gpus)

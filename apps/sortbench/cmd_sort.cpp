@@ -1,22 +1,67 @@
-// sortbench sort IN -o OUT: sort a user's file (GPU or CPU), verify, write in the input's format.
+// sortbench sort IN -o OUT: sort a user's file (GPU or CPU), verify, write in the input's format;
+// --json writes the phase report beside it (issue 35 item 8; docs/schema.md "sort --json").
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli.hpp"
 #include "sortbench/core/errors.hpp"
+#include "sortbench/measure/device_info.hpp"
 #include "sortbench/suite/sort_file.hpp"
 
 namespace sb::cli {
 namespace {
 
 struct SortOptions {
-  std::string input, output, values_out, key, algo = "auto", backend = "gpu";
+  std::string input, output, values_out, key, algo = "auto", json;
+  DeviceOptions where;
   FileOptions file;
   bool argsort = false, quiet = false;
 };
 
+// The phase report as JSON, with the context block of run's JSON (host, GPU, command line,
+// commit); the context's measurement settings and copy bandwidth belong to run and are left out.
+nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Backend backend) {
+  RunContext context = make_context();
+  context.command_line = command_line();
+  if (backend == Backend::gpu) context.gpu = query_device(o.where.device, false);
+  nlohmann::json ctx = to_json(context);
+  ctx.erase("measurement");
+  if (ctx["gpu"].is_object()) ctx["gpu"].erase("copy_bandwidth_gbs");
+  nlohmann::json phases = nlohmann::json::array();
+  double total = 0;
+  for (const auto& [phase, ms] : r.phases_ms) {
+    phases.push_back({{"phase", phase}, {"ms", ms}});
+    total += ms;
+  }
+  nlohmann::json sort = {{"input", o.input},
+                         {"output", o.output},
+                         {"algorithm", r.algorithm},
+                         {"auto_choice", r.why},
+                         {"backend", to_string(backend)},
+                         {"n", r.n},
+                         {"key", to_string(r.key)},
+                         {"argsort", o.argsort},
+                         {"phases", phases},
+                         {"total_ms", total},
+                         {"bytes_read", r.bytes_read},
+                         {"bytes_written", r.bytes_written},
+                         {"verified_on", r.verified_on}};
+  if (!o.file.values.empty()) sort["values"] = o.file.values;
+  if (!o.values_out.empty()) sort["values_output"] = o.values_out;
+  return {{"schema_version", kSchemaVersion}, {"context", ctx}, {"sort", sort}};
+}
+
 int run_sort(const CLI::App& cmd, const SortOptions& o) {
+  const Backend backend = checked_backend(cmd, o.where);
+  if (!o.json.empty()) {
+    for (const std::string* file : {&o.input, &o.output, &o.values_out})
+      if (o.json == *file)
+        throw UsageError(
+            fmt::format("--json {} is also a file of the sort; give the report a path of its own", o.json));
+    check_writable(o.json);
+  }
+  if (backend == Backend::gpu && cmd.count("--device")) use_device_option(o.where);
   SortFileRequest q;
   q.input = to_file_request(cmd, o.file, o.input, o.key, "input");
   q.output = o.output;
@@ -32,8 +77,9 @@ int run_sort(const CLI::App& cmd, const SortOptions& o) {
   q.values_output = o.values_out;
   q.argsort = o.argsort;
   q.algo = o.algo;
-  q.backend = *parse_backend(o.backend);
+  q.backend = backend;
   const SortFileReport r = sort_file(q);
+  if (!o.json.empty()) write_file_atomically(o.json, sort_document(o, r, backend).dump(2) + "\n");
   if (!o.quiet) {
     std::cout << fmt::format("sorted {} {} keys with {}{}\n", r.n, to_string(r.key), r.algorithm,
                              r.why.empty() ? "" : " (auto: " + r.why + ")");
@@ -45,8 +91,10 @@ int run_sort(const CLI::App& cmd, const SortOptions& o) {
       std::cout << fmt::format("  {:<15} {:>10.3f} ms{}\n", phase, ms, rate);
       total += ms;
     }
-    std::cout << fmt::format("  {:<15} {:>10.3f} ms\nverified on the {} (sorted, same multiset); wrote {}{}\n", "total",
-                             total, r.verified_on, o.output, o.values_out.empty() ? "" : " and " + o.values_out);
+    std::cout << fmt::format("  {:<15} {:>10.3f} ms\nverified on the {} (sorted, same multiset); wrote {}{}{}\n",
+                             "total", total, r.verified_on, o.output,
+                             o.values_out.empty() ? "" : " and " + o.values_out,
+                             o.json.empty() ? "" : "; report in " + o.json);
   }
   return 0;
 }
@@ -63,9 +111,9 @@ Command add_sort(CLI::App& app) {
   cmd->add_option("--key", o->key, "key type: " + key_type_choices() + " (raw: required; .npy: must agree)");
   cmd->add_option("--algo", o->algo, "an algorithm name, or auto (chosen from the measured input)")
       ->capture_default_str();
-  cmd->add_option("--backend", o->backend, "gpu, or cpu (no GPU used at all)")
-      ->check(CLI::IsMember({"gpu", "cpu"}))
-      ->capture_default_str();
+  add_backend_option(*cmd, o->where);
+  add_device_option(*cmd, o->where);
+  cmd->add_option("--json", o->json, "also write the phase report as JSON (docs/schema.md)");
   cmd->add_flag("--argsort", o->argsort, "write the sorting permutation (u32, or u64 past 2^32 keys) instead of keys");
   cmd->add_flag("--quiet", o->quiet, "print nothing on success");
   return {cmd, [cmd, o] { return run_sort(*cmd, *o); }};

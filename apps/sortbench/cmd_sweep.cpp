@@ -21,16 +21,16 @@ namespace sb::cli {
 namespace {
 
 struct SweepOptions {
-  std::string spec, out, shard = "0/1";
-  int device = 0;
+  std::string spec, output, shard = "0/1";
+  DeviceOptions where;  // --device (the spec names the backend)
   bool resume = false, dry_run = false;
   double stop_after_s = -1;
 };
 
 std::string resume_command(const SweepOptions& o) {
-  std::string cmd = fmt::format("sortbench sweep --spec {} --out {} --resume", o.spec, o.out);
+  std::string cmd = fmt::format("sortbench sweep --spec {} -o {} --resume", o.spec, o.output);
   if (o.shard != "0/1") cmd += fmt::format(" --shard {}", o.shard);
-  if (o.device != 0) cmd += fmt::format(" --device {}", o.device);
+  if (o.where.device != 0) cmd += fmt::format(" --device {}", o.where.device);
   return cmd;
 }
 
@@ -99,7 +99,7 @@ class Progress : public SweepObserver {
 
 int run_dry(const SweepSpec& spec, const SweepOptions& o, Shard shard) {
   std::set<std::string> done;
-  if (o.resume && !o.out.empty()) done = read_sweep_file(o.out, false).done;
+  if (o.resume && !o.output.empty()) done = read_sweep_file(o.output, false).done;
   const auto rows = shard_rows(spec, shard);
   std::cout << fmt::format("spec {} ({}): {} rows, shard {}/{} runs {}; {} results per row\n", spec.path,
                            spec.regenerates.empty() ? spec.name : spec.regenerates, spec.rows.size(), shard.index,
@@ -132,22 +132,22 @@ int run_sweep_command(const SweepOptions& o) {
   const SweepSpec spec = load_sweep_spec(o.spec, registry());
   const Shard shard = parse_shard(o.shard);
   if (o.dry_run) return run_dry(spec, o, shard);
-  if (o.out.empty()) throw UsageError("--out FILE.jsonl is required (or give --dry-run)");
+  if (o.output.empty()) throw UsageError("-o/--output FILE.jsonl is required (or give --dry-run)");
 
   SweepFile existing;
-  if (access(o.out.c_str(), F_OK) == 0) {
+  if (access(o.output.c_str(), F_OK) == 0) {
     if (!o.resume)
       throw UsageError(fmt::format("{} already exists; give --resume to continue it, or remove it to start over",
-                                   o.out));
-    existing = read_sweep_file(o.out, false);
+                                   o.output));
+    existing = read_sweep_file(o.output, false);
     if (!existing.sweep_name.empty() && existing.sweep_name != spec.name)
-      throw UsageError(fmt::format("{} holds the sweep '{}', not '{}' of {}; give another --out", o.out,
+      throw UsageError(fmt::format("{} holds the sweep '{}', not '{}' of {}; give another -o/--output", o.output,
                                    existing.sweep_name, spec.name, spec.path));
-    existing = read_sweep_file(o.out, true);
+    existing = read_sweep_file(o.output, true);
     if (existing.dropped_bytes)
       std::cerr << fmt::format("sweep: dropped a partial last line ({} bytes) of {}: the result in flight when it "
                                "stopped; it runs again\n",
-                               existing.dropped_bytes, o.out);
+                               existing.dropped_bytes, o.output);
   }
 
   RunContext context = make_context();
@@ -159,13 +159,13 @@ int run_sweep_command(const SweepOptions& o) {
   const bool needs_gpu = std::any_of(spec.algorithms.begin(), spec.algorithms.end(),
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   if (needs_gpu) {
-    context.gpu = query_device(o.device, true);
-    use_device(o.device);  // query_device leaves the current device as it was
+    context.gpu = query_device(o.where.device, true);
+    use_device(o.where.device);  // query_device leaves the current device as it was
     run.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
     std::cerr << format_context_line(context);
   }
 
-  JsonlAppender out(o.out);
+  JsonlAppender out(o.output);
   if (!existing.has_context) out.append(sweep_context_line(context, spec, shard));
   Progress progress(isatty(STDERR_FILENO) == 1);
   SweepOutcome outcome;
@@ -176,7 +176,7 @@ int run_sweep_command(const SweepOptions& o) {
     if (e.code() == ExitCode::cuda)
       throw Error(ExitCode::cuda, fmt::format("{}. The sweep stopped; the finished results are in {}. Resume in a new "
                                               "process with: {}",
-                                              e.what(), o.out, resume_command(o)));
+                                              e.what(), o.output, resume_command(o)));
     throw;
   }
   progress.finish();
@@ -186,7 +186,7 @@ int run_sweep_command(const SweepOptions& o) {
                              o.stop_after_s, outcome.remaining, outcome.written, progress.tally(), resume_command(o));
   } else {
     std::cerr << fmt::format("sweep: complete, {} results written now ({}), {} in {}\n", outcome.written,
-                             progress.tally(), outcome.written + existing.results, o.out);
+                             progress.tally(), outcome.written + existing.results, o.output);
   }
   return 0;
 }
@@ -197,11 +197,12 @@ Command add_sweep(CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "run an experiment spec (datasets/*.json) into a resumable JSONL file");
   auto o = std::make_shared<SweepOptions>();
   cmd->add_option("--spec", o->spec, "the experiment spec, e.g. datasets/smoke.json (docs/sweep.md)")->required();
-  cmd->add_option("--out", o->out, "JSONL output: a context line, then one result per line");
-  cmd->add_flag("--resume", o->resume, "continue an existing --out, skipping the results it already holds");
+  cmd->add_option("-o,--output", o->output, "JSONL output: a context line, then one result per line");
+  add_renamed_option(*cmd, "--out", "-o/--output");
+  cmd->add_flag("--resume", o->resume, "continue an existing -o/--output, skipping the results it already holds");
   cmd->add_flag("--dry-run", o->dry_run, "print the rows and a time estimate; run nothing");
   cmd->add_option("--shard", o->shard, "i/N: run only the rows whose index % N == i")->capture_default_str();
-  cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
+  add_device_option(*cmd, o->where);
   cmd->add_option("--stop-after", o->stop_after_s,
                   "seconds: start no new row after this long (the sweep can be continued with --resume)")
       ->check(CLI::Range(0.0, 1e7));

@@ -2,11 +2,15 @@
 // exit code, and no output file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "sortbench/algo/registry.hpp"
 #include "sortbench/measure/device_info.hpp"
 #include "support/command.hpp"
 
@@ -37,6 +41,81 @@ TEST(Cli, ListShowsTheBaselines) {
   for (const char* name : {"cub-radix", "cub-radix-bits", "cub-radix-pairs", "cub-merge", "thrust-sort",
                            "cpu-std-sort", "cpu-parallel-sort"})
     EXPECT_NE(r.output.find(name), std::string::npos) << name;
+}
+
+// Issue 35 item 8: `list` groups the algorithms by role, each once, under its group's heading,
+// with its own line on when to pick it (so hp-stable and hp-tiled-stable read differently).
+TEST(Cli, ListGroupsByRoleWithOneLineOnWhenToPickEach) {
+  const CommandResult r = run("list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const char* headings[] = {"Reproductions of the papers", "Fast variants", "Baselines", "Distributed"};
+  const sb::AlgorithmRole roles[] = {sb::AlgorithmRole::reproduction, sb::AlgorithmRole::fast_variant,
+                                     sb::AlgorithmRole::baseline, sb::AlgorithmRole::distributed};
+  std::map<std::string, std::string> line_of;   // algorithm -> its line
+  std::map<std::string, int> group_of;          // algorithm -> the heading above it
+  int group = -1;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) {
+    for (int g = 0; g < 4; ++g)
+      if (line.rfind(headings[g], 0) == 0) group = g;
+    if (line.rfind("  ", 0) != 0) continue;
+    const std::string name = line.substr(2, line.find(' ', 2) - 2);
+    EXPECT_EQ(line_of.count(name), 0u) << name << " listed twice";
+    line_of[name] = line;
+    group_of[name] = group;
+  }
+  for (const sb::Algorithm& a : sb::registry().all()) {
+    ASSERT_EQ(line_of.count(a.name), 1u) << a.name << " not listed:\n" << r.output;
+    EXPECT_EQ(group_of[a.name], static_cast<int>(std::find(std::begin(roles), std::end(roles), a.role) - roles))
+        << a.name;
+    EXPECT_NE(line_of[a.name].find(a.pick_when), std::string::npos) << line_of[a.name];
+  }
+  EXPECT_EQ(group_of["hp"], 0);
+  EXPECT_EQ(group_of["hp-tiled-stable"], 1);
+  EXPECT_EQ(group_of["cub-radix"], 2);
+  EXPECT_NE(sb::registry().find("hp-stable")->pick_when, sb::registry().find("hp-tiled-stable")->pick_when);
+  // --details adds what each accepts and implements.
+  const CommandResult d = run("list --details");
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_NE(d.output.find("source: CUB DeviceRadixSort"), std::string::npos) << d.output;
+}
+
+// One definition of each device option (docs/usage.md "One spelling per idea"): the same help
+// text in every subcommand that takes it, the same check, and the old spellings refused.
+TEST(Cli, DeviceOptionsReadAlikeInEverySubcommand) {
+  // The option's entry in `SUBCOMMAND --help`: its line and the description CLI11 may wrap
+  // onto the next ones.
+  auto help_line = [](const std::string& subcommand, const std::string& option) {
+    const CommandResult h = run(subcommand + " --help");
+    std::istringstream in(h.output);
+    std::string entry;
+    for (std::string line; std::getline(in, line);) {
+      const bool starts_option = line.rfind("  -", 0) == 0;
+      if (!entry.empty() && (starts_option || line.empty())) break;
+      if (!entry.empty()) entry += " " + line.substr(line.find_first_not_of(' '));
+      if (starts_option && line.find("  " + option + " ") != std::string::npos) entry = line.substr(line.find(option));
+    }
+    return entry.empty() ? "(no " + option + " in " + subcommand + " --help)" : entry;
+  };
+  for (const char* sub : {"run", "sort"}) EXPECT_EQ(help_line(sub, "--backend"), help_line("gen", "--backend")) << sub;
+  for (const char* sub : {"run", "sort", "sweep", "info"})
+    EXPECT_EQ(help_line(sub, "--device"), help_line("gen", "--device")) << sub;
+  EXPECT_NE(help_line("gen", "--backend").find("who does the work"), std::string::npos);
+  for (const char* sub : {"gen", "run", "sort input.npy -o out.npy"})
+    expect_usage_error(std::string(sub) + " --backend tpu", "--backend");
+  expect_usage_error("gen --backend cpu -n 100 --device 1", "drop --device");
+  expect_usage_error("run --backend cpu --algo cpu-std-sort -n 100 --device 1", "drop --device");
+  expect_usage_error("run --backend cpu --algo cpu-std-sort -n 100 --gpus 2", "drop --gpus");
+  expect_usage_error("sort --backend cpu in.npy -o out.npy --device 0", "drop --device");
+}
+
+TEST(Cli, OldOutputSpellingsNameTheNewOne) {
+  sb::test::TempDir dir;
+  expect_usage_error("gen --backend cpu -n 100 --out " + dir.file("k.npy"), "-o/--output");
+  expect_usage_error("sweep --spec " + sb::test::source_path("datasets/smoke.json") + " --out " + dir.file("s.jsonl"),
+                     "-o/--output");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("k.npy")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.jsonl")));
 }
 
 TEST(Cli, UsageErrorsAreOneLineWithExitCode2) {
@@ -127,7 +206,7 @@ TEST(Cli, CpuRunWritesJsonAndCsv) {
 
 TEST(Cli, GenPrintsRealizedStatisticsAndWritesRawKeys) {
   const auto path = (std::filesystem::temp_directory_path() / "sortbench_gen.bin").string();
-  const CommandResult r = run("gen --backend cpu -n 1000 --max-val 500 --len 17 --out " + path);
+  const CommandResult r = run("gen --backend cpu -n 1000 --max-val 500 --len 17 --output " + path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.output.find("len      17"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("realized len 17"), std::string::npos) << r.output;

@@ -1,10 +1,12 @@
-// Your data through the command line (issue #14): gen --out .npy, sort and run --input on
+// Your data through the command line (issue #14): gen -o .npy, sort and run --input on
 // the CPU backend, checked against NumPy where it is installed; every bad input is one line
 // on stderr, exit code 2, and no output file.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -50,7 +52,7 @@ TEST(FileCli, GenWritesNpyThatNumpyReadsAsTheRawKeys) {
   TempDir dir;
   for (const char* key : {"u32", "i64", "f64"}) {
     const std::string k = key;
-    const std::string gen = "gen --backend cpu -n 1000 --key " + k + (k == "u32" ? "" : " --min-val -50") + " --out ";
+    const std::string gen = "gen --backend cpu -n 1000 --key " + k + (k == "u32" ? "" : " --min-val -50") + " -o ";
     ASSERT_EQ(sortbench(gen + dir.file(k + ".npy")).exit_code, 0);
     ASSERT_EQ(sortbench(gen + dir.file(k + ".raw")).exit_code, 0);
     const std::string dtype = k == "u32" ? "<u4" : k == "i64" ? "<i8" : "<f8";
@@ -120,12 +122,54 @@ sys.exit(0 if np.array_equal(np.load(d + '/ks.npy'), k[o]) and np.array_equal(np
 
 TEST(FileCli, SortReportsItsPhases) {
   TempDir dir;
-  ASSERT_EQ(sortbench("gen --backend cpu -n 10000 --key u64 --out " + dir.file("g.npy")).exit_code, 0);
+  ASSERT_EQ(sortbench("gen --backend cpu -n 10000 --key u64 -o " + dir.file("g.npy")).exit_code, 0);
   const CommandResult s = sortbench("sort --backend cpu " + dir.file("g.npy") + " -o " + dir.file("s.npy"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
   for (const char* phase : {"read", "analyze", "sort", "verify", "write", "verified"})
     EXPECT_NE(s.output.find(phase), std::string::npos) << phase << " not in:\n" << s.output;
   EXPECT_NE(s.output.find("cpu-parallel-sort"), std::string::npos) << s.output;  // u64 keys: no CPU H-P
+}
+
+// sort --json (issue 35 item 8): the phase report beside the sorted file, with run's context.
+TEST(FileCli, SortWritesItsPhaseReportAsJson) {
+  TempDir dir;
+  ASSERT_EQ(sortbench("gen --backend cpu -n 10000 --key u64 -o " + dir.file("g.npy")).exit_code, 0);
+  const CommandResult s = sortbench("sort --backend cpu --quiet " + dir.file("g.npy") + " -o " + dir.file("s.npy") +
+                                    " --json " + dir.file("r.json"));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_EQ(s.output, "") << "--quiet";
+  const auto doc = nlohmann::json::parse(sb::test::read_text(dir.file("r.json")));
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  const auto& context = doc.at("context");
+  EXPECT_TRUE(context.at("gpu").is_null());
+  EXPECT_NE(context.at("command_line").get<std::string>().find("--json"), std::string::npos);
+  EXPECT_FALSE(context.at("git_commit").get<std::string>().empty());
+  EXPECT_FALSE(context.contains("measurement")) << "a sort has no measurement settings";
+  const auto& report = doc.at("sort");
+  EXPECT_EQ(report.at("n"), 10000);
+  EXPECT_EQ(report.at("key"), "u64");
+  EXPECT_EQ(report.at("backend"), "cpu");
+  EXPECT_EQ(report.at("algorithm"), "cpu-parallel-sort");
+  EXPECT_FALSE(report.at("auto_choice").get<std::string>().empty());
+  EXPECT_EQ(report.at("output"), dir.file("s.npy"));
+  EXPECT_EQ(report.at("verified_on"), "host");
+  EXPECT_EQ(report.at("bytes_written"), std::filesystem::file_size(dir.file("s.npy")));
+  std::vector<std::string> phases;
+  double sum = 0;
+  for (const auto& p : report.at("phases")) {
+    phases.push_back(p.at("phase"));
+    sum += p.at("ms").get<double>();
+  }
+  EXPECT_EQ(phases, (std::vector<std::string>{"read", "analyze", "sort", "verify", "write"}));
+  EXPECT_NEAR(report.at("total_ms").get<double>(), sum, 1e-9);
+  // Refused before anything is read or written: a report path that is a file of the sort
+  // (exit 2), and one that cannot be written (exit 5, as run's --json).
+  const std::string sort_g = "sort --backend cpu " + dir.file("g.npy");
+  expect_refused(sort_g + " -o " + dir.file("t.npy") + " --json " + dir.file("t.npy"), "--json", dir.file("t.npy"));
+  const CommandResult u = sortbench(sort_g + " -o " + dir.file("u.npy") + " --json /nonexistent-dir/r.json");
+  EXPECT_EQ(u.exit_code, 5) << u.err;
+  EXPECT_EQ(lines(u.err), 1u) << u.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("u.npy")));
 }
 
 TEST(FileCli, BadInputIsOneLineExitTwoAndNoFile) {
@@ -139,7 +183,7 @@ TEST(FileCli, BadInputIsOneLineExitTwoAndNoFile) {
   expect_refused(sort + dir.file("bad.csv") + " --column x -o " + out, "line 3, column 'x': 'foo' is not a number", out);
   expect_refused(sort + dir.file("seven.bin") + " --key u32 -o " + out, "not a whole number", out);
   expect_refused(sort + dir.file("nan.txt") + " -o " + out, "1 NaN keys, the first at position 1", out);
-  ASSERT_EQ(sortbench("gen --backend cpu -n 100 --out " + dir.file("g.npy")).exit_code, 0);
+  ASSERT_EQ(sortbench("gen --backend cpu -n 100 -o " + dir.file("g.npy")).exit_code, 0);
   expect_refused(sort + dir.file("g.npy") + " --key i64 -o " + out, "--key i64", out);
   expect_refused(sort + dir.file("g.npy") + " -o " + dir.file("g.npy"), "is the input file", "");
   expect_refused(sort + dir.file("g.npy") + " -o /nonexistent-dir/x.npy", "/nonexistent-dir/x.npy", "");
@@ -160,7 +204,7 @@ TEST(FileCli, DiskFullLeavesNoOutput) {
   // A size-limited file stands in for a full disk: with SIGXFSZ ignored, a write past
   // `ulimit -f` (1 KiB here) fails with EFBIG as a write to a full disk fails with ENOSPC.
   TempDir dir;
-  ASSERT_EQ(sortbench("gen --backend cpu -n 10000 --key u64 --out " + dir.file("g.npy")).exit_code, 0);
+  ASSERT_EQ(sortbench("gen --backend cpu -n 10000 --key u64 -o " + dir.file("g.npy")).exit_code, 0);
   const std::string out = dir.file("s.npy");
   const CommandResult r = sb::test::run_command("bash -c 'trap \"\" XFSZ; ulimit -f 1; " + sb::test::exe() +
                                                     " sort --backend cpu " + dir.file("g.npy") + " -o " + out + "'",
@@ -174,7 +218,7 @@ TEST(FileCli, DiskFullLeavesNoOutput) {
 
 TEST(FileCli, RunInputOnTheCpuBackendRecordsTheFileAndTheRangeMode) {
   TempDir dir;
-  ASSERT_EQ(sortbench("gen --backend cpu -n 20000 --delta 4 --out " + dir.file("g.npy")).exit_code, 0);
+  ASSERT_EQ(sortbench("gen --backend cpu -n 20000 --delta 4 -o " + dir.file("g.npy")).exit_code, 0);
   for (const char* mode : {"measured", "given"}) {
     const std::string json = dir.file(std::string(mode) + ".json");
     const CommandResult r = sortbench("run --backend cpu --algo all --reps 2 --budget 0.05 --input " + dir.file("g.npy") +

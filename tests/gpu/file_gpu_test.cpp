@@ -22,7 +22,7 @@ CommandResult sortbench(const std::string& args) {
 
 TEST(FileGpu, SortsA2To28KeyFileAndReportsEachPhase) {
   TempDir dir;
-  ASSERT_EQ(sortbench("gen -n 2^28 --delta 4 --out " + dir.file("big.npy")).exit_code, 0);
+  ASSERT_EQ(sortbench("gen -n 2^28 --delta 4 -o " + dir.file("big.npy")).exit_code, 0);
   const CommandResult s = sortbench("sort " + dir.file("big.npy") + " -o " + dir.file("sorted.npy"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
   // The download overlaps the write (part of it); verification ran on the GPU (an H200 holds a
@@ -34,7 +34,7 @@ TEST(FileGpu, SortsA2To28KeyFileAndReportsEachPhase) {
 
 TEST(FileGpu, SortOutputEqualsTheCpuBackend) {
   TempDir dir;
-  ASSERT_EQ(sortbench("gen -n 1M --key i64 --min-val -1000 --delta 0.01 --out " + dir.file("k.npy")).exit_code, 0);
+  ASSERT_EQ(sortbench("gen -n 1M --key i64 --min-val -1000 --delta 0.01 -o " + dir.file("k.npy")).exit_code, 0);
   for (const char* algo : {"auto", "cub-radix-bits", "cub-radix"}) {
     ASSERT_EQ(sortbench(std::string("sort --quiet --algo ") + algo + " " + dir.file("k.npy") + " -o " +
                         dir.file("gpu.npy"))
@@ -53,7 +53,7 @@ TEST(FileGpu, SortOutputEqualsTheCpuBackend) {
 
 TEST(FileGpu, RunInputOfA2To28KeyFileDiscoversTheRangeInsideTheTimedRegion) {
   TempDir dir;
-  ASSERT_EQ(sortbench("gen -n 2^28 --delta 4 --out " + dir.file("big.npy")).exit_code, 0);
+  ASSERT_EQ(sortbench("gen -n 2^28 --delta 4 -o " + dir.file("big.npy")).exit_code, 0);
   const std::string json = dir.file("r.json");
   const CommandResult r = sortbench("run --input " + dir.file("big.npy") +
                                     " --algo cub-radix,cub-radix-bits,hp-auto --reps 3 --budget 0.5 --json " + json);

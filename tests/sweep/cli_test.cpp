@@ -51,7 +51,7 @@ std::size_t count_lines(const std::string& path) { return test::lines_of(test::r
 TEST(SweepCli, KilledMidwayAndResumedEqualsAnUninterruptedSweep) {
   test::TempDir dir;
   const std::string whole = dir.file("whole.jsonl"), killed = dir.file("killed.jsonl");
-  const auto full = run_command(exe() + " sweep --spec " + kSmoke + " --out " + whole);
+  const auto full = run_command(exe() + " sweep --spec " + kSmoke + " -o " + whole);
   ASSERT_EQ(full.exit_code, 0) << full.output;
   const auto expected = result_counts(whole);
   ASSERT_EQ(expected.size(), 24u);  // 12 rows x 2 algorithms
@@ -63,7 +63,7 @@ TEST(SweepCli, KilledMidwayAndResumedEqualsAnUninterruptedSweep) {
   if (pid == 0) {
     const std::string e = exe();
     if (FILE* quiet = freopen("/dev/null", "w", stderr)) (void)quiet;  // its progress lines
-    execl(e.c_str(), e.c_str(), "sweep", "--spec", kSmoke.c_str(), "--out", killed.c_str(), static_cast<char*>(nullptr));
+    execl(e.c_str(), e.c_str(), "sweep", "--spec", kSmoke.c_str(), "-o", killed.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   bool exited_early = false;
@@ -91,11 +91,11 @@ TEST(SweepCli, KilledMidwayAndResumedEqualsAnUninterruptedSweep) {
     test::write_text(killed, text + R"({"algorithm": "cpu-std-sort", "row_key": "n=16)");
   }
 
-  const auto refused = run_command(exe() + " sweep --spec " + kSmoke + " --out " + killed);
+  const auto refused = run_command(exe() + " sweep --spec " + kSmoke + " -o " + killed);
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_NE(refused.output.find("--resume"), std::string::npos) << refused.output;
 
-  const auto resumed = run_command(exe() + " sweep --spec " + kSmoke + " --out " + killed + " --resume");
+  const auto resumed = run_command(exe() + " sweep --spec " + kSmoke + " -o " + killed + " --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find(std::to_string(expected.size() - before) + " ok)"), std::string::npos)
       << "reruns exactly the missing results, the torn one included: " << resumed.output;
@@ -103,7 +103,7 @@ TEST(SweepCli, KilledMidwayAndResumedEqualsAnUninterruptedSweep) {
   EXPECT_EQ(result_counts(killed), expected);
 
   // Resuming a complete sweep runs nothing.
-  const auto again = run_command(exe() + " sweep --spec " + kSmoke + " --out " + killed + " --resume");
+  const auto again = run_command(exe() + " sweep --spec " + kSmoke + " -o " + killed + " --resume");
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("complete, 0 results written now (none)"), std::string::npos) << again.output;
   EXPECT_EQ(result_counts(killed), expected);
@@ -114,7 +114,7 @@ TEST(SweepCli, ShardsTogetherHoldTheWholeSweep) {
   std::map<std::string, int> merged;
   for (int i = 0; i < 3; ++i) {
     const std::string out = dir.file("shard" + std::to_string(i) + ".jsonl");
-    const auto r = run_command(exe() + " sweep --spec " + kSmoke + " --shard " + std::to_string(i) + "/3 --out " + out);
+    const auto r = run_command(exe() + " sweep --spec " + kSmoke + " --shard " + std::to_string(i) + "/3 -o " + out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("[1/8]"), std::string::npos) << "one progress line per result: " << r.output;
     for (const auto& [k, n] : result_counts(out)) merged[k] += n;
@@ -136,15 +136,15 @@ TEST(SweepCli, SpecErrorsExitWithTheUsageCode) {
   test::TempDir dir;
   const std::string spec = dir.file("bad.json");
   test::write_text(spec, R"({"backend": "cpu", "algorithms": ["cpu-std-sort"], "axes": [{"name": "n", "values": []}]})");
-  const auto r = run_command(exe() + " sweep --spec " + spec + " --out " + dir.file("o.jsonl"));
+  const auto r = run_command(exe() + " sweep --spec " + spec + " -o " + dir.file("o.jsonl"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(spec + ": axes[0] (n): the axis has no values"), std::string::npos) << r.output;
   // --resume refuses the output of another spec.
   const std::string other = dir.file("other.json");
   test::write_text(other, R"({"name": "other", "backend": "cpu", "algorithms": ["cpu-std-sort"],
                               "axes": [{"name": "n", "values": [1024]}]})");
-  ASSERT_EQ(run_command(exe() + " sweep --spec " + other + " --out " + dir.file("other.jsonl")).exit_code, 0);
-  const auto mixed = run_command(exe() + " sweep --spec " + kSmoke + " --out " + dir.file("other.jsonl") + " --resume");
+  ASSERT_EQ(run_command(exe() + " sweep --spec " + other + " -o " + dir.file("other.jsonl")).exit_code, 0);
+  const auto mixed = run_command(exe() + " sweep --spec " + kSmoke + " -o " + dir.file("other.jsonl") + " --resume");
   EXPECT_EQ(mixed.exit_code, 2) << mixed.output;
   EXPECT_NE(mixed.output.find("holds the sweep 'other', not 'smoke'"), std::string::npos) << mixed.output;
   const auto missing = run_command(exe() + " sweep --spec " + dir.file("none.json") + " --dry-run");

@@ -34,7 +34,7 @@ void expect_png(const std::string& path) {
 
 std::string plot(const std::string& spec, const std::string& results, const std::string& out) {
   return python() + " " + source_path("scripts/plot.py") + " --spec " + source_path(spec) + " " + source_path(results) +
-         " --out " + out;
+         " -o " + out;
 }
 
 TEST(PlotPy, LinesFigureFromTheSmokeFixture) {
@@ -83,7 +83,7 @@ TEST(PlotPy, RefusesASpecWithoutFigures) {
   const std::string spec = dir.file("s.json");
   test::write_text(spec, R"({"algorithms": ["cpu-std-sort"]})");
   const auto r = run_command((have_matplotlib() ? python() : std::string("python3")) + " " + source_path("scripts/plot.py") + " --spec " + spec + " " +
-                             source_path("tests/fixtures/smoke-results.jsonl") + " --out " + dir.path());
+                             source_path("tests/fixtures/smoke-results.jsonl") + " -o " + dir.path());
   EXPECT_NE(r.exit_code, 0) << r.output;
 }
 
@@ -108,7 +108,7 @@ TEST(EnergyPlotPy, KeysPerSecondAgainstKeysPerJoule) {
                                                 energy_row("cub-radix", 5e10, 1.2e8) + ", " +
                                                 energy_row("hp-auto", 1.3e11, 3.1e8) + "]}");
   const auto r = run_command(python() + " " + source_path("scripts/energy_plot.py") + " " + dir.file("energy.json") +
-                             " --out " + dir.file("fig"));
+                             " -o " + dir.file("fig"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_png(dir.file("fig/energy.png"));
   const std::string table = test::read_text(dir.file("fig/energy.md"));
@@ -116,7 +116,7 @@ TEST(EnergyPlotPy, KeysPerSecondAgainstKeysPerJoule) {
   EXPECT_LT(table.find("hp-auto"), table.find("cub-radix")) << "fastest first";
   test::write_text(dir.file("none.json"), R"({"schema_version": 1, "context": {}, "results": []})");
   const auto none = run_command(python() + " " + source_path("scripts/energy_plot.py") + " " + dir.file("none.json") +
-                                " --out " + dir.file("fig2"));
+                                " -o " + dir.file("fig2"));
   EXPECT_NE(none.exit_code, 0);
   EXPECT_NE(none.output.find("no row with an energy figure"), std::string::npos) << none.output;
 }
