@@ -1,5 +1,5 @@
 // sortbench: which GPU sort is fastest for my data, on this GPU, and by how much.
-// Exit codes: README "Exit codes" (sortbench/errors.hpp).
+// Exit codes: docs/usage.md "Exit codes" (sortbench/core/errors.hpp).
 #include <iostream>
 
 #include "cli.hpp"
