@@ -34,6 +34,7 @@ Algorithm test_cpu_algorithm(std::string name, std::function<void(const SortProb
   a.key_types = {KeyType::u32};
   a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
   a.run_host = std::move(run);
+  a.pick_when = "a test's own algorithm";
   return a;
 }
 
@@ -103,6 +104,7 @@ TEST(Registry, RefusesIncompleteAndDuplicateDescriptions) {
   a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
   a.backend = Backend::cpu;
   a.run_host = [](const SortProblem&, const HostBuffers&) {};
+  a.pick_when = "a test's own algorithm";
   r.add(a);
   EXPECT_THROW(r.add(a), std::logic_error);
 }

@@ -1,4 +1,4 @@
-// The errors a user can cause, each with its documented exit code (README "Exit codes").
+// The errors a user can cause, each with its documented exit code (docs/usage.md, "Exit codes").
 // Messages are one line: the problem, then the fix.
 #pragma once
 

@@ -27,7 +27,7 @@ std::string npy_descr(KeyType key) {
     case KeyType::f64: return "<f8";
     case KeyType::u32x4: break;
   }
-  throw UsageError("u32x4 keys have no .npy form; use --key u32..f64 or --out with a raw file");
+  throw UsageError("u32x4 keys have no .npy form; use --key u32..f64 or -o with a raw file");
 }
 
 std::string npy_header(KeyType key, std::uint64_t n) {
