@@ -8,15 +8,9 @@
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {
+
 Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Params& params) {
-  SessionOptions options;
-  options.placement = PlacementKind::device;
-  options.range = RangeMode::given;
-  Session session(make_generated_source(spec), options);
-  Outcome out;
-  const ResultRow row = run_once(session, algo, params, out.keys, out.vals);
-  SB_CUDA_CHECK(cudaDeviceSynchronize());
-  return outcome_of(row, std::move(out));
+  return run_generated_once(PlacementKind::device, algo, spec, params);
 }
 
 void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys, void* vals) {

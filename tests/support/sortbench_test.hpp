@@ -51,8 +51,9 @@ Reference make_reference(const InputSpec& spec);
 // columns drained into keys and vals; a row in error throws.
 ResultRow run_once(Session& session, const Algorithm& algo, const Params& params, std::vector<unsigned char>& keys,
                    std::vector<unsigned char>& vals);
-// The outcome a row gives: declined, or its verifier's verdict (keys and values as out holds them).
-Outcome outcome_of(const ResultRow& row, Outcome out);
+// An algorithm once on a generated input in a session of the placement, verified there.
+Outcome run_generated_once(PlacementKind placement, const Algorithm& algo, const InputSpec& spec,
+                           const Params& params = {});
 
 // CPU backend algorithm, once, verified by verify_host.
 Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params& params = {});
