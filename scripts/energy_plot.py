@@ -41,7 +41,8 @@ def points(rows):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     allow_abbrev=False)
     parser.add_argument("results", nargs="+")
     parser.add_argument("-o", "--output", required=True, help="folder for energy.png and energy.md")
     args = parser.parse_args()

@@ -338,7 +338,8 @@ KINDS = {"lines": plot_lines, "table": plot_table, "winner": plot_winner}
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     allow_abbrev=False)
     parser.add_argument("--spec", required=True, help="the sweep spec whose \"plot\" list describes the figures")
     parser.add_argument("results", nargs="+", help="sweep JSONL or run JSON files")
     parser.add_argument("-o", "--output", required=True, help="folder for the PNG and Markdown files")

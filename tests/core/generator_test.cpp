@@ -189,5 +189,12 @@ TEST(Generator, HostSlicesRefuseSortedDistributionsAndRangesPastTheEnd) {
   EXPECT_NO_THROW(generate_host_slice(s, 90, 10, keys.data(), nullptr));
 }
 
+// The device twin checks the same before it touches the GPU, so this runs on the CPU.
+TEST(Generator, DeviceSlicesRefuseSortedDistributionsAndRangesPastTheEnd) {
+  EXPECT_THROW(generate_device_slice(test::make_spec(100, Distribution::sorted), 0, 10, nullptr, nullptr, nullptr),
+               std::logic_error);
+  EXPECT_THROW(generate_device_slice(test::make_spec(100), 95, 10, nullptr, nullptr, nullptr), std::logic_error);
+}
+
 }  // namespace
 }  // namespace sb

@@ -145,6 +145,9 @@ void generate_host(const InputSpec& spec, void* keys, void* vals);
 // shard or one streamed piece of a generated input). Only for distributions that need no global
 // sort (std::logic_error otherwise, and for a range past n).
 void generate_host_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* keys, void* vals);
+// The slice functions' precondition: a distribution without a global sort and a range inside n
+// (std::logic_error naming `who` otherwise).
+void require_generated_slice(const char* who, const InputSpec& spec, std::uint64_t begin, std::uint64_t count);
 KeyFacts input_stats_host(const InputSpec& spec, const void* keys);
 
 // Device versions; temporary buffers are allocated and freed inside (generation is untimed).
@@ -154,7 +157,7 @@ void generate_values_device(Payload payload, std::uint64_t n, void* d_vals, cuda
 KeyFacts input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream);
 // Elements [begin, begin + count) of the same input (keys and, with a payload, the values of
 // those global positions), generated where they are needed: a rank of a distributed sort
-// makes its own slice. Only for distributions that need no global sort (needs_sorting false).
+// makes its own slice. Only for distributions that need no global sort, inside n (require_generated_slice).
 void generate_device_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* d_keys,
                            void* d_vals, cudaStream_t stream);
 

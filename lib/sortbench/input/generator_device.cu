@@ -173,8 +173,7 @@ KeyFacts input_stats_device(const InputSpec& spec, const void* d_keys, cudaStrea
 
 void generate_device_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* d_keys,
                            void* d_vals, cudaStream_t stream) {
-  if (needs_sorting(spec.dist))
-    throw std::logic_error("generate_device_slice: a sorted distribution needs the whole input");
+  require_generated_slice("generate_device_slice", spec, begin, count);
   if (count == 0) return;
   const GeneratorPlan g = make_generator_plan(spec);
   dispatch_key(spec.key, [&](auto k) {

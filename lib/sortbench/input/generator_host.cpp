@@ -95,12 +95,16 @@ void generate_host(const InputSpec& spec, void* keys, void* vals) {
   fill_values_slice(spec.payload, 0, spec.n, vals);
 }
 
-void generate_host_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* keys, void* vals) {
+void require_generated_slice(const char* who, const InputSpec& spec, std::uint64_t begin, std::uint64_t count) {
   if (needs_sorting(spec.dist))
-    throw std::logic_error("generate_host_slice: a sorted distribution needs the whole input");
+    throw std::logic_error(std::string(who) + ": a sorted distribution needs the whole input");
   if (begin > spec.n || count > spec.n - begin)
-    throw std::logic_error("generate_host_slice: " + std::to_string(count) + " elements from " +
+    throw std::logic_error(std::string(who) + ": " + std::to_string(count) + " elements from " +
                            std::to_string(begin) + " reach past the input's " + std::to_string(spec.n));
+}
+
+void generate_host_slice(const InputSpec& spec, std::uint64_t begin, std::uint64_t count, void* keys, void* vals) {
+  require_generated_slice("generate_host_slice", spec, begin, count);
   const GeneratorPlan g = make_generator_plan(spec);
   dispatch_key(spec.key, [&](auto k) { fill_base_slice(g, begin, count, static_cast<decltype(k)*>(keys)); });
   fill_values_slice(spec.payload, begin, count, vals);
