@@ -1,5 +1,5 @@
-// The measurement loop and its collectors on the CPU (issue 16): the throttle filter on a
-// clock series with a dip, the memory account, the energy arithmetic, NVML's absent path,
+// The measurement loop and its collectors on the CPU (issue 16): the stop rule's agreement
+// between participants (issue 35), the throttle filter on a clock series with a dip, the memory account, the energy arithmetic, NVML's absent path,
 // the busy-GPU rule and the messages a user sees for the new options.
 #include <gtest/gtest.h>
 
@@ -57,6 +57,31 @@ MeasureSettings quiet_settings(int reps) {
 }
 
 SampleSteps no_work() { return {[] {}, [](bool) {}}; }
+
+// A participant that always sees a peer whose samples cost 5 ms and that refuses every third.
+class SlowPeer final : public StopRule {
+ public:
+  using StopRule::StopRule;
+  Reading agree(const Reading& own) override {
+    ++calls;
+    return {std::max(own.sample_ms, 5.0), own.elapsed_s, own.keep && calls % 3 != 0};
+  }
+  int calls = 0;
+};
+
+TEST(StopRule, ParticipantsKeepAndDiscardTheAgreedSamples) {
+  MeasureSettings settings;
+  settings.warmup = 0;
+  settings.min_reps = 4;
+  settings.max_noise = 1.0;
+  SlowPeer rule(settings);
+  FixedTimer timer;
+  int runs = 0;
+  const MeasureResult m = measure(rule, timer, {[] {}, [&](bool) { ++runs; }}, {}, 0.0);
+  EXPECT_EQ(m.samples_ms, (std::vector<double>{5.0, 5.0, 5.0, 5.0})) << "the slowest participant's time is kept";
+  EXPECT_EQ(m.discarded, 1u) << "a sample any participant refused is retaken by all";
+  EXPECT_EQ(runs, 5);
+}
 
 TEST(Throttle, ASeriesWithAClockDipKeepsOnlyTheGoodSamplesAndCountsTheRest) {
   // Reference 1980 MHz (read at begin); 0.75 of it is 1485: 1200 and 1100 are throttled.

@@ -1,7 +1,7 @@
 // The one pipeline on the CPU (measure/session.hpp, issue 35): a Session of a host placement
 // runs an algorithm, verifies it and hands its output to a sink; sources give slices and
-// ranges that equal the same part of the whole; the stop rule lets participants agree on
-// each sample; the file sink writes aside and renames only when committed.
+// ranges that equal the same part of the whole; the file sink writes aside and renames only
+// when committed.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -208,40 +208,6 @@ TEST(InputSources, FileSlicesMatchTheWholeReadInMemoryAndStreamed) {
       EXPECT_TRUE(std::equal(k.begin(), k.end(), keys.begin() + 1500)) << path;
       for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], 1500 + i) << "positions are the file's";
     }
-}
-
-// ---- the stop rule ----
-
-// A participant that always sees a peer whose samples cost 5 ms and that refuses every third.
-class SlowPeer final : public StopRule {
- public:
-  using StopRule::StopRule;
-  Reading agree(const Reading& own) override {
-    ++calls;
-    return {std::max(own.sample_ms, 5.0), own.elapsed_s, own.keep && calls % 3 != 0};
-  }
-  int calls = 0;
-};
-
-class FixedTimer final : public SampleTimer {
- public:
-  void start() override {}
-  void stop() override {}
-  double elapsed_ms() override { return 1.0; }
-};
-
-TEST(StopRule, ParticipantsKeepAndDiscardTheAgreedSamples) {
-  MeasureSettings settings;
-  settings.warmup = 0;
-  settings.min_reps = 4;
-  settings.max_noise = 1.0;
-  SlowPeer rule(settings);
-  FixedTimer timer;
-  int runs = 0;
-  const MeasureResult m = measure(rule, timer, {[] {}, [&](bool) { ++runs; }}, {}, 0.0);
-  EXPECT_EQ(m.samples_ms, (std::vector<double>{5.0, 5.0, 5.0, 5.0})) << "the slowest participant's time is kept";
-  EXPECT_EQ(m.discarded, 1u) << "a sample any participant refused is retaken by all";
-  EXPECT_EQ(runs, 5);
 }
 
 // ---- the file sink ----

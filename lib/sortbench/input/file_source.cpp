@@ -27,8 +27,11 @@ ColumnInfo info_of(const FileColumn& c) { return {c.path, c.format, c.key, c.dty
 // The hash is over the column as read (native byte order), so the same keys saved big-endian
 // or as another file name are recognized as the same input; a streamed file is not hashed.
 nlohmann::json describe(const ColumnInfo& c, std::optional<std::uint64_t> hash) {
-  nlohmann::json j = {{"path", c.path},    {"bytes", c.file_bytes}, {"format", to_string(c.format)},
-                      {"dtype", c.dtype}, {"key", to_string(c.key)}};
+  nlohmann::json j = {{"path", c.path},
+                      {"bytes", c.file_bytes},
+                      {"format", to_string(c.format)},
+                      {"dtype", c.dtype},
+                      {"key", to_string(c.key)}};
   if (hash) j["hash"] = fmt::format("fast64:{:016x}", *hash);
   return j;
 }
@@ -101,17 +104,18 @@ class FileSource final : public FileInputSource, public std::enable_shared_from_
     if (r.positions) spec_.payload = spec_.n <= (std::uint64_t{1} << 32) ? Payload::index : Payload::u64;
     if (values_info_) {
       if (values_info_->n != keys_info_.n)
-        throw UsageError(fmt::format("--values {} holds {} values but {} {} holds {} keys; give files of the same "
-                                     "length",
-                                     values_info_->path, values_info_->n, r.keys.role, r.keys.path, keys_info_.n));
+        throw UsageError(
+            fmt::format("--values {} holds {} values but {} {} holds {} keys; give files of the same "
+                        "length",
+                        values_info_->path, values_info_->n, r.keys.role, r.keys.path, keys_info_.n));
       const Payload width = key_bytes(values_info_->key) == 4 ? Payload::u32 : Payload::u64;
       if (r.payload && *r.payload != width)
         throw UsageError(fmt::format("--values {} holds {}-byte values but --payload {} was given; drop --payload",
                                      values_info_->path, key_bytes(values_info_->key), to_string(*r.payload)));
       spec_.payload = width;
     } else if (spec_.payload == Payload::index && spec_.n > (std::uint64_t{1} << 32)) {
-      throw UsageError(fmt::format("--payload index holds 32-bit positions but the file has {} keys; give --payload u64",
-                                   spec_.n));
+      throw UsageError(
+          fmt::format("--payload index holds 32-bit positions but the file has {} keys; give --payload u64", spec_.n));
     }
     spec_.len = 0;
     if (keys_) {
@@ -133,7 +137,8 @@ class FileSource final : public FileInputSource, public std::enable_shared_from_
   nlohmann::json provenance() const override {
     nlohmann::json j = describe(keys_info_, keys_ ? std::optional<std::uint64_t>(keys_hash_) : std::nullopt);
     j["kind"] = "file";
-    if (values_info_) j["values"] = describe(*values_info_, values_ ? std::optional<std::uint64_t>(values_hash_) : std::nullopt);
+    if (values_info_)
+      j["values"] = describe(*values_info_, values_ ? std::optional<std::uint64_t>(values_hash_) : std::nullopt);
     return j;
   }
   std::optional<std::string> why_no_shards() const override {
@@ -174,11 +179,11 @@ class FileSource final : public FileInputSource, public std::enable_shared_from_
     std::vector<unsigned char> staging;
     if (keys_) {
       if (count)
-        SB_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys_->data.data() + begin * kb, count * kb, cudaMemcpyHostToDevice,
-                                      stream));
+        SB_CUDA_CHECK(
+            cudaMemcpyAsync(d_keys, keys_->data.data() + begin * kb, count * kb, cudaMemcpyHostToDevice, stream));
       if (with_values && values_)
-        SB_CUDA_CHECK(cudaMemcpyAsync(d_vals, values_->data.data() + begin * vb, count * vb, cudaMemcpyHostToDevice,
-                                      stream));
+        SB_CUDA_CHECK(
+            cudaMemcpyAsync(d_vals, values_->data.data() + begin * vb, count * vb, cudaMemcpyHostToDevice, stream));
     } else {
       PinnedRing ring;
       DeviceTarget keys_target(ring, d_keys, stream);

@@ -126,9 +126,10 @@ class ArraySource final : public InputSource {
     if (vals && vals_ && spec_.n) std::memcpy(vals, vals_, spec_.shape().payload_column_bytes());
   }
   void fill_device(void* d_keys, void* d_vals, cudaStream_t stream) const override {
-    if (spec_.n) SB_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys_, spec_.shape().key_column_bytes(), cudaMemcpyHostToDevice, stream));
+    const InputShape shape = spec_.shape();
+    if (spec_.n) SB_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys_, shape.key_column_bytes(), cudaMemcpyHostToDevice, stream));
     if (d_vals && vals_ && spec_.n)
-      SB_CUDA_CHECK(cudaMemcpyAsync(d_vals, vals_, spec_.shape().payload_column_bytes(), cudaMemcpyHostToDevice, stream));
+      SB_CUDA_CHECK(cudaMemcpyAsync(d_vals, vals_, shape.payload_column_bytes(), cudaMemcpyHostToDevice, stream));
     SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   nlohmann::json provenance() const override {

@@ -2,7 +2,6 @@
 // sample restores them from a pristine copy (or, for a single run, sorts them in place), times
 // the sort with CUDA events (harness.hpp) and the verifier checks the output on the GPU.
 #include <algorithm>
-#include <chrono>
 #include <optional>
 
 #include <fmt/format.h>
@@ -21,12 +20,6 @@
 
 namespace sb {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-double ms_since(clock_type::time_point t0) {
-  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
 
 std::string bytes_text(std::uint64_t b) {
   return b >= (1ull << 30) ? fmt::format("{:.2f} GiB", b / double(1ull << 30))
@@ -53,10 +46,11 @@ void note_clocks(const ClockCollector& clocks, ResultRow& row) {
 }
 
 std::string throttled_reason(const ClockCollector& clocks, const MeasureSettings& settings) {
-  return fmt::format("all {} samples were taken below {:.0f} % of the starting SM clock ({} MHz){}; let the GPU "
-                     "cool down or lower --throttle-threshold",
-                     clocks.filter().discarded(), 100 * settings.throttle_threshold, clocks.filter().reference_mhz(),
-                     clocks.reasons_seen() ? " (" + clock_event_reason_names(clocks.reasons_seen()) + ")" : "");
+  return fmt::format(
+      "all {} samples were taken below {:.0f} % of the starting SM clock ({} MHz){}; let the GPU "
+      "cool down or lower --throttle-threshold",
+      clocks.filter().discarded(), 100 * settings.throttle_threshold, clocks.filter().reference_mhz(),
+      clocks.reasons_seen() ? " (" + clock_event_reason_names(clocks.reasons_seen()) + ")" : "");
 }
 
 // Owns a stream, so a constructor that throws part-way still releases it.
@@ -91,9 +85,6 @@ struct DevicePlacement::State {
 
   std::uint64_t key_column() const { return spec.n * key_bytes(spec.key); }
   std::uint64_t value_column() const { return spec.n * payload_bytes(spec.payload); }
-  void log(const char* phase, double ms) const {
-    if (options.phases) options.phases->emplace_back(phase, ms);
-  }
 
   void place(const InputSource& source);
   void keep_for_verification();
@@ -119,12 +110,12 @@ void DevicePlacement::State::place(const InputSource& source) {
   DeviceBuffer& target_vals = options.repeated ? pristine_vals : vals[0];
   target_keys = DeviceBuffer(kb);
   if (vb) target_vals = DeviceBuffer(vb);
-  auto t0 = clock_type::now();
+  double t0 = steady_now_s();
   source.fill_device(target_keys.get(), target_vals.get(), stream.handle);
-  log("read", ms_since(t0));
-  t0 = clock_type::now();
+  log_phase(options.phases, "read", t0);
+  t0 = steady_now_s();
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
-  log("host-to-device", ms_since(t0));
+  log_phase(options.phases, "host-to-device", t0);
   for (int i = options.repeated ? 0 : 1; i < 2; ++i) {
     keys[i] = DeviceBuffer(kb);
     if (vb) vals[i] = DeviceBuffer(vb);
@@ -143,13 +134,17 @@ void DevicePlacement::State::keep_for_verification() {
   if (!verify_on_host) {
     pristine_keys = DeviceBuffer(kb);
     pristine_vals = DeviceBuffer(vb);
-    if (kb) SB_CUDA_CHECK(cudaMemcpyAsync(pristine_keys.get(), keys[0].get(), kb, cudaMemcpyDeviceToDevice, stream.handle));
-    if (vb) SB_CUDA_CHECK(cudaMemcpyAsync(pristine_vals.get(), vals[0].get(), vb, cudaMemcpyDeviceToDevice, stream.handle));
+    if (kb)
+      SB_CUDA_CHECK(cudaMemcpyAsync(pristine_keys.get(), keys[0].get(), kb, cudaMemcpyDeviceToDevice, stream.handle));
+    if (vb)
+      SB_CUDA_CHECK(cudaMemcpyAsync(pristine_vals.get(), vals[0].get(), vb, cudaMemcpyDeviceToDevice, stream.handle));
   } else {
     host_copy.keys.resize(kb);
     host_copy.vals.resize(vb);
-    if (kb) SB_CUDA_CHECK(cudaMemcpyAsync(host_copy.keys.data(), keys[0].get(), kb, cudaMemcpyDeviceToHost, stream.handle));
-    if (vb) SB_CUDA_CHECK(cudaMemcpyAsync(host_copy.vals.data(), vals[0].get(), vb, cudaMemcpyDeviceToHost, stream.handle));
+    if (kb)
+      SB_CUDA_CHECK(cudaMemcpyAsync(host_copy.keys.data(), keys[0].get(), kb, cudaMemcpyDeviceToHost, stream.handle));
+    if (vb)
+      SB_CUDA_CHECK(cudaMemcpyAsync(host_copy.vals.data(), vals[0].get(), vb, cudaMemcpyDeviceToHost, stream.handle));
   }
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
 }
@@ -159,7 +154,7 @@ void DevicePlacement::State::learn_facts() {
     facts = *options.given_facts;
     return;
   }
-  const auto t0 = clock_type::now();
+  const double t0 = steady_now_s();
   const void* d_keys = options.repeated ? pristine_keys.get() : keys[0].get();
   if (options.count_distinct) {
     facts = input_stats_device(spec, d_keys, stream.handle);
@@ -173,7 +168,7 @@ void DevicePlacement::State::learn_facts() {
     discover_key_facts_device(spec.key, d_keys, spec.n, d_bounds.as<std::uint64_t>(), words, stream.handle);
     apply_key_facts(facts, spec.key, OrderedBounds{words[0], words[1]});
   }
-  log("analyze", ms_since(t0));
+  log_phase(options.phases, "analyze", t0);
 }
 
 DeviceBuffers DevicePlacement::State::work_buffers(void* workspace, std::size_t workspace_bytes) const {
@@ -190,7 +185,7 @@ DeviceBuffers DevicePlacement::State::work_buffers(void* workspace, std::size_t 
 }
 
 void DevicePlacement::State::verify(const Algorithm& algo, const SortProblem& problem, ResultRow& row) {
-  const auto t0 = clock_type::now();
+  const double t0 = steady_now_s();
   VerifyInput v;
   v.key = spec.key;
   v.payload = spec.payload;
@@ -204,7 +199,7 @@ void DevicePlacement::State::verify(const Algorithm& algo, const SortProblem& pr
     v.keys_out = out_keys;
     v.vals_out = out_vals;
     apply_verification(row, verify_device(v, stream.handle));
-    log("verify", ms_since(t0));
+    log_phase(options.phases, "verify", t0);
     return;
   }
   HostColumns out;
@@ -215,14 +210,14 @@ void DevicePlacement::State::verify(const Algorithm& algo, const SortProblem& pr
   if (!out.vals.empty())
     SB_CUDA_CHECK(cudaMemcpyAsync(out.vals.data(), out_vals, out.vals.size(), cudaMemcpyDeviceToHost, stream.handle));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
-  log("device-to-host", ms_since(t0));
-  const auto t1 = clock_type::now();
+  log_phase(options.phases, "device-to-host", t0);
+  const double t1 = steady_now_s();
   v.keys_in = host_copy.keys.data();
   if (values_are_data) v.vals_in = host_copy.vals.data();
   v.keys_out = out.keys.data();
   v.vals_out = out_vals ? out.vals.data() : nullptr;
   apply_verification(row, verify_host(v));
-  log("verify", ms_since(t1));
+  log_phase(options.phases, "verify", t1);
   host_output = std::move(out);
 }
 
@@ -236,10 +231,11 @@ void DevicePlacement::State::measure_energy(const Algorithm& a, const SortProble
     restores = energy_batch_device(a, problem, input, work, true, energy_j, kEnergyBatchS);
   }
   const EnergyBatch sorts = energy_batch_device(a, problem, input, work, false, energy_j, kEnergyBatchS);
-  if (auto e = energy_figures(sorts, *restores, *idle, spec.n)) summarize_energy(*e, sorts, row.summaries);
+  if (auto e = energy_figures(sorts, *restores, *idle, spec.n))
+    summarize_energy(*e, sorts, row.summaries);
   else
-    row.details.emplace_back("energy", fmt::format("below the counter's resolution ({:.3f} J over {} sorts)",
-                                                   sorts.joules, sorts.runs));
+    row.details.emplace_back(
+        "energy", fmt::format("below the counter's resolution ({:.3f} J over {} sorts)", sorts.joules, sorts.runs));
 }
 
 DevicePlacement::DevicePlacement(const InputSource& source, DevicePlacementOptions options)
@@ -295,7 +291,8 @@ void DevicePlacement::run(const Algorithm& a, const SortProblem& problem, const 
   s.host_output.reset();
   const SortTiming timing = time_device(a, problem, input, work, settings, collectors);
   s.result = timing.result;
-  s.log("sort", timing.samples_ms.empty() ? 0.0 : timing.samples_ms.back());
+  if (s.options.phases)
+    s.options.phases->emplace_back("sort", timing.samples_ms.empty() ? 0.0 : timing.samples_ms.back());
   finish_timing(row, timing.samples_ms, s.options.copy_bandwidth_gbs);
   note_discovery(row, timing.discovery_ms);
   memory.summarize(row.summaries, s.spec.n);
@@ -317,12 +314,7 @@ void DevicePlacement::drain(OutputSink& sink) const {
   using Column = OutputSink::Column;
   const bool with_values = s.spec.payload != Payload::none;
   if (s.host_output) {
-    for (Column c : {Column::keys, Column::values}) {
-      if (!sink.wants(c) || (c == Column::values && !with_values)) continue;
-      const std::vector<unsigned char>& column = c == Column::keys ? s.host_output->keys : s.host_output->vals;
-      for (std::uint64_t first = 0; first < column.size(); first += PinnedRing::kSlotBytes)
-        sink.write(c, first, column.data() + first, std::min<std::uint64_t>(PinnedRing::kSlotBytes, column.size() - first));
-    }
+    drain_columns(sink, *s.host_output, with_values);
     return;
   }
   PinnedRing ring;
@@ -330,8 +322,9 @@ void DevicePlacement::drain(OutputSink& sink) const {
     if (!sink.wants(c) || (c == Column::values && !with_values)) continue;
     const void* column = c == Column::keys ? s.keys[s.result].get() : s.vals[s.result].get();
     const std::uint64_t bytes = c == Column::keys ? s.key_column() : s.value_column();
-    download_through(ring, column, bytes, s.stream.handle,
-                     [&](const unsigned char* chunk, std::uint64_t first, std::uint64_t n) { sink.write(c, first, chunk, n); });
+    download_through(
+        ring, column, bytes, s.stream.handle,
+        [&](const unsigned char* chunk, std::uint64_t first, std::uint64_t n) { sink.write(c, first, chunk, n); });
   }
 }
 
@@ -353,7 +346,7 @@ double DevicePlacement::transfer_ms(const HostColumns& host) const {
   std::vector<double> ms;
   std::vector<unsigned char> staging(host.keys.size() + host.vals.size());
   for (int i = 0; i < 3; ++i) {
-    const auto t0 = clock_type::now();
+    const double t0 = steady_now_s();
     if (!host.keys.empty())
       SB_CUDA_CHECK(cudaMemcpy(staging.data(), s.pristine_keys.get(), host.keys.size(), cudaMemcpyDeviceToHost));
     if (!host.vals.empty())
@@ -364,7 +357,7 @@ double DevicePlacement::transfer_ms(const HostColumns& host) const {
     if (!host.vals.empty())
       SB_CUDA_CHECK(cudaMemcpy(s.vals[0].get(), staging.data() + host.keys.size(), s.pristine_vals.bytes(),
                                cudaMemcpyHostToDevice));
-    ms.push_back(ms_since(t0));
+    ms.push_back((steady_now_s() - t0) * 1e3);
   }
   std::sort(ms.begin(), ms.end());
   return ms[1];

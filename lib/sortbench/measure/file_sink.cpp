@@ -31,7 +31,9 @@ auto as_usage_error(F&& f) {
 class FileSink::Pending {
  public:
   Pending(const Target& target, std::uint64_t n)
-      : path_(target.path), temp_(target.path + fmt::format(".sortbench-{}.tmp", ::getpid())), width_(key_bytes(target.type)) {
+      : path_(target.path),
+        temp_(target.path + fmt::format(".sortbench-{}.tmp", ::getpid())),
+        width_(key_bytes(target.type)) {
     writer_ = as_usage_error([&] { return std::make_unique<ColumnWriter>(temp_, target.format, target.type, n); });
   }
   ~Pending() {
@@ -47,8 +49,8 @@ class FileSink::Pending {
   }
   void commit() {
     if (std::rename(temp_.c_str(), path_.c_str()) != 0)
-      throw UsageError(fmt::format("cannot rename {} to {}: {}; choose another output path", temp_, path_,
-                                   std::strerror(errno)));
+      throw UsageError(
+          fmt::format("cannot rename {} to {}: {}; choose another output path", temp_, path_, std::strerror(errno)));
     committed_ = true;
   }
 
@@ -79,7 +81,8 @@ void FileSink::write(Column column, std::uint64_t, const unsigned char* data, st
     // Positions past 2^32 keys: u64, decoded from the u64 payload's check bits.
     decoded_.resize(bytes / 8);
     const auto* encoded = reinterpret_cast<const std::uint64_t*>(data);
-    for (std::size_t i = 0; i < decoded_.size(); ++i) decode_value<std::uint64_t>(Payload::u64, encoded[i], decoded_[i]);
+    for (std::size_t i = 0; i < decoded_.size(); ++i)
+      decode_value<std::uint64_t>(Payload::u64, encoded[i], decoded_[i]);
     values_->append(decoded_.data(), decoded_.size());
     return;
   }

@@ -2,10 +2,10 @@
 // steady clock (harness.hpp), and the verifier checks the output on the host. Also the row
 // helpers every placement shares.
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
 
+#include "sortbench/core/pinned_ring.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/measure/harness.hpp"
 #include "sortbench/measure/key_discovery.hpp"
@@ -21,6 +21,20 @@ double median_of(std::vector<double> v) {
 }
 
 }  // namespace
+
+void log_phase(PhaseLog* phases, const char* phase, double t0_s) {
+  if (phases) phases->emplace_back(phase, (steady_now_s() - t0_s) * 1e3);
+}
+
+void drain_columns(OutputSink& sink, const HostColumns& columns, bool with_values) {
+  using Column = OutputSink::Column;
+  for (Column c : {Column::keys, Column::values}) {
+    if (!sink.wants(c) || (c == Column::values && !with_values)) continue;
+    const std::vector<unsigned char>& column = c == Column::keys ? columns.keys : columns.vals;
+    for (std::uint64_t first = 0; first < column.size(); first += PinnedRing::kSlotBytes)
+      sink.write(c, first, column.data() + first, std::min(PinnedRing::kSlotBytes, column.size() - first));
+  }
+}
 
 void finish_timing(ResultRow& row, const std::vector<double>& samples_ms, double copy_bandwidth_gbs) {
   namespace tag = summary_tag;
@@ -39,13 +53,13 @@ void finish_timing(ResultRow& row, const std::vector<double>& samples_ms, double
     const double gbs = 2.0 * static_cast<double>(row.spec.n * row.spec.element_bytes()) / seconds / 1e9;
     s.set(tag::keys_per_s, static_cast<double>(row.spec.n) / seconds);
     s.set(tag::bandwidth_gbs, gbs);
-    if (row.backend == Backend::gpu && copy_bandwidth_gbs > 0) s.set(tag::bandwidth_pct, 100.0 * gbs / copy_bandwidth_gbs);
+    if (row.backend == Backend::gpu && copy_bandwidth_gbs > 0)
+      s.set(tag::bandwidth_pct, 100.0 * gbs / copy_bandwidth_gbs);
   }
 }
 
 void note_discovery(ResultRow& row, const std::vector<double>& discovery_ms) {
-  if (!discovery_ms.empty())
-    row.details.emplace_back("discovery_ms", fmt::format("{:.4f}", median_of(discovery_ms)));
+  if (!discovery_ms.empty()) row.details.emplace_back("discovery_ms", fmt::format("{:.4f}", median_of(discovery_ms)));
 }
 
 void apply_verification(ResultRow& row, const VerifyReport& v) {
@@ -58,24 +72,18 @@ void apply_verification(ResultRow& row, const VerifyReport& v) {
 
 HostPlacement::HostPlacement(const InputSource& source, PhaseLog* phases)
     : shape_(source.spec().shape()), values_are_data_(source.values_are_data()), phases_(phases) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = steady_now_s();
   input_.keys.resize(shape_.key_column_bytes());
   input_.vals.resize(shape_.payload_column_bytes());
   source.fill_host(input_.keys.data(), input_.vals.empty() ? nullptr : input_.vals.data());
-  log("read", t0);
-}
-
-void HostPlacement::log(const char* phase, std::chrono::steady_clock::time_point since) const {
-  if (phases_)
-    phases_->emplace_back(phase,
-                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count());
+  log_phase(phases_, "read", t0);
 }
 
 HostPlacement::HostPlacement(const InputSource& source, HostColumns columns)
     : shape_(source.spec().shape()), values_are_data_(source.values_are_data()), input_(std::move(columns)) {}
 
 KeyFacts HostPlacement::measure_facts(bool count_distinct) const {
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = steady_now_s();
   KeyFacts facts;
   if (count_distinct) {
     InputSpec spec;
@@ -87,7 +95,7 @@ KeyFacts HostPlacement::measure_facts(bool count_distinct) const {
     facts.n = shape_.n;
     apply_key_facts(facts, shape_.key, discover_key_facts_host(shape_.key, input_.keys.data(), shape_.n));
   }
-  log("analyze", t0);
+  log_phase(phases_, "analyze", t0);
   return facts;
 }
 
@@ -101,7 +109,7 @@ void HostPlacement::run(const Algorithm& a, const SortProblem& problem, const Me
   finish_timing(row, timing.samples_ms, 0);
   note_discovery(row, timing.discovery_ms);
   if (phases_) phases_->emplace_back("sort", timing.samples_ms.empty() ? 0.0 : timing.samples_ms.back());
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = steady_now_s();
   VerifyInput v;
   v.key = problem.shape.key;
   v.payload = problem.shape.payload;
@@ -112,18 +120,9 @@ void HostPlacement::run(const Algorithm& a, const SortProblem& problem, const Me
   if (values_are_data_ && in_vals) v.vals_in = in_vals;
   v.check_stable = a.stable;
   apply_verification(row, verify_host(v));
-  log("verify", t0);
+  log_phase(phases_, "verify", t0);
 }
 
-void HostPlacement::drain(OutputSink& sink) const {
-  using Column = OutputSink::Column;
-  constexpr std::uint64_t kChunk = std::uint64_t{8} << 20;
-  for (Column c : {Column::keys, Column::values}) {
-    const std::vector<unsigned char>& column = c == Column::keys ? output_.keys : output_.vals;
-    if (!sink.wants(c) || (c == Column::values && shape_.payload == Payload::none)) continue;
-    for (std::uint64_t first = 0; first < column.size(); first += kChunk)
-      sink.write(c, first, column.data() + first, std::min<std::uint64_t>(kChunk, column.size() - first));
-  }
-}
+void HostPlacement::drain(OutputSink& sink) const { drain_columns(sink, output_, shape_.payload != Payload::none); }
 
 }  // namespace sb

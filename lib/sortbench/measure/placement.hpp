@@ -12,7 +12,6 @@
 // last run's sorted columns to an OutputSink, untimed.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -42,12 +41,17 @@ class OutputSink {
 
 // Wall times of a session's untimed steps, in order (`sort --json` reports them as its phases).
 using PhaseLog = std::vector<std::pair<std::string, double>>;
+// Appends the phase that began at t0_s (steady_now_s()) and ends now, where there is a log.
+void log_phase(PhaseLog* phases, const char* phase, double t0_s);
 
 // The input's columns in host memory.
 struct HostColumns {
   std::vector<unsigned char> keys;
   std::vector<unsigned char> vals;
 };
+
+// Hands columns held in host memory to a sink, in order, in chunks of a pinned ring's slot.
+void drain_columns(OutputSink& sink, const HostColumns& columns, bool with_values);
 
 // Row helpers every placement shares: timing statistics into summaries, the discovery share of
 // the samples, the verifier's verdict.
@@ -69,8 +73,6 @@ class HostPlacement {
   void drain(OutputSink& sink) const;
 
  private:
-  void log(const char* phase, std::chrono::steady_clock::time_point since) const;
-
   InputShape shape_;
   bool values_are_data_ = false;
   PhaseLog* phases_ = nullptr;

@@ -94,7 +94,7 @@ struct Session::State {
     if (!host) host.emplace(*source, device->to_host());
     return *host;
   }
-  void run_on_ranks(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
+  void run_ranks_row(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
   void run_placed(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
 };
 
@@ -148,7 +148,7 @@ const InputSpec& Session::spec() const { return state_->spec; }
 const KeyFacts& Session::facts() const { return state_->facts; }
 const InputSource& Session::source() const { return *state_->source; }
 
-void Session::State::run_on_ranks(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings,
+void Session::State::run_ranks_row(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings,
                                   ResultRow& row) {
   if (auto why = source->why_no_shards()) {
     row.status = RowStatus::unsupported;
@@ -160,7 +160,7 @@ void Session::State::run_on_ranks(const Algorithm& a, const SortProblem& problem
                              options.rendezvous};
   // No devices named (a sweep): one rank on the session's GPU.
   if (request.devices.empty()) request.devices.push_back(device ? device->context().ordinal : 0);
-  const DistributedOutcome out = ::sb::run_on_ranks(*a.ranks, problem, request);
+  const DistributedOutcome out = run_on_ranks(*a.ranks, problem, request);
   finish_timing(row, out.samples_ms, 0);
   row.details = out.details;
   apply_verification(row, out.verification);
@@ -216,7 +216,7 @@ ResultRow Session::run(const Algorithm& a, const MeasureSettings& settings, cons
       row.status = RowStatus::unsupported;
       row.reason = *why;
     } else if (a.distributed()) {
-      s.run_on_ranks(a, problem, settings, row);
+      s.run_ranks_row(a, problem, settings, row);
     } else if (on_gpu && !s.device) {
       row.status = RowStatus::unsupported;
       row.reason = s.unplaced;

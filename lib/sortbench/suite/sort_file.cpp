@@ -1,7 +1,6 @@
 #include "sortbench/suite/sort_file.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <optional>
 
@@ -51,12 +50,6 @@ std::string choose_algorithm(Backend backend, KeyType key, bool with_values, boo
 }
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-double ms_since(clock_type::time_point t0) {
-  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
 
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
@@ -164,12 +157,13 @@ SortFileReport sort_file(const SortFileRequest& q) {
 
   // write: each column downloaded through the pinned ring while the chunk before it is written,
   // under temporary names renamed into place at the end.
-  const auto t0 = clock_type::now();
+  const double t0 = steady_now_s();
   std::optional<FileSink::Target> keys_target, values_target;
   std::optional<Payload> positions;
   if (q.argsort) {
     positions = spec.payload;
-    values_target = FileSink::Target{q.output, keys.format, spec.payload == Payload::index ? KeyType::u32 : KeyType::u64};
+    const KeyType position = spec.payload == Payload::index ? KeyType::u32 : KeyType::u64;
+    values_target = FileSink::Target{q.output, keys.format, position};
   } else {
     keys_target = FileSink::Target{q.output, keys.format, spec.key};
   }
@@ -178,7 +172,7 @@ SortFileReport sort_file(const SortFileRequest& q) {
   session.drain(sink);
   rep.bytes_written = sink.close();
   sink.commit();
-  rep.phases_ms.emplace_back("write", ms_since(t0));
+  log_phase(&rep.phases_ms, "write", t0);
   return rep;
 }
 
