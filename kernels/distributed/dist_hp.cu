@@ -30,7 +30,7 @@ namespace {
 using namespace sb::hp::fast;
 using sb::hp::Carve;
 
-using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
+using RunsIn = thrust::transform_iterator<PackBin<>, thrust::counting_iterator<u64>>;
 template <typename W>
 using RunsOut = thrust::tabulate_output_iterator<EmitRun<W>>;
 
@@ -56,7 +56,7 @@ struct HpArrays {
     run_val = reinterpret_cast<W*>(base + c.take(m * sizeof(W)));
     len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
     window = reinterpret_cast<uint2*>(base + c.take(hp::ceil_div(slice ? slice : 1, kExpandTile) * sizeof(uint2)));
-    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{}),
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin<>{}),
                                                 RunsOut<W>(EmitRun<W>{}), static_cast<std::int64_t>(range)));
     temp = base + c.take(temp_bytes);
     bytes = c.used;
@@ -90,7 +90,7 @@ RankResult run_keys(const SortProblem& p, const RankSlice& s, const RankBuffers&
   marks.mark(1, stream);
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-      a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{A}),
+      a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin<>{A}),
       RunsOut<W>(EmitRun<W>{A, a.run_end, a.run_val, a.len, range, min_word}), static_cast<std::int64_t>(range),
       stream));
   if (count) {

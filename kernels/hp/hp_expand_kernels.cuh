@@ -14,21 +14,34 @@ namespace sb::hp::fast {
 // Fused binarize + prefix sums + compressA01p (Algorithm 5 lines 2-11 and the Ap of
 // Algorithm 2 line 2): CUB scans pack_bin(A[i]); this output functor receives (i, scan) and
 // writes the run of every non-empty bin: its value and its end in the output.
-struct PackBin {
-  const u32* A;
-  __host__ __device__ u64 operator()(u64 i) const { return pack_bin(A[i]); }
+// Count: the width of the counts (u32; u64 where n >= 2^32, whose scan adds WideBinSum pairs).
+template <typename Count>
+struct BinScanOf {
+  using type = u64;
 };
-template <typename W>
+template <>
+struct BinScanOf<u64> {
+  using type = WideBinSum;
+};
+template <typename Count = u32>
+struct PackBin {
+  const Count* A;
+  __host__ __device__ typename BinScanOf<Count>::type operator()(u64 i) const {
+    if constexpr (sizeof(Count) == 4) return pack_bin(A[i]);
+    else return pack_wide_bin(A[i]);
+  }
+};
+template <typename W, typename Count = u32>
 struct EmitRun {
-  const u32* A;
-  u32* run_end;
+  const Count* A;
+  Count* run_end;
   W* run_val;
-  u32* len;
+  Count* len;
   u64 range;
   W min_word;
-  __device__ void operator()(std::ptrdiff_t i, u64 scan) const {
+  __device__ void operator()(std::ptrdiff_t i, typename BinScanOf<Count>::type scan) const {
     if (A[i]) {
-      const u32 j = packed_nonzero(scan) - 1;
+      const auto j = packed_nonzero(scan) - 1;
       run_end[j] = packed_count(scan);
       run_val[j] = word_at<W>(static_cast<u32>(i), min_word);
     }
@@ -46,7 +59,8 @@ struct EmitRun {
 constexpr unsigned kExpandBlock = 256;
 constexpr unsigned kExpandTile = kExpandBlock * 16;
 constexpr unsigned kLocateThreadsPerTile = 32;  // two searches of kLocateWays lanes
-static __global__ void locate_tiles(const u32* run_end, const u32* len_at, u64 n, uint2* window) {
+template <typename Count>
+__global__ void locate_tiles(const Count* run_end, const Count* len_at, u64 n, uint2* window) {
   const u64 tiles = ceil_div(n, kExpandTile);
   const u64 len = *len_at;
   const u32 half = lane_id() / kLocateWays, k = lane_id() % kLocateWays;
@@ -71,8 +85,8 @@ static __global__ void locate_tiles(const u32* run_end, const u32* len_at, u64 n
 // of searching again.
 constexpr u32 kExpandWalkMax = 32;
 // With 8-byte words the staged window takes the whole 48 KB of static shared memory.
-template <typename W>
-__global__ void __launch_bounds__(kExpandBlock) expand_runs(const u32* run_end, const W* run_val,
+template <typename W, typename Count = u32>
+__global__ void __launch_bounds__(kExpandBlock) expand_runs(const Count* run_end, const W* run_val,
                                                             const uint2* window, u64 n, W* y) {
   __shared__ u32 s_end[kExpandTile];
   __shared__ W s_val[kExpandTile];

@@ -18,6 +18,7 @@
 
 #include "hp.hpp"
 #include "hp_fast_kernels.cuh"
+#include "hp_split_kernels.cuh"
 #include "hp_fast_plan.hpp"
 #include "hp_index.hpp"
 #include "sortbench/core/cuda_check.hpp"
@@ -60,15 +61,17 @@ constexpr std::uint64_t kPairKeysPerCountWord = 2;
 // Shared memory the driver keeps per resident block.
 constexpr std::size_t kReservedSharedPerBlock = 1024;
 
-using RunsIn = thrust::transform_iterator<PackBin, thrust::counting_iterator<u64>>;
-template <typename W>
-using RunsOut = thrust::tabulate_output_iterator<EmitRun<W>>;
+template <typename Count = u32>
+using RunsIn = thrust::transform_iterator<PackBin<Count>, thrust::counting_iterator<u64>>;
+template <typename W, typename Count = u32>
+using RunsOut = thrust::tabulate_output_iterator<EmitRun<W, Count>>;
 
-template <typename W>
+template <typename W, typename Count>
 std::size_t runs_scan_temp_bytes(u64 range) {
   std::size_t bytes = 0;
-  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{}),
-                                              RunsOut<W>(EmitRun<W>{}), static_cast<std::int64_t>(range)));
+  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes,
+                                              RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{}),
+                                              RunsOut<W, Count>(EmitRun<W, Count>{}), static_cast<std::int64_t>(range)));
   return bytes;
 }
 
@@ -82,9 +85,10 @@ std::size_t cursor_scan_temp_bytes(u64 n) {
 
 // hp-tiled's bucket width: --param low_bits, else tiled_low_bits at the segment_hist blocks
 // the kernel is built to keep on each SM (the same on every call, so the workspace's layout
-// and the run agree).
+// and the run agree). Two levels keep 2^14-bin buckets: a super-bucket's tiles are whole.
 unsigned tiled_width(const SortProblem& p, bool stable) {
   if (p.params.count("low_bits")) return low_bits_of(p, kTiledLowBits, tiled_name(stable));
+  if (!p.has_payload() && tiled_levels(p) == 2) return kTiledLowBits;
   const std::uint64_t resident = std::uint64_t(kSegBlocksPerSm) * device_facts(p).sms;
   return tiled_low_bits(p.n(), problem_range(p), kTile, resident, kKeysPerFlushedBin, kSegKeysPerBlock, kLowBitsMin,
                         kTiledLowBits, kTiledMinSegmentKeys);
@@ -115,13 +119,20 @@ std::uint64_t hybrid_parts(u64 n, const DeviceFacts& d) {
   const u64 by_size = ceil_div(n ? n : 1, kKeysPerPart);
   return min_u64(by_size, std::uint64_t(d.sms) * 8);
 }
+// Two levels: the partition's parts, one persistent split_scatter block each (three an SM).
+std::uint64_t split_parts(u64 n, const DeviceFacts& d) {
+  return min_u64(ceil_div(n ? n : 1, kTile), std::uint64_t(d.sms) * kSplitScatterBlocksPerSm);
+}
 
 // The workspace of a fast run; a layout pass (base == nullptr) only sums the sizes. Keys
 // only: the runs and the expansion windows; with a payload A alone (it becomes the cursors),
-// for hp-tiled one A a group (value_bytes: the payload's width).
-template <typename W>
+// for hp-tiled one A a group (value_bytes: the payload's width). Count: the width of A and
+// the run ends (u64 where n >= 2^32, hp-tiled's keys-only path). split.supers != 0: hp-tiled
+// in two levels, with the partitioned array, its counts and offsets, and its tiles' firsts.
+template <typename W, typename Count = u32>
 struct FastArrays {
-  u32 *A, *run_end = nullptr, *len = nullptr, *counts = nullptr;
+  Count *A, *run_end = nullptr, *len = nullptr;
+  u32* counts = nullptr;
   u32* seg_start = nullptr;  // hp-tiled: where each bucket's segment starts in each tile
   void* bucket_scan = nullptr;  // hp-tiled, keys only: the buckets' look-back states (segment_runs)
   std::size_t bucket_scan_bytes = 0;
@@ -133,28 +144,46 @@ struct FastArrays {
   u64 groups = 1;  // hp-tiled with a payload: groups per bucket, each with its own A ...
   u32* bin_total = nullptr;  // ... and the bins' totals over the groups
   unsigned low_bits = 0;
+  SplitPlan split;  // two levels: the plan, and
+  u64 split_tiles = 0;  // the padded array's tiles (a bound: the counts stay on the device)
+  u32* xpart = nullptr;  // the partitioned array (offsets inside each super-bucket)
+  std::uint16_t* split_low = nullptr;  // the grouped low bits, where keys[1] is too small for them
+  u64 *split_totals = nullptr, *split_offsets = nullptr, *tile_first = nullptr;
   FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs, const DeviceFacts& d,
-             bool tiled = false, std::size_t value_bytes = 0, bool stable = false)
-      : low_bits(hybrid_low_bits) {
+             bool tiled = false, std::size_t value_bytes = 0, bool stable = false, SplitPlan two_levels = {})
+      : low_bits(hybrid_low_bits), split(two_levels) {
     Carve c;
     const u64 m = min_u64(n, range);
-    const bool tiled_pairs = pairs && tiled && low_bits;
+    // value_bytes 0 with pairs: hp-tiled's histogram alone (hp::histogram), no groups.
+    const bool tiled_pairs = pairs && tiled && low_bits && value_bytes;
     if (tiled_pairs)
       groups = tiled_pair_groups(n, range, buckets_for(range, low_bits), low_bits, value_bytes, stable, d);
-    A = reinterpret_cast<u32*>(base + c.take(groups * range * sizeof(u32)));
+    A = reinterpret_cast<Count*>(base + c.take(groups * range * sizeof(Count)));
     if (tiled_pairs) {
       bin_total = reinterpret_cast<u32*>(base + c.take(range * sizeof(u32)));
       temp_bytes = cursor_scan_temp_bytes(range);
     } else if (pairs) {
       temp_bytes = cursor_scan_temp_bytes(range);
     } else {
-      run_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
+      run_end = reinterpret_cast<Count*>(base + c.take(m * sizeof(Count)));
       run_val = reinterpret_cast<W*>(base + c.take(m * sizeof(W)));
-      len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
+      len = reinterpret_cast<Count*>(base + c.take(sizeof(Count)));
       window = reinterpret_cast<uint2*>(base + c.take(ceil_div(n, kExpandTile) * sizeof(uint2)));
-      temp_bytes = runs_scan_temp_bytes<W>(range);
+      temp_bytes = runs_scan_temp_bytes<W, Count>(range);
     }
-    if (low_bits && tiled) {
+    if (split.supers) {
+      buckets = split.fine_per_super + 1;  // and the padding's bucket
+      parts = split_parts(n, d);
+      split_tiles = split_tiles_bound(n, split.supers, kTile);
+      counts = reinterpret_cast<u32*>(base + c.take(split.supers * parts * sizeof(u32)));
+      split_totals = reinterpret_cast<u64*>(base + c.take(split.supers * sizeof(u64)));
+      split_offsets = reinterpret_cast<u64*>(base + c.take(split.supers * parts * sizeof(u64)));
+      tile_first = reinterpret_cast<u64*>(base + c.take((split.supers + 1) * sizeof(u64)));
+      xpart = reinterpret_cast<u32*>(base + c.take(split_tiles * kTile * sizeof(u32)));
+      if (split_tiles * kTile * sizeof(std::uint16_t) > n * sizeof(W))
+        split_low = reinterpret_cast<std::uint16_t*>(base + c.take(split_tiles * kTile * sizeof(std::uint16_t)));
+      seg_start = reinterpret_cast<u32*>(base + c.take(segment_table_words(buckets, split_tiles) * sizeof(u32)));
+    } else if (low_bits && tiled) {
       buckets = buckets_for(range, low_bits);
       seg_start = reinterpret_cast<u32*>(base + c.take(segment_table_words(buckets, ceil_div(n, kTile)) * sizeof(u32)));
       if (!pairs) {
@@ -251,8 +280,8 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
 
 // group_tiles over x and its values (group_key_tiles without a payload), persistent blocks
 // as many as fit.
-template <typename W, typename V = NoValue, bool Stable = false>
-void group_tiles_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low,
+template <typename W, typename Count, typename V = NoValue, bool Stable = false>
+void group_tiles_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low,
                         const V* vals = nullptr, V* grouped_vals = nullptr) {
   const u64 tiles = ceil_div(r.n, kTile);
   const auto buckets = static_cast<u32>(a.buckets);
@@ -277,12 +306,57 @@ void with_segment_lanes(u64 buckets, F&& f) {
   else f(std::integral_constant<unsigned, 2>{});
 }
 
+// hp-tiled in two levels: the partition by super-bucket into the padded array (counts, the
+// offsets and padding, the scatter), group_key_tiles over it with each tile's fine buckets,
+// and each fine bucket's histogram over its super-bucket's tiles into A.
+template <typename W, typename Count>
+void hist_split_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low) {
+  const SplitPlan& plan = a.split;
+  const auto parts = static_cast<unsigned>(a.parts);
+  const auto supers = static_cast<u32>(plan.supers);
+  const u32 copies = counter_copies(supers);
+  bucket_count<W><<<parts, kPartBlock, std::size_t{supers} * copies * sizeof(u32), r.stream>>>(
+      x, r.n, r.min_word, plan.super_bits, supers, copies, a.counts);
+  SB_CUDA_CHECK_LAUNCH();
+  split_totals<<<supers, kSplitOffsetsBlock, 0, r.stream>>>(a.counts, parts, a.split_totals);
+  SB_CUDA_CHECK_LAUNCH();
+  split_offsets<<<supers, kSplitOffsetsBlock, 0, r.stream>>>(a.counts, parts, a.split_totals, plan, a.split_tiles,
+                                                             a.split_offsets, a.tile_first, a.xpart);
+  SB_CUDA_CHECK_LAUNCH();
+  split_scatter<W><<<parts, kTileBlock, split_scatter_shared_bytes(supers), r.stream>>>(x, r.n, r.min_word, plan,
+                                                                                      a.split_offsets, a.xpart);
+  SB_CUDA_CHECK_LAUNCH();
+  const u64 tiles = a.split_tiles, padded_n = tiles * kTile;
+  const auto buckets = static_cast<u32>(a.buckets);
+  const std::size_t group_smem = group_key_shared_bytes(buckets);
+  group_key_tiles<u32><<<resident_grid(group_key_tiles<u32>, tiles * kTileBlock, kTileBlock, group_smem, r.device),
+                         kTileBlock, group_smem, r.stream>>>(a.xpart, padded_n, 0u, plan.low_bits, buckets,
+                                                             a.seg_start, low);
+  SB_CUDA_CHECK_LAUNCH();
+  const std::size_t hist_smem = segment_hist_bytes(plan.low_bits);
+  const int per_sm = kernel_blocks_per_sm(r.device.context, reinterpret_cast<const void*>(segment_hist<2>),
+                                          static_cast<int>(kSegBlock), hist_smem);
+  const u64 fine = u64{plan.fine_per_super} * plan.supers;
+  const u64 groups = bucket_groups(fine, ceil_div(tiles, plan.supers), u64(std::max(per_sm, 1)) * r.device.sms, r.n,
+                                   r.range, kKeysPerFlushedBin, kSegKeysPerBlock);
+  if (groups > 1) SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(Count), r.stream));
+  with_segment_lanes(plan.fine_per_super, [&](auto lanes) {
+    split_segment_hist<lanes, Count><<<static_cast<unsigned>(fine * groups), kSegBlock, hist_smem, r.stream>>>(
+        low, padded_n, a.seg_start, tiles, a.tile_first, plan, r.range, static_cast<u32>(groups), a.A);
+  });
+  SB_CUDA_CHECK_LAUNCH();
+}
+
 // hp-tiled: group_tiles, then the buckets' histograms. Where `runs` is asked for (keys only),
 // every bucket is one segment_hist group and a thread counts at most kRunsMaxTilesPerThread
 // tiles, segment_runs writes the runs itself (no A, no scan) and this returns true; otherwise
-// segment_hist fills A and this returns false.
-template <typename W>
-bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low, bool runs) {
+// segment_hist fills A and this returns false. In two levels, hist_split_launch.
+template <typename W, typename Count>
+bool hist_tiled_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low, bool runs) {
+  if (a.split.supers) {
+    hist_split_launch(r, a, x, a.split_low ? a.split_low : low);
+    return false;
+  }
   const auto buckets = static_cast<u32>(a.buckets);
   const u64 tiles = ceil_div(r.n, kTile);
   group_tiles_launch(r, a, x, low);
@@ -291,22 +365,24 @@ bool hist_tiled_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std:
                                           static_cast<int>(kSegBlock), hist_smem);
   const u64 groups = bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
                                    kKeysPerFlushedBin, kSegKeysPerBlock);
-  if (runs && groups == 1 && tiles <= kRunsMaxTilesPerThread * kSegBlock) {
-    BucketScanState state;
-    SB_CUDA_CHECK(state.Init(static_cast<int>(buckets), a.bucket_scan, a.bucket_scan_bytes));
-    init_bucket_scan<<<grid_for(buckets + 32, 256), 256, 0, r.stream>>>(state, buckets);
-    SB_CUDA_CHECK_LAUNCH();
-    with_segment_lanes(buckets, [&](auto lanes) {
-      segment_runs<W, lanes><<<buckets, kSegBlock, hist_smem, r.stream>>>(
-          low, r.n, a.seg_start, tiles, a.low_bits, r.min_word, state, a.run_end, a.run_val, a.len);
-    });
-    SB_CUDA_CHECK_LAUNCH();
-    return true;
+  if constexpr (std::is_same_v<Count, u32>) {
+    if (runs && groups == 1 && tiles <= kRunsMaxTilesPerThread * kSegBlock) {
+      BucketScanState state;
+      SB_CUDA_CHECK(state.Init(static_cast<int>(buckets), a.bucket_scan, a.bucket_scan_bytes));
+      init_bucket_scan<<<grid_for(buckets + 32, 256), 256, 0, r.stream>>>(state, buckets);
+      SB_CUDA_CHECK_LAUNCH();
+      with_segment_lanes(buckets, [&](auto lanes) {
+        segment_runs<W, lanes><<<buckets, kSegBlock, hist_smem, r.stream>>>(
+            low, r.n, a.seg_start, tiles, a.low_bits, r.min_word, state, a.run_end, a.run_val, a.len);
+      });
+      SB_CUDA_CHECK_LAUNCH();
+      return true;
+    }
   }
   // One group stores every bin of its bucket; several add into a zeroed A.
-  if (groups > 1) SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+  if (groups > 1) SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(Count), r.stream));
   with_segment_lanes(buckets, [&](auto lanes) {
-    segment_hist<lanes><<<static_cast<unsigned>(buckets * groups), kSegBlock, hist_smem, r.stream>>>(
+    segment_hist<lanes, Count><<<static_cast<unsigned>(buckets * groups), kSegBlock, hist_smem, r.stream>>>(
         low, r.n, a.seg_start, tiles, buckets, a.low_bits, r.range, static_cast<u32>(groups), a.A);
   });
   SB_CUDA_CHECK_LAUNCH();
@@ -323,7 +399,7 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
   const auto buckets = static_cast<u32>(a.buckets);
   const auto groups = static_cast<u32>(a.groups);
   const u64 tiles = ceil_div(r.n, kTile);
-  group_tiles_launch<W, V, Stable>(r, a, x, low, vals, grouped_vals);
+  group_tiles_launch<W, u32, V, Stable>(r, a, x, low, vals, grouped_vals);
   const unsigned grid = buckets * groups;
   SB_CUDA_CHECK(cudaMemsetAsync(a.bin_total, 0, r.range * sizeof(u32), r.stream));
   with_segment_lanes(buckets, [&](auto lanes) {
@@ -347,24 +423,50 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
 
 // Counts x[0, r.n) into A (zeroed first where the variant adds into it) with histogram
 // variant h. With `runs` (keys only) hp-tiled may write the runs instead (hist_tiled_launch):
-// returns whether it did.
-template <typename W>
-bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low,
+// returns whether it did. 64-bit counts: hp-tiled only.
+template <typename W, typename Count>
+bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low,
                       bool runs = false) {
   if (tiles(h)) return hist_tiled_launch(r, a, x, low, runs);
-  SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-  switch (h) {
-    case Histogram::shared: hist_shared_launch(r, x, a.A); break;
-    case Histogram::global:
-      hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(r.device.sms) * 16), 256, 0, r.stream>>>(
-          x, r.n, r.min_word, a.A);
-      SB_CUDA_CHECK_LAUNCH();
-      break;
-    case Histogram::hybrid: hist_hybrid_launch(r, a, x, low); break;
-    case Histogram::tiled:
-    case Histogram::tiled_stable: break;
+  if constexpr (std::is_same_v<Count, u32>) {
+    SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+    switch (h) {
+      case Histogram::shared: hist_shared_launch(r, x, a.A); break;
+      case Histogram::global:
+        hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(r.device.sms) * 16), 256, 0, r.stream>>>(
+            x, r.n, r.min_word, a.A);
+        SB_CUDA_CHECK_LAUNCH();
+        break;
+      case Histogram::hybrid: hist_hybrid_launch(r, a, x, low); break;
+      case Histogram::tiled:
+      case Histogram::tiled_stable: break;
+    }
   }
   return false;
+}
+
+// Keys only: the histogram, the fused scan into runs, the expansion into y (keys[0] for the
+// variants that split, whose low bits are in keys[1]; keys[1] for the others).
+template <typename W, typename Count>
+int sort_keys(Histogram h, const SortProblem& p, const Run<W>& r, void* workspace, void* const* keys) {
+  FastArrays<W, Count> a(static_cast<char*>(workspace), r.n, r.range, low_bits_for(h, p), false, r.device, tiles(h), 0,
+                         h == Histogram::tiled_stable, tiles(h) ? tiled_split(p) : SplitPlan{});
+  const W* x = reinterpret_cast<const W*>(keys[0]);
+  auto* low = reinterpret_cast<std::uint16_t*>(keys[1]);
+  W* y = reinterpret_cast<W*>(keys[splits(h) ? 0 : 1]);
+  if (!launch_histogram(h, r, a, x, low, true)) {
+    std::size_t temp_bytes = a.temp_bytes;
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+        a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{a.A}),
+        RunsOut<W, Count>(EmitRun<W, Count>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
+        static_cast<std::int64_t>(r.range), r.stream));
+  }
+  const u64 tiles = ceil_div(r.n, kExpandTile);
+  locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
+  SB_CUDA_CHECK_LAUNCH();
+  expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val, a.window, r.n, y);
+  SB_CUDA_CHECK_LAUNCH();
+  return splits(h) ? 0 : 1;
 }
 
 // Runs one fast version; returns the buffer holding y (and the values).
@@ -374,19 +476,19 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   constexpr bool pairs = Buffers<K, V>::has_values;
   const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.facts.min_ordered), b.stream, device_facts(b.device)};
   if (r.n == 0) return 0;
-  FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device, tiles(h),
-                  payload_bytes(p.shape.payload), h == Histogram::tiled_stable);
-  const W* x = reinterpret_cast<const W*>(b.keys[0]);
-  // The split's low bits (2 bytes a key) live in keys[1] until the scan.
-  auto* low = reinterpret_cast<std::uint16_t*>(b.keys[1]);
-  std::size_t temp_bytes = a.temp_bytes;
   if constexpr (pairs) {
+    FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device, tiles(h),
+                    payload_bytes(p.shape.payload), h == Histogram::tiled_stable);
+    const W* x = reinterpret_cast<const W*>(b.keys[0]);
+    // The split's low bits (2 bytes a key) live in keys[1] until the scan.
+    auto* low = reinterpret_cast<std::uint16_t*>(b.keys[1]);
     if (tiles(h)) {
       auto* launch = h == Histogram::tiled_stable ? tiled_pairs_launch<W, V, true> : tiled_pairs_launch<W, V, false>;
       launch(r, a, x, b.vals[0], low, b.vals[1], reinterpret_cast<W*>(b.keys[0]), b.vals[0]);
       return 0;
     }
     launch_histogram(h, r, a, x, low);
+    std::size_t temp_bytes = a.temp_bytes;
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
                                                 r.stream));
     scatter_pairs<W, V><<<grid_for(r.n, 256, u64(r.device.sms) * 8), 256, 0, r.stream>>>(
@@ -394,21 +496,9 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
     SB_CUDA_CHECK_LAUNCH();
     return 1;
   } else {
-    // The splits expand into keys[0] (their low bits are in keys[1]), the others into keys[1].
-    W* y = reinterpret_cast<W*>(b.keys[splits(h) ? 0 : 1]);
-    if (!launch_histogram(h, r, a, x, low, true)) {
-      SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-          a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin{a.A}),
-          RunsOut<W>(EmitRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
-          static_cast<std::int64_t>(r.range), r.stream));
-    }
-    const u64 tiles = ceil_div(r.n, kExpandTile);
-    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
-    SB_CUDA_CHECK_LAUNCH();
-    expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val, a.window, r.n,
-                                                                                 y);
-    SB_CUDA_CHECK_LAUNCH();
-    return splits(h) ? 0 : 1;
+    void* keys[2] = {b.keys[0], b.keys[1]};
+    if (tiles(h) && count_bits_of(p) == 64) return sort_keys<W, u64>(h, p, r, b.workspace, keys);
+    return sort_keys<W, u32>(h, p, r, b.workspace, keys);
   }
 }
 
@@ -440,10 +530,16 @@ int run_fast_any(Histogram h, const SortProblem& p, const DeviceBuffers& b) {
 
 std::size_t fast_bytes(Histogram h, const SortProblem& p) {
   const unsigned low_bits = low_bits_for(h, p);
+  const bool keys_tiled = tiles(h) && !p.has_payload();
+  const SplitPlan split = keys_tiled ? tiled_split(p) : SplitPlan{};
   return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
+    if (keys_tiled && count_bits_of(p) == 64)
+      return FastArrays<W, u64>(nullptr, p.n(), problem_range(p), low_bits, false, device_facts(p), true, 0,
+                                h == Histogram::tiled_stable, split)
+          .bytes;
     return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p), tiles(h),
-                         payload_bytes(p.shape.payload), h == Histogram::tiled_stable)
+                         payload_bytes(p.shape.payload), h == Histogram::tiled_stable, split)
         .bytes;
   });
 }
@@ -473,6 +569,14 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
         allow_large_shared(group_key_tiles<W>, d);
         allow_large_shared(segment_runs<W, 2>, d);
         allow_large_shared(segment_runs<W, 4>, d);
+        allow_large_shared(segment_hist<2, u64>, d);
+        allow_large_shared(segment_hist<4, u64>, d);
+        allow_large_shared(group_key_tiles<u32>, d);
+        allow_large_shared(split_scatter<W>, d);
+        allow_large_shared(split_segment_hist<2, u32>, d);
+        allow_large_shared(split_segment_hist<4, u32>, d);
+        allow_large_shared(split_segment_hist<2, u64>, d);
+        allow_large_shared(split_segment_hist<4, u64>, d);
       } else if (h == Histogram::tiled_stable) {
         allow_large_shared(group_tiles<W, V, true>, d);
         allow_large_shared(place_pairs<W, V, true>, d);
@@ -485,13 +589,20 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
 
 }  // namespace fast
 
+// The histogram's workspace: the key-value layout (A, the hybrid's counters, hp-tiled's table
+// and its two levels' arrays), without the runs.
+template <typename W>
+FastArrays<W> histogram_arrays(const SortProblem& p, std::uint64_t n, Histogram h, void* workspace,
+                               const DeviceFacts& d) {
+  return FastArrays<W>(static_cast<char*>(workspace), n, problem_range(p), low_bits_for(h, p), true, d, tiles(h), 0,
+                       false, tiles(h) ? tiled_split(p) : SplitPlan{});
+}
+
 std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n) {
   const Histogram h = histogram_for(p, n);
   return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
-    return FastArrays<W>(nullptr, n, problem_range(p), h == Histogram::hybrid ? low_bits_of(p) : 0, true,
-                         device_facts(p))
-        .bytes;
+    return histogram_arrays<W>(p, n, h, nullptr, device_facts(p)).bytes;
   });
 }
 
@@ -506,9 +617,7 @@ std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n
     using K = decltype(k);
     using W = typename KeyTraits<K>::Ordered;
     const Run<W> r{n, problem_range(p), min_word_of<K>(p.facts.min_ordered), device.stream, device_facts(&device)};
-    // The key-value layout: A and the hybrid's counters, without the runs.
-    FastArrays<W> a(static_cast<char*>(workspace), n, r.range, h == Histogram::hybrid ? low_bits_of(p) : 0, true,
-                    r.device);
+    FastArrays<W> a = histogram_arrays<W>(p, n, h, workspace, r.device);
     if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low));
     else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
     return a.A;

@@ -19,6 +19,13 @@ __device__ __forceinline__ u64 global_threads() { return u64{gridDim.x} * blockD
 
 __device__ __forceinline__ unsigned lane_id() { return threadIdx.x % 32; }
 
+// Adds to a bin count of either width: std::uint64_t is unsigned long here, which atomicAdd
+// does not take.
+__device__ __forceinline__ void add_count(u32* count, u32 v) { atomicAdd(count, v); }
+__device__ __forceinline__ void add_count(u64* count, u32 v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(count), static_cast<unsigned long long>(v));
+}
+
 // A key's rank among the tile's keys of its bucket, counted in s_count (bucket >= buckets: no
 // key, rank 0). A shared atomic per key; a warp whose keys share one bucket (sorted or
 // clustered input) takes its 32 ranks with one atomic instead of 32 conflicting ones, and no

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hp.hpp"
+#include "hp_index.hpp"
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/core/device_context.hpp"
 #include "sortbench/core/element.hpp"
@@ -42,6 +43,20 @@ constexpr std::uint64_t kMaxBuckets = 4096;
 // at most (2048 + 1) * 4 bytes per 8192-key tile, one byte a key.
 constexpr unsigned kTiledLowBits = 14;
 constexpr std::uint64_t kTiledMaxBuckets = 2048;
+
+// hp-tiled in two levels (keys only): past kTiledOneLevelMaxBuckets 2^14-bin buckets (a
+// tile's segments then average fewer than 8 keys) the keys are first partitioned into at most
+// kSplitMaxSupers super-buckets of at least 2^kSplitMinFineBits buckets each (split_plan;
+// docs/hp.md, two levels). --param levels=1|2 chooses.
+constexpr std::uint64_t kTiledOneLevelMaxBuckets = 1024;
+constexpr std::uint64_t kSplitMaxSupers = 256;
+constexpr unsigned kSplitMinFineBits = 5;
+unsigned tiled_levels(const SortProblem& p);
+// The two levels' plan (supers == 0: one level).
+SplitPlan tiled_split(const SortProblem& p);
+// The width of hp-tiled's counts and run ends: 64 where n >= 2^32 or --param count_bits=64
+// (keys only), else 32.
+unsigned count_bits_of(const SortProblem& p);
 
 inline std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
 // hp-smem counts a range of up to kSmemMaxBands blocks' worth of 32-bit bins: one band in

@@ -36,6 +36,41 @@ unsigned tiled_pair_width(const SortProblem& p, bool stable) {
   return std::min(w, widest);
 }
 
+namespace {
+unsigned tiled_param_low_bits(const SortProblem& p) {
+  return p.params.count("low_bits") ? low_bits_of(p, kTiledLowBits, "hp-tiled") : kTiledLowBits;
+}
+}  // namespace
+
+unsigned tiled_levels(const SortProblem& p) {
+  if (p.has_payload()) return 1;
+  if (p.params.count("levels")) {
+    const long levels = p.param_int("levels", 1);
+    if (levels != 1 && levels != 2)
+      throw UsageError(fmt::format("hp-tiled: levels={} is not 1 or 2; use 1 (group in place) or 2 (partition first)",
+                                   levels));
+    return static_cast<unsigned>(levels);
+  }
+  return buckets_for(problem_range(p), tiled_param_low_bits(p)) > kTiledOneLevelMaxBuckets ? 2 : 1;
+}
+
+SplitPlan tiled_split(const SortProblem& p) {
+  if (tiled_levels(p) != 2) return {};
+  return split_plan(problem_range(p), tiled_param_low_bits(p), kSplitMaxSupers, kSplitMinFineBits);
+}
+
+unsigned count_bits_of(const SortProblem& p) {
+  const bool wide = p.n() >= (std::uint64_t{1} << 32);
+  if (!p.params.count("count_bits")) return wide ? 64 : 32;
+  const long bits = p.param_int("count_bits", 32);
+  if (bits != 32 && bits != 64)
+    throw UsageError(fmt::format("hp-tiled: count_bits={} is not 32 or 64; use 64 to force 64-bit counts", bits));
+  if (bits == 32 && wide) throw UsageError("hp-tiled: count_bits=32 cannot count 2^32 keys or more; use 64");
+  if (bits == 64 && p.has_payload())
+    throw UsageError("hp-tiled: count_bits=64 is for keys alone; drop it with a payload");
+  return static_cast<unsigned>(bits);
+}
+
 }  // namespace fast
 
 namespace {
@@ -61,6 +96,9 @@ constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
 constexpr std::uint64_t kAutoPairsBinsPerValue = 16;
 constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 16;
 constexpr std::uint64_t kAutoPairsMaxRange = std::uint64_t{1} << 22;
+// hp-tiled in two levels (keys alone) from this many keys a bin: the partition adds 12 bytes a
+// key, the range's counters and runs 12 bytes a bin (docs/hp.md, hp-auto in two levels).
+constexpr std::uint64_t kAutoSplitKeysPerBin = 2;
 
 std::optional<std::string> shared_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
@@ -72,8 +110,11 @@ std::optional<std::string> shared_unsupported(const SortProblem& p) {
 }
 
 std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) {
-  if (auto why = common_limits(p)) return why;
+  // Keys alone: 64-bit counts past 2^32 keys, two levels past one level's buckets.
+  if (auto why = p.has_payload() ? common_limits(p) : range_limit(p)) return why;
   unsigned low_bits = low_bits_of(p, kTiledLowBits, tiled_name(stable));
+  count_bits_of(p);  // a UsageError for a width that cannot count this input
+  if (tiled_levels(p) == 2) return std::nullopt;
   if (p.has_payload()) {
     const unsigned pair_bits = tiled_pair_width(p, stable);
     if (!pair_bits)
@@ -82,8 +123,21 @@ std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) 
     low_bits = pair_bits;
   }
   if (buckets_for(problem_range(p), low_bits) > kTiledMaxBuckets)
-    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kTiledMaxBuckets, low_bits);
+    return fmt::format("range {} above {} buckets of 2^{} bins in one level{}", problem_range(p), kTiledMaxBuckets,
+                       low_bits, p.has_payload() ? " (with a payload)" : "; use levels=2");
   return std::nullopt;
+}
+
+// What a fast member records: its counts' width, and for hp-tiled's keys its levels.
+Details fast_details(Histogram h, const SortProblem& p) {
+  const bool keys_tiled = tiles(h) && !p.has_payload();
+  Details d{{"count_bits", keys_tiled ? std::to_string(count_bits_of(p)) : "32"}};
+  if (keys_tiled) {
+    const SplitPlan split = tiled_split(p);
+    d.emplace_back("levels", split.supers ? "2" : "1");
+    if (split.supers) d.emplace_back("supers", std::to_string(split.supers));
+  }
+  return d;
 }
 
 std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
@@ -111,10 +165,11 @@ const char* choice_name(Choice c) {
 Choice choose(const SortProblem& p) {
   const unsigned pair_bits = widest_pair_width(p, false);
   const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
-                      kAutoSparseKeysPerBin, kTiledMaxBuckets << kTiledLowBits, kAutoTiledKeysPerBin,
+                      kAutoSparseKeysPerBin, kMaxRange, kAutoTiledKeysPerBin,
                       kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
                       std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
-                      kAutoPairsBinsPerValue, kAutoPairsMinRange};
+                      kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
+                      kAutoSplitKeysPerBin};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
   return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len}, rule);
@@ -127,6 +182,7 @@ Algorithm fast_member(std::string name, Histogram h, std::string source) {
   a.workspace_bytes = [h](const SortProblem& p) { return fast_bytes(h, p); };
   a.prepare = [h](const SortProblem& p, const DeviceContext& device) { prepare_fast(h, p, device); };
   a.run_device = [h](const SortProblem& p, const DeviceBuffers& b) { return run_fast_any(h, p, b); };
+  a.details = [h](const SortProblem& p) { return fast_details(h, p); };
   return a;
 }
 
@@ -142,7 +198,8 @@ Histogram histogram_for(const SortProblem& p, u64 n) {
     if (it->second == "shared") return Histogram::shared;
     if (it->second == "hybrid") return Histogram::hybrid;
     if (it->second == "global") return Histogram::global;
-    throw UsageError(fmt::format("--param histogram={} is not shared, hybrid or global", it->second));
+    if (it->second == "tiled") return Histogram::tiled;
+    throw UsageError(fmt::format("--param histogram={} is not shared, hybrid, tiled or global", it->second));
   }
   const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin};
@@ -206,13 +263,15 @@ void add_fast(Registry& r) {
                                 "counting-sorted in shared memory");
   auto tiled_constraints = [](const char* pair_width) {
     return fmt::format(
-        "range at most {} buckets of 2^{} bins (low_bits {}..{}; default {}..{} by n and range; with a payload the "
-        "narrowest that covers the range{})",
-        kTiledMaxBuckets, kTiledLowBits, kLowBitsMin, kLowBits, kLowBitsMin, kTiledLowBits, pair_width);
+        "keys alone: any range up to 2^32 and any n (two levels past {} buckets of 2^{} bins, 64-bit counts from 2^32 "
+        "keys); with a payload: range at most {} buckets of 2^low_bits bins, the narrowest that covers the range{}, "
+        "n below 2^32 (low_bits {}..{}; default {}..{} by n and range)",
+        kTiledOneLevelMaxBuckets, kTiledLowBits, kTiledMaxBuckets, pair_width, kLowBitsMin, kLowBits, kLowBitsMin,
+        kTiledLowBits);
   };
   tiled.constraints = tiled_constraints(", at most 2^13 with 8-byte values on Hopper");
   tiled.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, false); };
-  tiled.params = {"low_bits"};
+  tiled.params = {"low_bits", "levels", "count_bits"};
   r.add(tiled);
 
   Algorithm tiled_stable = fast_member(tiled_name(true), Histogram::tiled_stable,
@@ -222,7 +281,7 @@ void add_fast(Registry& r) {
   tiled_stable.stable = true;
   tiled_stable.constraints = tiled_constraints("");
   tiled_stable.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, true); };
-  tiled_stable.params = {"low_bits"};
+  tiled_stable.params = {"low_bits", "levels", "count_bits"};
   r.add(tiled_stable);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
@@ -261,8 +320,12 @@ void add_fast(Registry& r) {
   };
   aut.details = [](const SortProblem& p) {
     Details d{{"variant", choice_name(choose(p))}};
-    if (choose(p) == Choice::cub)
+    const Choice c = choose(p);
+    if (c == Choice::cub)
       for (auto& kv : range_radix_sort_details(p)) d.push_back(std::move(kv));
+    else
+      for (auto& kv : fast_details(c == Choice::tiled ? Histogram::tiled : Histogram::shared, p))
+        d.push_back(std::move(kv));
     return d;
   };
   r.add(aut);

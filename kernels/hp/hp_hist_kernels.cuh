@@ -260,7 +260,7 @@ __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u
 
 // Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
 // the bucketed array; a slice crossing bucket edges handles each bucket in turn.
-// static (as locate_tiles): non-template kernels defined in a header that two families'
+// static: non-template kernels defined in a header that two families'
 // translation units include (hp-fast and dist-hp) need internal linkage.
 static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* offsets, u32 parts, u32 buckets,
                             unsigned low_bits, u32* A) {

@@ -190,6 +190,52 @@ SB_HD_INLINE std::uint64_t bucket_groups(std::uint64_t buckets, std::uint64_t ti
   return g ? g : 1;
 }
 
+// hp-tiled past tiled_one_level_buckets buckets (two levels): a tile of 8192 keys spread over
+// thousands of buckets leaves segments of a few keys (at n = 2^31, delta = 50: 2,622 buckets of
+// 2^14 bins, about 3 keys), each read as a whole sector, and a segment table of a word per
+// (bucket, tile). So a first pass partitions the keys by their super-bucket (high bits, at most
+// max_supers of them, as one radix pass does) into a padded array whose every tile belongs to
+// one super-bucket, and the grouping then sees only that super-bucket's fine buckets
+// (fine_per_super; 2^min_fine_bits or more). Each key goes to the partitioned array as its offset
+// inside its super-bucket; the padding holds split_pad(plan), an offset of fine bucket
+// fine_per_super (one past the last), which the grouping counts as a bucket of its own and
+// the histograms never read.
+struct SplitPlan {
+  unsigned low_bits = 0;    // a fine bucket holds 2^low_bits bins
+  unsigned super_bits = 0;  // a super-bucket holds 2^super_bits bins
+  std::uint64_t supers = 0;
+  std::uint32_t fine_per_super = 0;
+};
+SB_HD_INLINE SplitPlan split_plan(std::uint64_t range, unsigned low_bits, std::uint64_t max_supers,
+                                  unsigned min_fine_bits) {
+  SplitPlan plan;
+  plan.low_bits = low_bits;
+  unsigned fine_bits = min_fine_bits;
+  while (fine_bits + low_bits < 32 && ceil_div(range, std::uint64_t{1} << (low_bits + fine_bits)) > max_supers)
+    ++fine_bits;
+  plan.super_bits = low_bits + fine_bits;
+  plan.supers = ceil_div(range, std::uint64_t{1} << plan.super_bits);
+  plan.fine_per_super = std::uint32_t{1} << fine_bits;
+  return plan;
+}
+SB_HD_INLINE std::uint32_t super_of(std::uint32_t offset, const SplitPlan& plan) {
+  return plan.super_bits < 32 ? offset >> plan.super_bits : 0;
+}
+SB_HD_INLINE std::uint32_t offset_in_super(std::uint32_t offset, const SplitPlan& plan) {
+  return plan.super_bits < 32 ? offset & ((std::uint32_t{1} << plan.super_bits) - 1) : offset;
+}
+SB_HD_INLINE std::uint32_t split_pad(const SplitPlan& plan) { return plan.fine_per_super << plan.low_bits; }
+// The first offset of fine bucket b of super-bucket s.
+SB_HD_INLINE std::uint64_t split_bucket_first(const SplitPlan& plan, std::uint64_t s, std::uint64_t b) {
+  return (s << plan.super_bits) + (b << plan.low_bits);
+}
+// A super-bucket of `keys` keys takes whole tiles; the last one padded.
+SB_HD_INLINE std::uint64_t padded_tiles(std::uint64_t keys, std::uint64_t tile) { return ceil_div(keys, tile); }
+// The tiles of the padded array, bounded without the counts (the launches are sized on the host
+// and the counts stay on the device): each super-bucket pads fewer than one tile.
+SB_HD_INLINE std::uint64_t split_tiles_bound(std::uint64_t n, std::uint64_t supers, std::uint64_t tile) {
+  return ceil_div(n, tile) + supers;
+}
 // How many consecutive lanes read one tile's segment in segment_hist: 4 where a tile's
 // segments average at least 64 keys, else 2. Lanes on one segment share its lines, and each
 // reads every lanes-th of its 16-byte words, so more of a segment is in flight at once; 4
@@ -323,6 +369,15 @@ SB_HD_INLINE std::uint64_t pack_bin(std::uint32_t count) {
 }
 SB_HD_INLINE std::uint32_t packed_nonzero(std::uint64_t p) { return static_cast<std::uint32_t>(p >> 32); }
 SB_HD_INLINE std::uint32_t packed_count(std::uint64_t p) { return static_cast<std::uint32_t>(p); }
+// With 64-bit counts (n >= 2^32) the two sums outgrow one word: each gets a word of its own,
+// and the scan adds pairs (twice the scan's bytes, on the range only, not on n).
+struct WideBinSum {
+  std::uint64_t count = 0, nonzero = 0;
+};
+SB_HD_INLINE WideBinSum operator+(WideBinSum a, WideBinSum b) { return {a.count + b.count, a.nonzero + b.nonzero}; }
+SB_HD_INLINE WideBinSum pack_wide_bin(std::uint64_t count) { return {count, count ? 1u : 0u}; }
+SB_HD_INLINE std::uint64_t packed_nonzero(WideBinSum p) { return p.nonzero; }
+SB_HD_INLINE std::uint64_t packed_count(WideBinSum p) { return p.count; }
 
 // The run (compressed non-empty bin) that holds output position pos: the first j in
 // [lo, hi) with run_end[j] > pos, where run_end is the inclusive prefix sum of run lengths.
@@ -419,12 +474,17 @@ struct AutoRule {
   std::uint64_t pairs_keys_per_bin = 0;
   std::uint64_t pairs_bins_per_value = 0;
   std::uint64_t pairs_min_range = 0;
+  // Keys alone past split_min_range (0: no such bound), where hp-tiled partitions first (two
+  // levels): hp-tiled from split_keys_per_bin keys per bin.
+  std::uint64_t split_min_range = 0;
+  std::uint64_t split_keys_per_bin = 0;
 };
 SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule,
                                     std::uint64_t len = 0) {
   const std::uint64_t distinct = len ? len : min_u64(n, range);
+  const bool split_dense = !rule.split_min_range || range <= rule.split_min_range || range * rule.split_keys_per_bin <= n;
   const bool tiled = range <= rule.tiled_max_range && range * rule.tiled_keys_per_bin <= n &&
-                     distinct * rule.tiled_keys_per_value <= n;
+                     distinct * rule.tiled_keys_per_value <= n && split_dense;
   if (range <= rule.shared_bins) {
     const bool dense_pairs = rule.band_bins && range > rule.band_bins && distinct * rule.band_bins_per_value > range;
     return tiled && dense_pairs ? AutoChoice::tiled : AutoChoice::smem;
@@ -436,7 +496,8 @@ SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const 
 }
 
 // The whole rule: what no H-P variant takes (float keys, ranges past 32-bit offsets, n at
-// or above 2^32 counters) goes to CUB, the rest to auto_choice. With a payload, hp-tiled's
+// or above 2^32 with a payload) goes to CUB, 2^32 keys or more to hp-tiled (64-bit counts)
+// where auto_choice would take an H-P variant, the rest to auto_choice. With a payload, hp-tiled's
 // key-value path where the pairs rule admits it, CUB otherwise: the other variants claim
 // each slot with a global atomic, and with many keys per bin those serialize (docs/hp.md,
 // hp-auto with a payload), and hp-tiled's
@@ -450,7 +511,12 @@ struct AutoInput {
   std::uint64_t len = 0;  // distinct values, 0: unknown
 };
 SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
-  if (!in.integer_keys || in.range > kMaxRange || in.n >= kMaxRange) return AutoChoice::cub;
+  if (!in.integer_keys || in.range > kMaxRange) return AutoChoice::cub;
+  if (in.n >= kMaxRange) {
+    // 2^32 keys or more: only hp-tiled's keys-only path counts in 64-bit words.
+    if (in.payload) return AutoChoice::cub;
+    return auto_choice(in.n, in.range, rule, in.len) == AutoChoice::cub ? AutoChoice::cub : AutoChoice::tiled;
+  }
   if (in.payload) {
     const std::uint64_t distinct = in.len ? in.len : min_u64(in.n, in.range);
     const bool tiled = in.range <= rule.pairs_max_range && in.range >= rule.pairs_min_range &&

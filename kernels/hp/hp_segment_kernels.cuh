@@ -72,10 +72,11 @@ __device__ __forceinline__ void count_segments(const std::uint16_t* low, u64 n, 
 // counts into A; several add the non-empty bins, or with bin_total (the key-value path)
 // each stores its own counts into A[g * range, (g + 1) * range) and adds its non-empty bins
 // into bin_total.
-template <unsigned Lanes>
+// Count: the width of A's counts (u64 where n >= 2^32; the key-value path is u32 only).
+template <unsigned Lanes, typename Count = u32>
 __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_hist(const std::uint16_t* low, u64 n,
                                                                    const u32* seg_start, u64 tiles, u32 buckets,
-                                                                   unsigned low_bits, u64 range, u32 groups, u32* A,
+                                                                   unsigned low_bits, u64 range, u32 groups, Count* A,
                                                                    u32* bin_total = nullptr) {
   extern __shared__ u32 s_hist[];
   const u32 bins = 1u << low_bits;
@@ -97,7 +98,7 @@ __global__ void __launch_bounds__(kSegBlock, kSegBlocksPerSm) segment_hist(const
   }
   for (u32 i = threadIdx.x; i < bins && first + i < range; i += blockDim.x) {
     if (groups == 1) A[first + i] = s_hist[i];
-    else if (s_hist[i]) atomicAdd(&A[first + i], s_hist[i]);
+    else if (s_hist[i]) add_count(&A[first + i], s_hist[i]);
   }
 }
 

@@ -32,14 +32,12 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
-// Starts copying the low words of tile t of x into s (4-byte keys in 16-byte chunks, 8-byte
-// keys their low 4 bytes each, plain loads for a last tile's tail): the copy runs while the
-// block groups the previous tile, which is what the hybrid's scatter lacked (its loads
-// waited behind every barrier of a tile).
+// Starts copying the low words of x[t0, t0 + len) into s (4-byte keys in 16-byte chunks, t0 a
+// multiple of 4; 8-byte keys their low 4 bytes each; plain loads for a tail): the copy runs
+// while the block groups the previous tile, which is what the hybrid's scatter lacked (its
+// loads waited behind every barrier of a tile).
 template <typename W>
-__device__ __forceinline__ void load_tile_async(const W* x, u64 n, u64 t, u32* s) {
-  const u64 t0 = t * kTile;
-  const u32 len = static_cast<u32>(min_u64(kTile, n - t0));
+__device__ __forceinline__ void load_span_async(const W* x, u64 t0, u32 len, u32* s) {
   if constexpr (sizeof(W) == 4) {
     const u32 chunks = len / 4;
     for (u32 c = threadIdx.x; c < chunks; c += blockDim.x) cp_async<16>(s + c * 4, x + t0 + c * 4);
@@ -48,6 +46,11 @@ __device__ __forceinline__ void load_tile_async(const W* x, u64 n, u64 t, u32* s
     // Little-endian: a key's low word is its first 4 bytes.
     for (u32 i = threadIdx.x; i < len; i += blockDim.x) cp_async<4>(s + i, x + t0 + i);
   }
+}
+// The same for tile t of x[0, n).
+template <typename W>
+__device__ __forceinline__ void load_tile_async(const W* x, u64 n, u64 t, u32* s) {
+  load_span_async(x, t * kTile, static_cast<u32>(min_u64(kTile, n - t * kTile)), s);
 }
 
 // Stores a grouped tile: whole tiles as 16-byte words, a last partial one value by value.

@@ -56,6 +56,8 @@ Algorithm family_base(std::string name, Backend backend, std::string source) {
   a.reads_key_facts = true;  // every hp sort histograms over [min, max]
   a.source = std::move(source);
   a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
+  // Every member counts in 32-bit words but hp-tiled where n >= 2^32 (hp_fast_rule.cpp).
+  a.details = [](const SortProblem&) { return Details{{"count_bits", "32"}}; };
   return a;
 }
 
@@ -79,8 +81,10 @@ std::optional<std::string> range_limit(const SortProblem& p) {
 }
 
 std::optional<std::string> common_limits(const SortProblem& p) {
-  // Counts, prefix sums and output positions are 32-bit words, as in the paper.
-  if (p.n() >= (std::uint64_t{1} << 32)) return std::string("n at or above 2^32: 32-bit counters");
+  // Counts, prefix sums and output positions are 32-bit words, as in the paper (hp-tiled's keys-only
+  // path widens them, hp_fast_rule.cpp).
+  if (p.n() >= (std::uint64_t{1} << 32))
+    return std::string("n at or above 2^32: 32-bit counters (hp-tiled and hp-auto take it, keys only)");
   return range_limit(p);
 }
 

@@ -155,6 +155,69 @@ TEST(HpAdversarial, BucketEdgesWithEachBucketCountedInGroups) {
   expect_sorted_like_std(per_bucket, false, "2^24 keys, 97 buckets of three values");
 }
 
+// hp-tiled in two levels (partitioned by super-bucket first) and with 64-bit counts, forced
+// at small n by --param levels=2 and count_bits=64 so that they run in seconds: the bucket
+// edges of both levels, one key repeated, keys only at the range's two ends, a range of 2^32
+// (min 0, max 2^32 - 1), and a range just past one level's buckets.
+TEST(HpAdversarial, TwoLevelsAndSixtyFourBitCounts) {
+  const Algorithm& tiled = *registry().find("hp-tiled");
+  const std::uint64_t n = (std::uint64_t{1} << 20) + 77;
+  std::vector<std::vector<std::uint32_t>> inputs;
+  std::vector<std::uint32_t> w(n);
+  for (std::uint64_t i = 0; i < n; ++i) w[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  inputs.push_back(w);  // every bit varies: range near 2^32, 256 super-buckets
+  for (std::uint64_t i = 0; i < n; ++i) w[i] = i % 2 ? 0xffffffffu : 0u;
+  inputs.push_back(w);  // the range's two ends only: the first and last super-buckets
+  for (std::uint64_t i = 0; i < n; ++i) w[i] = 123456789u;
+  inputs.push_back(w);  // one key
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 3);
+    // Super-buckets of 2^19 bins (32 buckets of 2^14 at 2^25 bins): keys on both sides of their edges.
+    w[i] = (h % 64) * (1u << 19) + (h % 3 == 0 ? 0 : (1u << 19) - 1 - h % 5) + (1u << 25) * (h % 2);
+  }
+  inputs.push_back(w);
+  for (std::uint64_t i = 0; i < n; ++i) w[i] = static_cast<std::uint32_t>((i * 2654435761u >> 5) % 20000000u);
+  inputs.push_back(w);  // range 2^24.3: two levels by default
+  for (const auto& words : inputs) {
+    std::vector<std::uint32_t> want = words;
+    std::sort(want.begin(), want.end());
+    for (const Params& params : {Params{{"levels", "2"}}, Params{{"count_bits", "64"}},
+                                 Params{{"levels", "2"}, {"count_bits", "64"}}, Params{}}) {
+      InputSpec spec;
+      spec.n = words.size();
+      spec.key = KeyType::u32;
+      const KeyFacts stats = input_stats_host(spec, words.data());
+      SortProblem problem{spec.shape(), stats, params};
+      std::string label;
+      for (const auto& kv : params) label += kv.first + "=" + kv.second + " ";
+      if (auto why = tiled.why_unsupported(problem)) {
+        ADD_FAILURE() << "hp-tiled declined " << label << ": " << *why;
+        continue;
+      }
+      std::vector<std::uint32_t> out = words;
+      sort_host_keys_on_device(tiled, problem, out.data());
+      EXPECT_TRUE(out == want) << "hp-tiled " << label << "on range " << static_cast<std::uint64_t>(stats.max - stats.min) + 1;
+    }
+  }
+}
+
+// A generated input in two levels with 64-bit counts, each row recording what it used.
+TEST(HpAdversarial, TwoLevelsRecordTheirWidthAndLevels) {
+  const Algorithm& tiled = *registry().find("hp-tiled");
+  const InputSpec spec = make_spec(std::uint64_t{1} << 24, Distribution::uniform, KeyType::u32, Payload::none, 0.5);
+  for (const Params& params : {Params{{"levels", "2"}, {"count_bits", "64"}}, Params{}}) {
+    const Outcome out = run_device_once(tiled, spec, params);
+    ASSERT_FALSE(out.unsupported) << describe(spec);
+    EXPECT_TRUE(out.verify.ok) << out.verify.message;
+  }
+  SortProblem problem{spec.shape(), {}, {{"levels", "2"}, {"count_bits", "64"}}};
+  problem.facts.min_ordered = 0;
+  problem.facts.max_ordered = (std::uint64_t{1} << 25) - 1;
+  const Details d = tiled.details(problem);
+  EXPECT_NE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"count_bits", "64"}), d.end());
+  EXPECT_NE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"levels", "2"}), d.end());
+}
+
 TEST(HpAdversarial, TwoTo28Keys) {
   // delta = 50 and a dense small range: the device verifier checks order and multiset.
   for (const InputSpec& spec : {make_spec(std::uint64_t{1} << 28, Distribution::uniform, KeyType::u32, Payload::none, 50.0),

@@ -728,8 +728,62 @@ TEST(HpIndex, AutoChoiceSendsWhatHpCannotTakeToCub) {
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, 1000, false}, rule), AutoChoice::cub);
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, kMaxRange + 1, true}, rule), AutoChoice::cub);
   EXPECT_EQ(auto_choice(AutoInput{1 << 26, ~std::uint64_t{0}, true}, rule), AutoChoice::cub);
-  EXPECT_EQ(auto_choice(AutoInput{kMaxRange, 10, true}, rule), AutoChoice::cub);
   EXPECT_EQ(auto_choice(AutoInput{kMaxRange - 1, 10, true}, rule), AutoChoice::smem);
+  // 2^32 keys or more: hp-tiled (64-bit counts) where an H-P variant would be taken, CUB with a
+  // payload or where CUB would be taken anyway.
+  EXPECT_EQ(auto_choice(AutoInput{kMaxRange, 10, true}, rule), AutoChoice::tiled);
+  EXPECT_EQ(auto_choice(AutoInput{kMaxRange, 10, true, true}, rule), AutoChoice::cub);
+  EXPECT_EQ(auto_choice(AutoInput{kMaxRange, kMaxRange, true}, rule), AutoChoice::cub);  // delta 1
+  EXPECT_EQ(auto_choice(AutoInput{kMaxRange, 10, false}, rule), AutoChoice::cub);
+}
+
+TEST(HpIndex, AutoChoiceTakesTwoLevelsFromEnoughKeysABin) {
+  AutoRule rule{112000, std::uint64_t{1} << 27, 4, 4};
+  rule.tiled_max_range = kMaxRange;
+  rule.split_min_range = std::uint64_t{1} << 24;
+  rule.split_keys_per_bin = 2;
+  const std::uint64_t n31 = std::uint64_t{1} << 31;
+  EXPECT_EQ(auto_choice(n31, n31 / 50, rule), AutoChoice::tiled);             // range 43M, two levels
+  EXPECT_EQ(auto_choice(n31 / 2, n31 / 8, rule), AutoChoice::tiled);          // delta 4
+  EXPECT_EQ(auto_choice(n31, n31 / 2, rule), AutoChoice::tiled);              // delta 2
+  EXPECT_EQ(auto_choice(n31, n31 / 2 + 1, rule), AutoChoice::cub);            // under 2 keys a bin
+  EXPECT_EQ(auto_choice(1 << 24, 1 << 24, rule, 1 << 22), AutoChoice::tiled);  // one level: a key a bin is enough
+  EXPECT_EQ(auto_choice(AutoInput{4 * n31, 4 * n31 / 50, true}, rule), AutoChoice::tiled);  // 2^33 keys
+}
+
+TEST(HpIndex, SplitPlanCoversTheRangeInAtMostMaxSupers) {
+  for (unsigned low_bits : {12u, 14u, 15u})
+    for (std::uint64_t range : {std::uint64_t{1}, std::uint64_t{1} << 14, (std::uint64_t{1} << 20) + 1,
+                                std::uint64_t{42949601}, std::uint64_t{1} << 28, (std::uint64_t{1} << 30) + 7,
+                                kMaxRange})
+      for (std::uint64_t max_supers : {4ull, 256ull}) {
+        const SplitPlan plan = split_plan(range, low_bits, max_supers, 5);
+        SCOPED_TRACE(::testing::Message() << "range " << range << " low " << low_bits << " max " << max_supers);
+        EXPECT_EQ(plan.low_bits, low_bits);
+        EXPECT_GE(plan.super_bits, low_bits + 5);
+        EXPECT_LE(plan.super_bits, 31u);
+        EXPECT_LE(plan.supers, max_supers);
+        EXPECT_GE(plan.supers << plan.super_bits, range);  // every offset has a super-bucket
+        EXPECT_LT((plan.supers - 1) << plan.super_bits, range);  // and none is empty by construction
+        EXPECT_EQ(std::uint64_t{plan.fine_per_super} << low_bits, std::uint64_t{1} << plan.super_bits);
+        // The padding's offset is fine bucket fine_per_super, past every key's.
+        EXPECT_EQ(bucket_of(split_pad(plan), low_bits), plan.fine_per_super);
+        for (std::uint64_t off : {std::uint64_t{0}, range / 3, range - 1}) {
+          const auto o = static_cast<std::uint32_t>(off);
+          const std::uint32_t s = super_of(o, plan), in = offset_in_super(o, plan);
+          EXPECT_LT(s, plan.supers);
+          EXPECT_LT(bucket_of(in, low_bits), plan.fine_per_super);
+          EXPECT_EQ(split_bucket_first(plan, s, bucket_of(in, low_bits)) + bin_in_bucket(in, low_bits), off);
+        }
+      }
+  // The smallest plan past one level at n = 2^31, delta = 50: 82 super-buckets of 32 buckets.
+  const SplitPlan big = split_plan(42949601, 14, 256, 5);
+  EXPECT_EQ(big.supers, 82u);
+  EXPECT_EQ(big.fine_per_super, 32u);
+  EXPECT_EQ(split_plan(kMaxRange, 14, 256, 5).supers, 256u);
+  EXPECT_EQ(split_tiles_bound(8192 * 3 + 1, 5, 8192), 4u + 5u);
+  EXPECT_EQ(padded_tiles(0, 8192), 0u);
+  EXPECT_EQ(padded_tiles(8193, 8192), 2u);
 }
 
 TEST(HpIndex, WordOffsetsOf64BitKeys) {

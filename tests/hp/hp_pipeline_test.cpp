@@ -219,6 +219,101 @@ TEST(HpPipelineModel, TiledHistogramCountsEveryKey) {
           }
 }
 
+// hp-tiled in two levels (hp_split_kernels.cuh): super-bucket counts per part, the padded
+// array's first tiles and offsets, the partition tile by tile (grouped in any order: here
+// reversed), the padding, the grouping of the padded array by fine bucket with the padding's
+// bucket last, and each fine bucket's histogram over its super-bucket's tiles in groups.
+std::vector<u32> split_histogram_model(const std::vector<u32>& x, u32 min_word, u64 range, unsigned low_bits,
+                                       u64 max_supers, u64 tile, u64 parts, u64 groups) {
+  const u64 n = x.size();
+  const SplitPlan plan = split_plan(range, low_bits, max_supers, 1);
+  const u64 S = plan.supers;
+  std::vector<u32> counts(S * parts, 0);
+  for (u64 p = 0; p < parts; ++p) {
+    u64 lo, hi;
+    part_bounds(n, parts, p, 4, lo, hi);
+    for (u64 i = lo; i < hi; ++i) ++counts[super_of(key_offset(x[i], min_word), plan) * parts + p];
+  }
+  std::vector<u64> totals(S, 0), tile_first(S + 1, 0), offsets(S * parts);
+  for (u64 s = 0; s < S; ++s)
+    for (u64 p = 0; p < parts; ++p) totals[s] += counts[s * parts + p];
+  for (u64 s = 0; s < S; ++s) tile_first[s + 1] = tile_first[s] + padded_tiles(totals[s], tile);
+  const u64 tiles = split_tiles_bound(n, S, tile);
+  EXPECT_LE(tile_first[S], tiles);
+  std::vector<u32> xpart(tiles * tile, 0xdeadbeefu);
+  for (u64 s = 0; s < S; ++s) {
+    u64 at = tile_first[s] * tile;  // split_offsets: the row's exclusive scan from the first tile
+    for (u64 p = 0; p < parts; ++p) offsets[s * parts + p] = at, at += counts[s * parts + p];
+    for (u64 i = tile_first[s] * tile + totals[s]; i < tile_first[s + 1] * tile; ++i) xpart[i] = split_pad(plan);
+  }
+  for (u64 i = tile_first[S] * tile; i < tiles * tile; ++i) xpart[i] = split_pad(plan);
+  for (u64 p = 0; p < parts; ++p) {
+    u64 lo, hi;
+    part_bounds(n, parts, p, 4, lo, hi);
+    for (u64 t0 = lo; t0 < hi; t0 += tile) {
+      const u64 t1 = std::min(t0 + tile, hi);
+      for (u64 i = t1; i-- > t0;) {
+        const u32 off = key_offset(x[i], min_word);
+        xpart.at(offsets[super_of(off, plan) * parts + p]++) = offset_in_super(off, plan);
+      }
+    }
+  }
+  for (u32 v : xpart) EXPECT_NE(v, 0xdeadbeefu);
+  // group_key_tiles over the padded array: fine_per_super + 1 buckets a tile.
+  const u64 buckets = u64{plan.fine_per_super} + 1;
+  std::vector<u32> seg(segment_table_words(buckets, tiles));
+  std::vector<std::uint16_t> low(tiles * tile);
+  for (u64 t = 0; t < tiles; ++t) {
+    std::vector<u32> count(buckets, 0), next(buckets, 0);
+    for (u64 i = t * tile; i < (t + 1) * tile; ++i) ++count.at(bucket_of(xpart[i], low_bits));
+    for (u64 b = 1; b < buckets; ++b) next[b] = next[b - 1] + count[b - 1];
+    for (u64 b = 0; b < buckets; ++b) seg[segment_row(b, t, tiles)] = next[b];
+    seg[segment_row(buckets, t, tiles)] = u32(tile);
+    for (u64 i = t * tile; i < (t + 1) * tile; ++i)
+      low[t * tile + next[bucket_of(xpart[i], low_bits)]++] = static_cast<std::uint16_t>(bin_in_bucket(xpart[i], low_bits));
+  }
+  // split_segment_hist: block (b, s, g) over the tiles of super-bucket s.
+  std::vector<u32> A(range, groups > 1 ? 0 : 0xdeadbeefu);
+  for (u64 g = 0; g < groups; ++g)
+    for (u64 s = 0; s < S; ++s)
+      for (u64 b = 0; b < plan.fine_per_super; ++b) {
+        const u64 first = split_bucket_first(plan, s, b);
+        if (first >= range) continue;
+        u64 t_lo, t_hi;
+        part_bounds(tile_first[s + 1] - tile_first[s], groups, g, 1, t_lo, t_hi);
+        std::vector<u32> hist(u64{1} << low_bits, 0);
+        for (u64 t = tile_first[s] + t_lo; t < tile_first[s] + t_hi; ++t)
+          for (u64 i = t * tile + seg[segment_row(b, t, tiles)]; i < t * tile + seg[segment_row(b + 1, t, tiles)]; ++i)
+            ++hist.at(low[i]);
+        for (u64 i = 0; i < hist.size() && first + i < range; ++i) {
+          if (groups == 1) A[first + i] = hist[i];
+          else A[first + i] += hist[i];
+        }
+      }
+  return A;
+}
+
+TEST(HpPipelineModel, TwoLevelHistogramCountsEveryKey) {
+  unsigned seed = 11;
+  for (u64 n : {1ull, 7ull, 1000ull, 40000ull})
+    for (u64 range : {1ull, 17ull, 5000ull, 70000ull})
+      for (unsigned low_bits : {2u, 5u})
+        for (u64 max_supers : {1ull, 3ull, 64ull})
+          for (u64 tile : {16ull, 256ull})
+            for (u64 parts : {1ull, 5ull})
+              for (u64 groups : {1ull, 3ull}) {
+                const SplitPlan plan = split_plan(range, low_bits, max_supers, 1);
+                if (segment_table_words(plan.fine_per_super + 1, split_tiles_bound(n, plan.supers, tile)) > (1u << 18))
+                  continue;
+                const std::vector<u32> x = make_keys(n, u32(-3), range, std::min<u64>({n, range, 700}), seed++);
+                std::vector<u32> want(range, 0);
+                for (u32 k : x) ++want[key_offset(k, u32(-3))];
+                ASSERT_EQ(split_histogram_model(x, u32(-3), range, low_bits, max_supers, tile, parts, groups), want)
+                    << "n=" << n << " range=" << range << " low=" << low_bits << " supers<=" << max_supers
+                    << " tile=" << tile << " parts=" << parts << " groups=" << groups;
+              }
+}
+
 // hp-stable: LSD digit passes; each pass counts digits per part, scans digit-major, and
 // scatters each part in input order.
 TEST(HpPipelineModel, StableDigitPassesMatchStableSort) {
