@@ -56,7 +56,11 @@ unsigned tiled_levels(const SortProblem& p) {
 
 SplitPlan tiled_split(const SortProblem& p) {
   if (tiled_levels(p) != 2) return {};
-  return split_plan(problem_range(p), tiled_param_low_bits(p), kSplitMaxSupers, kSplitMinFineBits);
+  const long fine_bits = p.param_int("fine_bits", kSplitMinFineBits);
+  if (fine_bits < 1 || fine_bits > 10)
+    throw UsageError(fmt::format("hp-tiled: fine_bits={} out of range; use 1..10 (buckets a super-bucket: 2^fine_bits)",
+                                 fine_bits));
+  return split_plan(problem_range(p), tiled_param_low_bits(p), kSplitMaxSupers, static_cast<unsigned>(fine_bits));
 }
 
 unsigned count_bits_of(const SortProblem& p) {
@@ -271,7 +275,7 @@ void add_fast(Registry& r) {
   };
   tiled.constraints = tiled_constraints(", at most 2^13 with 8-byte values on Hopper");
   tiled.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, false); };
-  tiled.params = {"low_bits", "levels", "count_bits"};
+  tiled.params = {"low_bits", "levels", "count_bits", "fine_bits"};
   r.add(tiled);
 
   Algorithm tiled_stable = fast_member(tiled_name(true), Histogram::tiled_stable,
@@ -281,7 +285,7 @@ void add_fast(Registry& r) {
   tiled_stable.stable = true;
   tiled_stable.constraints = tiled_constraints("");
   tiled_stable.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, true); };
-  tiled_stable.params = {"low_bits", "levels", "count_bits"};
+  tiled_stable.params = {"low_bits", "levels", "count_bits", "fine_bits"};
   r.add(tiled_stable);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
