@@ -46,8 +46,9 @@ constexpr std::uint64_t kTiledMaxBuckets = 2048;
 
 // hp-tiled in two levels (keys only): past kTiledOneLevelMaxBuckets 2^14-bin buckets (a
 // tile's segments then average fewer than 8 keys) the keys are first partitioned into at most
-// kSplitMaxSupers super-buckets of at least 2^kSplitMinFineBits buckets each (split_plan;
-// docs/hp.md, two levels). --param levels=1|2 chooses.
+// kSplitMaxSupers super-buckets of at least 2^kSplitMinFineBits buckets each, the buckets' bits
+// split evenly between the levels (balanced_fine_bits, split_plan; docs/hp.md, two levels).
+// --param levels=1|2 and fine_bits=N choose.
 constexpr std::uint64_t kTiledOneLevelMaxBuckets = 1024;
 constexpr std::uint64_t kSplitMaxSupers = 256;
 constexpr unsigned kSplitMinFineBits = 5;

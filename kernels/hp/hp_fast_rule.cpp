@@ -56,9 +56,10 @@ unsigned tiled_levels(const SortProblem& p) {
 
 SplitPlan tiled_split(const SortProblem& p) {
   if (tiled_levels(p) != 2) return {};
-  const long fine_bits = p.param_int("fine_bits", kSplitMinFineBits);
+  const long fine_bits =
+      p.param_int("fine_bits", balanced_fine_bits(problem_range(p), tiled_param_low_bits(p), kSplitMinFineBits));
   if (fine_bits < 1 || fine_bits > 10)
-    throw UsageError(fmt::format("hp-tiled: fine_bits={} out of range; use 1..10 (buckets a super-bucket: 2^fine_bits)",
+    throw UsageError(fmt::format("hp-tiled: fine_bits={} out of range; use 1..10 (at least 2^fine_bits buckets a super-bucket)",
                                  fine_bits));
   return split_plan(problem_range(p), tiled_param_low_bits(p), kSplitMaxSupers, static_cast<unsigned>(fine_bits));
 }

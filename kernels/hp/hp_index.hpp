@@ -218,6 +218,17 @@ SB_HD_INLINE SplitPlan split_plan(std::uint64_t range, unsigned low_bits, std::u
   plan.fine_per_super = std::uint32_t{1} << fine_bits;
   return plan;
 }
+// The two levels trade the partition's runs (tile / supers keys of a super-bucket a tile) for
+// the grouping's segments (tile / fine_per_super keys of a bucket a tile): the fine bits that
+// split the buckets' bits evenly between them, at least min_fine_bits (n = 2^31, delta = 50:
+// 2,622 buckets, 6 bits, 41 super-buckets of 64 buckets; docs/hp.md, two levels).
+SB_HD_INLINE unsigned balanced_fine_bits(std::uint64_t range, unsigned low_bits, unsigned min_fine_bits) {
+  std::uint64_t buckets = buckets_for(range, low_bits);
+  unsigned bits = 0;
+  while ((std::uint64_t{1} << bits) < buckets) ++bits;
+  const unsigned half = (bits + 1) / 2;
+  return half > min_fine_bits ? half : min_fine_bits;
+}
 SB_HD_INLINE std::uint32_t super_of(std::uint32_t offset, const SplitPlan& plan) {
   return plan.super_bits < 32 ? offset >> plan.super_bits : 0;
 }

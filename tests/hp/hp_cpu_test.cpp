@@ -781,6 +781,13 @@ TEST(HpIndex, SplitPlanCoversTheRangeInAtMostMaxSupers) {
   EXPECT_EQ(big.supers, 82u);
   EXPECT_EQ(big.fine_per_super, 32u);
   EXPECT_EQ(split_plan(kMaxRange, 14, 256, 5).supers, 256u);
+  // The levels share the buckets' bits: 2,622 buckets (12 bits) give 6 and 6.
+  EXPECT_EQ(balanced_fine_bits(42949601, 14, 5), 6u);
+  EXPECT_EQ(split_plan(42949601, 14, 256, 6).supers, 41u);
+  EXPECT_EQ(balanced_fine_bits(std::uint64_t{1} << 28, 14, 5), 7u);  // 2^30, delta 4: 128 x 128
+  EXPECT_EQ(balanced_fine_bits(std::uint64_t{1} << 25, 14, 5), 6u);  // 2,048 buckets
+  EXPECT_EQ(balanced_fine_bits(std::uint64_t{1} << 20, 14, 5), 5u);  // the floor
+  EXPECT_EQ(split_plan(kMaxRange, 14, 256, balanced_fine_bits(kMaxRange, 14, 5)).supers, 256u);
   EXPECT_EQ(split_tiles_bound(8192 * 3 + 1, 5, 8192), 4u + 5u);
   EXPECT_EQ(padded_tiles(0, 8192), 0u);
   EXPECT_EQ(padded_tiles(8193, 8192), 2u);
