@@ -181,6 +181,66 @@ TEST(InputFile, TextInfersAndParsesColumns) {
   EXPECT_EQ(read_column(req(dir.file("empty.txt"))).n, 0u);
 }
 
+// Issue 39 item 3: files as spreadsheets and exports write them.
+TEST(InputFile, TextByteOrderMarkAndHeaderLine) {
+  TempDir dir;
+  // A byte-order mark before a one-column header: the header is recognized without --column.
+  write_bytes(dir.file("bom.csv"), "\xEF\xBB\xBFid\n3\n1\n2\n");
+  const FileColumn ids = read_column(req(dir.file("bom.csv")));
+  EXPECT_EQ(ids.key, KeyType::i64);
+  EXPECT_EQ(values_of<std::int64_t>(ids), (std::vector<std::int64_t>{3, 1, 2}));
+  EXPECT_EQ(probe_column(req(dir.file("bom.csv"))).n, 3u);
+  // With --column the mark is not part of the first name.
+  write_bytes(dir.file("bom2.csv"), "\xEF\xBB\xBFid,delay\n1,-4\n2,12\n");
+  FileRequest named = req(dir.file("bom2.csv"));
+  named.column = "id";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(named)), (std::vector<std::int64_t>{1, 2}));
+  named.column = "delay";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(named)), (std::vector<std::int64_t>{-4, 12}));
+  // Several names and no --column: the column must be chosen.
+  expect_refused(req(dir.file("bom2.csv")), "line 1 is a header naming 2 columns (id, delay)");
+  // Numbers with commas are not a header: the cell is named as before.
+  write_bytes(dir.file("pairs.csv"), "1,2\n3,4\n");
+  expect_refused(req(dir.file("pairs.csv")), "line 1: '1,2' is not a number");
+  // A mark before numbers alone, and a header whose data is floats.
+  write_bytes(dir.file("bom3.txt"), "\xEF\xBB\xBF" "5\n4\n");
+  EXPECT_EQ(values_of<std::int64_t>(read_column(req(dir.file("bom3.txt")))), (std::vector<std::int64_t>{5, 4}));
+  write_bytes(dir.file("h.csv"), "\"price\"\n1.5\n0.25\n");
+  const FileColumn prices = read_column(req(dir.file("h.csv")));
+  EXPECT_EQ(prices.key, KeyType::f64);
+  EXPECT_EQ(values_of<double>(prices), (std::vector<double>{1.5, 0.25}));
+  // A bad cell under an inferred header names the line and the column.
+  write_bytes(dir.file("bad.csv"), "id\n1\nx\n");
+  expect_refused(req(dir.file("bad.csv")), "line 3, column 'id': 'x' is not a number");
+}
+
+TEST(InputFile, TextIntegerPastEvery64BitTypeIsRefusedWithItsLine) {
+  TempDir dir;
+  write_bytes(dir.file("big.txt"), "1\n18446744073709551616\n2\n");
+  expect_refused(req(dir.file("big.txt")), "line 2: '18446744073709551616' does not fit a 64-bit integer key");
+  try {
+    probe_column(req(dir.file("big.txt")));
+    ADD_FAILURE() << "the probe inferred a type for an integer past u64";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--key f64"), std::string::npos) << e.what();
+  }
+  write_bytes(dir.file("low.csv"), "a\n-9223372036854775809\n");
+  expect_refused(req(dir.file("low.csv")), "line 2, column 'a': '-9223372036854775809' does not fit a 64-bit");
+  // Negative integers and integers past i64's maximum: each fits a type, none fits both.
+  write_bytes(dir.file("mixed.txt"), "-1\n18446744073709551615\n");
+  expect_refused(req(dir.file("mixed.txt")), "line 1: '-1' needs a signed key and line 2: '18446744073709551615'");
+  // A column that holds a non-integer is f64's, a large integer in it included.
+  write_bytes(dir.file("reals.txt"), "18446744073709551616\n1.5\n");
+  EXPECT_EQ(read_column(req(dir.file("reals.txt"))).key, KeyType::f64);
+  // Asked for, f64 reads it.
+  FileRequest as_f64 = req(dir.file("big.txt"));
+  as_f64.key = KeyType::f64;
+  EXPECT_EQ(values_of<double>(read_column(as_f64))[1], 18446744073709551616.0);
+  // u64's own maximum is still inferred as u64.
+  write_bytes(dir.file("max.txt"), "18446744073709551615\n0\n");
+  EXPECT_EQ(read_column(req(dir.file("max.txt"))).key, KeyType::u64);
+}
+
 TEST(InputFile, NanKeysAreCountedAndSourcesRefuseThem) {
   TempDir dir;
   const std::vector<double> v{1.0, NAN, 2.0, NAN};

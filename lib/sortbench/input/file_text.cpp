@@ -1,6 +1,8 @@
 // Reading text: one value per line, or a column (by header name or 0-based index) of a CSV
 // with a header line, parsed with std::from_chars; the key type inferred when not given.
-// Issue 35 item 5: input_file.cpp split by format.
+// Issue 35 item 5: input_file.cpp split by format. Issue 39 item 3: a leading UTF-8 byte-order
+// mark is skipped and a first line that is not a number is a header without --column; an
+// integer no 64-bit integer type holds is refused with its line rather than inferred as f64.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -146,6 +148,11 @@ template <typename K>
 
 inline bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+bool integer_syntax(std::string_view cell) {
+  if (!cell.empty() && (cell.front() == '+' || cell.front() == '-')) cell.remove_prefix(1);
+  return !cell.empty() && std::all_of(cell.begin(), cell.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // Which cells a parse keeps: those of the range. Cells before it are skipped unparsed and the
 // parse stops after its last, unless every cell must parse (to infer the column's key type).
 struct CellWindow {
@@ -160,9 +167,26 @@ struct CellWindow {
 struct TextScan {
   std::uint64_t cells = 0, kept = 0;
   std::size_t begin = 0, end = 0;
+  // While inferring: the first integer cell the type tried cannot hold. The parse goes on, so that
+  // a later non-integer cell (the column is then f64's) can tell it from a column of integers only
+  // (then that integer fits no 64-bit integer type, and f64 would silently round it).
+  struct Overflow {
+    std::string cell;
+    std::uint64_t line = 0;
+  };
+  std::optional<Overflow> overflow;
   void keep(std::size_t line_begin, std::size_t line_end) {
     if (kept++ == 0) begin = line_begin;
     end = line_end;
+  }
+  // A cell the inferred type cannot take: whether the parse stops (the type is wrong for the column).
+  bool stops_inference(ParseResult pr, std::string_view cell, std::uint64_t line) {
+    if (pr == ParseResult::out_of_range && integer_syntax(cell)) {
+      if (!overflow) overflow = Overflow{std::string(cell), line};
+      return false;
+    }
+    overflow.reset();
+    return true;
   }
 };
 
@@ -214,8 +238,10 @@ bool parse_lines(const FileRequest& r, std::string_view text, const CellWindow& 
     const std::string_view cell = trim(std::string_view(p, static_cast<std::size_t>(end - p)));
     const ParseResult pr = parse_cell(cell, v);
     if (pr != ParseResult::ok) {
-      if (inferring) return false;
-      fail_cell<K>(r, pr, cell, line);
+      if (!inferring) fail_cell<K>(r, pr, cell, line);
+      if (scan.stops_inference(pr, cell, line)) return false;
+      p = end;
+      continue;
     }
     if (keep) {
       out.push_back(v);
@@ -223,7 +249,7 @@ bool parse_lines(const FileRequest& r, std::string_view text, const CellWindow& 
     }
     p = end;
   }
-  return true;
+  return !scan.overflow;
 }
 
 template <typename K>
@@ -247,15 +273,71 @@ bool parse_column(const FileRequest& r, std::string_view text, const CellWindow&
     K v{};
     const ParseResult pr = parse_cell(cell.text, v);
     if (pr != ParseResult::ok) {
-      if (inferring) return false;
-      fail_cell<K>(r, pr, cell.text, cell.line);
+      if (!inferring) fail_cell<K>(r, pr, cell.text, cell.line);
+      if (scan.stops_inference(pr, cell.text, cell.line)) return false;
+      continue;
     }
     if (keep) {
       out.push_back(v);
       scan.keep(cell.line_begin, cell.line_end);
     }
   }
-  return true;
+  return !scan.overflow;
+}
+
+// After i64 and u64 both failed on a column of integers only: no 64-bit integer key holds it, and
+// f64 would round its large values silently.
+void refuse_integer_overflow(const FileRequest& r, const TextScan& as_i64, const TextScan& as_u64) {
+  if (!as_u64.overflow) return;
+  auto where = [&](std::uint64_t line) {
+    return r.column.empty() ? fmt::format("line {}", line) : fmt::format("line {}, column '{}'", line, r.column);
+  };
+  const auto& u = *as_u64.overflow;
+  const std::string fix = "give --key f64 to read the column as floats, or fix that cell";
+  if (u.cell.front() == '-' && as_i64.overflow && as_i64.overflow->line != u.line)
+    fail(r, fmt::format("{}: '{}' needs a signed key and {}: '{}' an unsigned one; no 64-bit integer key holds both",
+                        where(u.line), u.cell, where(as_i64.overflow->line), as_i64.overflow->cell),
+         fix);
+  fail(r, fmt::format("{}: '{}' does not fit a 64-bit integer key (i64 or u64)", where(u.line), u.cell), fix);
+}
+
+// The text as its cells are read: past a UTF-8 byte-order mark (spreadsheets write one before the
+// header), and, without --column, a first line that is not a number taken as the header of a
+// one-column CSV (several names: the column must be chosen).
+struct TextLayout {
+  FileRequest request;
+  std::string_view text;
+};
+
+TextLayout layout_of(const FileRequest& r, std::string_view text) {
+  TextLayout layout{r, text};
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  if (text.substr(0, bom.size()) == bom) layout.text.remove_prefix(bom.size());
+  if (!r.column.empty()) return layout;
+  const auto eol = layout.text.find('\n');
+  const std::string_view first = trim(layout.text.substr(0, eol));
+  double number = 0;
+  if (first.empty() || parse_cell(first, number) != ParseResult::not_a_number) return layout;
+  std::vector<std::string_view> names;
+  for (std::size_t start = 0;;) {
+    const auto comma = first.find(',', start);
+    std::string_view name = trim(first.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+    names.push_back(name);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  // A line of numbers with commas is data the column was not chosen from, not a header.
+  const auto is_number = [&](std::string_view n) { return parse_cell(n, number) == ParseResult::ok; };
+  if (std::all_of(names.begin(), names.end(), is_number)) return layout;
+  if (names.size() > 1) {
+    std::string known;
+    for (const auto n : names) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
+    fail(r, fmt::format("line 1 is a header naming {} columns ({})", names.size(), known),
+         "give --column NAME or a 0-based index");
+  }
+  layout.request.column = std::string(names.front());
+  return layout;
 }
 
 ColumnInfo text_info(const FileRequest& r, const File& f, KeyType key, std::uint64_t n) {
@@ -271,11 +353,13 @@ ColumnInfo text_info(const FileRequest& r, const File& f, KeyType key, std::uint
 
 }  // namespace
 
-FileColumn read_text(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink) {
-  if (r.offset) fail(r, "--offset applies to raw binary only", "drop --offset");
+FileColumn read_text(const FileRequest& request, const File& f, const ElementRange& range, ColumnSink& sink) {
+  if (request.offset) fail(request, "--offset applies to raw binary only", "drop --offset");
   // Mapped, not copied: the parser reads the page cache directly.
-  const MappedFile mapped(r, f);
-  const std::string_view text = mapped.view();
+  const MappedFile mapped(request, f);
+  const TextLayout layout = layout_of(request, mapped.view());
+  const FileRequest& r = layout.request;
+  const std::string_view text = layout.text;
   FileColumn c;
   auto finish = [&](auto& values, KeyType key, const TextScan& scan) {
     // A range the parse did not fill made it read to the end: scan.cells is then the column's length.
@@ -303,11 +387,14 @@ FileColumn read_text(const FileRequest& r, const File& f, const ElementRange& ra
       finish(i64, KeyType::i64, scan);
       return c;
     }
+    const TextScan as_i64 = scan;
+    i64 = {};
     std::vector<std::uint64_t> u64;
     if (parse_column(r, text, every_cell, u64, scan, true)) {
       finish(u64, KeyType::u64, scan);
       return c;
     }
+    refuse_integer_overflow(r, as_i64, scan);
     key = KeyType::f64;
   }
   if (*key == KeyType::u32x4) fail(r, "--key u32x4 cannot be read from text", "give a scalar --key");
@@ -323,10 +410,12 @@ FileColumn read_text(const FileRequest& r, const File& f, const ElementRange& ra
   return c;
 }
 
-ColumnInfo probe_text(const FileRequest& r, const File& f) {
-  if (r.offset) fail(r, "--offset applies to raw binary only", "drop --offset");
-  const MappedFile mapped(r, f);
-  const std::string_view text = mapped.view();
+ColumnInfo probe_text(const FileRequest& request, const File& f) {
+  if (request.offset) fail(request, "--offset applies to raw binary only", "drop --offset");
+  const MappedFile mapped(request, f);
+  const TextLayout layout = layout_of(request, mapped.view());
+  const FileRequest& r = layout.request;
+  const std::string_view text = layout.text;
   std::optional<KeyType> key = r.key;
   TextScan scan;
   if (!key) {
@@ -334,8 +423,10 @@ ColumnInfo probe_text(const FileRequest& r, const File& f) {
     const CellWindow parse_only{ElementRange{0, 0}, true};
     std::vector<std::int64_t> i64;
     if (parse_column(r, text, parse_only, i64, scan, true)) return text_info(r, f, KeyType::i64, scan.cells);
+    const TextScan as_i64 = scan;
     std::vector<std::uint64_t> u64;
     if (parse_column(r, text, parse_only, u64, scan, true)) return text_info(r, f, KeyType::u64, scan.cells);
+    refuse_integer_overflow(r, as_i64, scan);
     key = KeyType::f64;
   }
   if (*key == KeyType::u32x4) fail(r, "--key u32x4 cannot be read from text", "give a scalar --key");
