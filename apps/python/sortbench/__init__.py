@@ -1,0 +1,159 @@
+"""sortbench from Python: sort and benchmark the arrays you already hold.
+
+Follows issue 39 (the Python face) and design.md round 3 ("Python": a thin face over the same
+library as the CLI). This file converts what the caller passes (NumPy, CuPy, PyTorch, pyarrow,
+any DLPack producer), allocates outputs in the caller's framework, and calls the native module,
+which runs the same Session pipeline as ``sortbench sort`` and ``sortbench run --input``.
+
+    >>> import numpy as np, sortbench
+    >>> sortbench.sort(np.array([3, 1, 2], dtype=np.uint32))
+    array([1, 2, 3], dtype=uint32)
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import _arrays
+from . import _others
+from . import _sortbench
+
+__version__: str = _sortbench.__version__
+__all__ = ["sort", "argsort", "benchmark", "generate", "algorithms", "to_pandas", "Rows", "__version__"]
+
+
+def _gpu_present() -> bool:
+    return _sortbench.cuda_unavailable_reason() is None
+
+
+def _backend(backend, column) -> str:
+    if backend is not None:
+        return backend
+    # The GPU when there is one (a device array always sorts on its own GPU), else the CPU.
+    return "gpu" if column.device >= 0 or _gpu_present() else "cpu"
+
+
+def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None):
+    """Sort x (1-D) and return the result in x's kind of array, on x's device.
+
+    Returns the sorted keys; (keys, values) when ``values`` rides along; the permutation
+    (int64, as ``numpy.argsort(kind="stable")``) when ``argsort`` is true. ``algo="auto"``
+    chooses as ``sortbench sort --algo auto`` does. ``out=x`` writes the keys into x itself.
+    Raises TypeError for an unsupported dtype, ValueError for a non-1-D array, NaN keys, nulls,
+    a read-only or non-contiguous ``out``, MemoryError when the GPU lacks room.
+    """
+    column = _arrays.column(x, "x")
+    value_column = _arrays.column(values, "values") if values is not None else None
+    if out is not None and argsort:
+        raise ValueError("out receives sorted keys but argsort returns positions; drop one of them")
+    out_keys = None
+    if not argsort:
+        out_keys = _arrays.writable_like(out, column) if out is not None else column.empty_like()
+    out_values = None
+    if argsort:
+        out_values = column.empty_positions()
+    elif value_column is not None:
+        out_values = value_column.empty_like()
+    _sortbench.sort_arrays(
+        column.data, column.dtype, value_column.data if value_column else None,
+        value_column.dtype if value_column else "", bool(argsort), algo, _backend(backend, column),
+        out_keys.data if out_keys is not None else None, out_values.data if out_values is not None else None,
+        column.producer_stream())
+    if argsort:
+        return out_values.result()
+    if value_column is not None:
+        return out_keys.result(), out_values.result()
+    return out_keys.result()
+
+
+def argsort(x, algo="auto", backend=None):
+    """The stable sorting permutation of x as int64 indices, like ``numpy.argsort(kind="stable")``."""
+    return sort(x, algo=algo, argsort=True, backend=backend)
+
+
+class Rows(list):
+    """Result rows (dicts of docs/schema.md's JSON schema) with the run's context."""
+
+    def __init__(self, rows, context, schema_version):
+        super().__init__(rows)
+        self.context = context
+        self.schema_version = schema_version
+
+    def document(self) -> dict:
+        """The rows as ``sortbench run --json`` writes them: schema version, context, results."""
+        return {"schema_version": self.schema_version, "context": self.context, "results": list(self)}
+
+    def write_json(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.document(), f, indent=2)
+            f.write("\n")
+
+
+def benchmark(x, algos=("all",), reps=10, max_noise_pct=1.0, range="measured", values=None, others=None,
+              backend=None, warmup=1, budget_s=2.0, flush_l2=True) -> Rows:
+    """Time algorithms on x as ``sortbench run --input`` does, and return the rows.
+
+    ``algos``: names or prefixes (``"hp*"``) or ``"all"``; ``others``: ``{"name": callable}``
+    sorts of your own, each called on an array of its framework (a ``torch`` callable gets a
+    tensor, a ``cupy`` one a CuPy array, else x's kind) and timed under the same method: input
+    restored untimed, L2 flushed, CUDA events, the same stop rule. A callable returning a new
+    array pays for one copy of it back into the run's buffer, timed. Every row carries
+    ``details["interface"] == "python"``.
+    """
+    column = _arrays.column(x, "x")
+    value_column = _arrays.column(values, "values") if values is not None else None
+    settings = _sortbench.BenchmarkSettings()
+    settings.algos = ",".join(algos) if not isinstance(algos, str) else algos
+    settings.backend = _backend(backend, column)
+    settings.range = range
+    settings.reps = int(reps)
+    settings.warmup = int(warmup)
+    settings.max_noise_pct = float(max_noise_pct)
+    settings.budget_s = float(budget_s)
+    settings.flush_l2 = bool(flush_l2)
+    callables = [(str(name), fn) for name, fn in (others or {}).items()]
+    for name, fn in callables:
+        if not callable(fn):
+            raise TypeError(f"others['{name}'] is not callable; give a function that sorts an array")
+    document = json.loads(_sortbench.benchmark_arrays(
+        column.data, column.dtype, value_column.data if value_column else None,
+        value_column.dtype if value_column else "", settings, callables,
+        _others.runner(column.framework), column.producer_stream()))
+    for row in document["results"]:
+        if column.notes:
+            row["details"]["input_note"] = "; ".join(column.notes)
+    return Rows(document["results"], document["context"], document["schema_version"])
+
+
+def generate(n=None, delta=None, sigma=None, len=None, min_val=None, max_val=None, dist="uniform", key="u32",
+             seed=1, entropy=None, device="cuda"):
+    """The suite's generator (docs/inputs.md): keys on the GPU (CuPy, else PyTorch) or, with
+    ``device="cpu"``, a NumPy array. The same parameters give the same keys as ``sortbench gen``."""
+    request = dict(n=n, delta=delta, sigma=sigma, len=len, min_val=min_val, max_val=max_val, dist=dist, key=key,
+                   seed=seed, entropy=entropy)
+    count, key_type = _sortbench.generated_shape(request)
+    if device == "cpu":
+        out = _arrays.host_empty(count, key_type)
+    elif device == "cuda":
+        why = _sortbench.cuda_unavailable_reason()
+        if why is not None:
+            raise RuntimeError(f"{why}; give device='cpu' to generate into a NumPy array")
+        out = _arrays.device_empty(count, key_type)
+    else:
+        raise ValueError(f"device '{device}' is neither 'cuda' nor 'cpu'; give one of them")
+    _sortbench.generate_into(request, out)
+    return out
+
+
+def algorithms() -> list:
+    """What ``sortbench list --details`` shows: one dict per registered algorithm."""
+    return _sortbench.algorithms()
+
+
+def to_pandas(rows):
+    """The rows as a pandas DataFrame, nested fields flattened (``timing.median_ms``)."""
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError("to_pandas needs pandas; pip install pandas") from e
+    return pandas.json_normalize(list(rows))

@@ -1,0 +1,189 @@
+# The Python face on the CPU backend (issue 39, the CPU bar): sort / argsort / values / benchmark
+# on NumPy arrays of the six key dtypes agree with NumPy, and every error a caller can make is
+# one line of the documented exception type.
+import numpy as np
+import pytest
+
+import sortbench
+
+DTYPES = ["int32", "uint32", "int64", "uint64", "float32", "float64"]
+
+
+def keys_of(dtype, n=5000, seed=7):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        x = rng.integers(-300, 300, n).astype(dtype) / 4
+        x[:4] = [-0.0, 0.0, np.inf, -np.inf]
+        return x
+    info = np.iinfo(dtype)
+    x = rng.integers(0, 400, n).astype(dtype)  # duplicates, a small range (the H-P sorts apply)
+    x[:2] = [info.min, info.max]
+    return x
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort_agrees_with_numpy(dtype):
+    x = keys_of(dtype)
+    before = x.copy()
+    got = sortbench.sort(x, backend="cpu")
+    assert got.dtype == x.dtype and isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, np.sort(x, kind="stable"))
+    np.testing.assert_array_equal(x, before)  # the input is left as it was
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_argsort_is_numpys_stable_argsort(dtype):
+    x = keys_of(dtype)
+    got = sortbench.argsort(x, backend="cpu")
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(sortbench.sort(x, argsort=True, backend="cpu"), got)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("value_dtype", ["int32", "float64"])
+def test_values_ride_along_in_stable_order(dtype, value_dtype):
+    x = keys_of(dtype)
+    v = np.arange(len(x)).astype(value_dtype) * 3
+    keys, values = sortbench.sort(x, values=v, backend="cpu")
+    order = np.argsort(x, kind="stable")
+    np.testing.assert_array_equal(keys, x[order])
+    np.testing.assert_array_equal(values, v[order])
+    assert values.dtype == v.dtype
+
+
+@pytest.mark.parametrize("algo", ["cpu-hp", "cpu-parallel-sort", "cpu-stable-sort"])
+def test_named_algorithms(algo):
+    x = keys_of("uint32")[2:]  # without the dtype's extremes: a range cpu-hp takes
+    np.testing.assert_array_equal(sortbench.sort(x, algo=algo, backend="cpu"), np.sort(x))
+
+
+def test_sizes_zero_and_one_and_lists():
+    assert sortbench.sort(np.array([], dtype=np.int64), backend="cpu").size == 0
+    np.testing.assert_array_equal(sortbench.sort(np.array([5], dtype=np.float32), backend="cpu"), [5])
+    np.testing.assert_array_equal(sortbench.argsort(np.array([], dtype=np.uint32), backend="cpu"), [])
+    np.testing.assert_array_equal(sortbench.sort([3, 1, 2], backend="cpu"), [1, 2, 3])
+
+
+def test_in_place_with_out():
+    x = keys_of("int32")
+    expected = np.sort(x)
+    result = sortbench.sort(x, out=x, backend="cpu")
+    assert result is x
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_strided_input_is_copied_once_and_big_endian_read():
+    x = keys_of("int64", n=2000)
+    np.testing.assert_array_equal(sortbench.sort(x[::2], backend="cpu"), np.sort(x[::2]))
+    big = x.astype(">i8")
+    np.testing.assert_array_equal(sortbench.sort(big, backend="cpu"), np.sort(x))
+    rows = sortbench.benchmark(x[::2], algos="cpu-stable-sort", reps=2, budget_s=0.1, backend="cpu")
+    assert "copied once" in rows[0]["details"]["input_note"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bool", "complex64", "object", "int8", "uint16"])
+def test_unsupported_dtypes_are_type_errors(dtype):
+    x = np.zeros(4, dtype=dtype)
+    with pytest.raises(TypeError) as e:
+        sortbench.sort(x, backend="cpu")
+    message = str(e.value)
+    assert f"dtype {dtype}" in message and "int32, uint32, int64, uint64, float32, float64" in message
+    assert "\n" not in message
+
+
+def one_line(excinfo):
+    message = str(excinfo.value)
+    assert "\n" not in message and ".cpp" not in message and ".py" not in message, message
+    return message
+
+
+def test_value_errors_are_one_line():
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(np.zeros((3, 2), dtype=np.int32), backend="cpu")
+    assert "1-D" in one_line(e)
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(np.array([1.0, np.nan, 2.0, np.nan]), backend="cpu")
+    assert "2 NaN keys, the first at position 1" in one_line(e)
+    x = keys_of("uint32")
+    frozen = x.copy()
+    frozen.setflags(write=False)
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(frozen, out=frozen, backend="cpu")
+    assert "read-only" in one_line(e)
+    strided = np.zeros(2 * len(x), dtype=x.dtype)[::2]
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(x, out=strided, backend="cpu")
+    assert "not contiguous" in one_line(e)
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(x, algo="no-such-sort", backend="cpu")
+    assert "not an algorithm" in one_line(e)
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(x, values=np.arange(3, dtype=np.int32), backend="cpu")
+    assert "values has 3 elements" in one_line(e)
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(x, backend="tpu")
+    assert "backend 'tpu'" in one_line(e)
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(keys_of("float64"), algo="cpu-hp", backend="cpu")
+    assert "cannot sort this input" in one_line(e)
+
+
+def test_algorithms_and_version():
+    names = {a["name"]: a for a in sortbench.algorithms()}
+    assert {"cpu-hp", "cpu-stable-sort", "hp-auto", "cub-radix"} <= set(names)
+    assert names["cpu-stable-sort"]["stable"] and names["hp-auto"]["backend"] == "gpu"
+    assert sortbench.__version__.count(".") == 2
+
+
+def test_generate_on_the_cpu_is_the_suites_generator():
+    x = sortbench.generate(n=1 << 12, delta=4, key="i32", device="cpu", seed=3)
+    assert x.dtype == np.int32 and x.shape == (1 << 12,)
+    np.testing.assert_array_equal(x, sortbench.generate(n=1 << 12, delta=4, key="i32", device="cpu", seed=3))
+    assert len(np.unique(x)) == (1 << 12) // 4  # range n/delta, every value drawn (len = min(n, range))
+    with pytest.raises(ValueError):
+        sortbench.generate(n=16, delta=-1, device="cpu")
+    with pytest.raises(ValueError):
+        sortbench.generate(n=16, key="u128", device="cpu")
+
+
+def test_benchmark_rows_are_the_json_schemas():
+    x = sortbench.generate(n=1 << 14, delta=50, sigma=50, key="u32", device="cpu")
+    rows = sortbench.benchmark(x, algos=["cpu-hp", "cpu-stable-sort"], reps=3, budget_s=0.2, backend="cpu",
+                               others={"numpy.sort": np.sort, "ndarray.sort": lambda a: a.sort()})
+    assert [r["algorithm"] for r in rows] == ["cpu-hp", "cpu-stable-sort", "numpy.sort", "ndarray.sort"]
+    for row in rows:
+        assert row["status"] == "ok", row
+        assert row["verification"] == "passed"
+        assert row["details"]["interface"] == "python"
+        assert row["range_mode"] == "measured"
+        assert row["time_ms"]["samples"] >= 3
+    assert rows.context["sortbench_version"] == sortbench.__version__
+    assert rows.document()["results"][0] == rows[0]
+
+
+def test_benchmark_an_others_callable_that_sorts_wrongly_fails_verification():
+    x = keys_of("int64")
+    rows = sortbench.benchmark(x, algos=[], reps=2, budget_s=0.1, backend="cpu",
+                               others={"reversed": lambda a: np.sort(a)[::-1]})
+    assert rows[0]["status"] == "verify_failed"
+
+
+def test_to_pandas():
+    pandas = pytest.importorskip("pandas")
+    rows = sortbench.benchmark(keys_of("int32"), algos="cpu-stable-sort", reps=2, budget_s=0.1, backend="cpu")
+    frame = sortbench.to_pandas(rows)
+    assert isinstance(frame, pandas.DataFrame) and frame.loc[0, "algorithm"] == "cpu-stable-sort"
+
+
+def test_arrow_arrays_and_chunked_arrays():
+    pa = pytest.importorskip("pyarrow")
+    got = sortbench.sort(pa.array([3, 1, 2], type=pa.int64()), backend="cpu")
+    assert isinstance(got, pa.Array) and got.to_pylist() == [1, 2, 3]
+    chunked = pa.chunked_array([[5.5, 1.5], [3.5]])
+    assert sortbench.sort(chunked, backend="cpu").to_pylist() == [1.5, 3.5, 5.5]
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(pa.array([1, None, 2]), backend="cpu")
+    assert "1 nulls" in one_line(e)
+    with pytest.raises(TypeError):
+        sortbench.sort(pa.array(["a", "b"]), backend="cpu")
