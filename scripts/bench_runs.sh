@@ -11,7 +11,7 @@ parts=()
 run() {  # NAME ARGS...
   local name=$1
   shift
-  "$sortbench" run --budget "$budget" --quiet --json "$tmp/$name.json" "$@"
+  "$sortbench" run --budget "$budget" --quiet --json "$tmp/$name.json" "$@" || return $?
   parts+=("$tmp/$name.json")
 }
 

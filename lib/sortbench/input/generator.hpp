@@ -154,7 +154,10 @@ KeyFacts input_stats_host(const InputSpec& spec, const void* keys);
 void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStream_t stream);
 // The payload column alone (encode_value of each position), queued on the stream.
 void generate_values_device(Payload payload, std::uint64_t n, void* d_vals, cudaStream_t stream);
-KeyFacts input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream);
+// scratch0, scratch1: two device buffers of the key column's size that the count may
+// overwrite (a run's work buffers before its first sample), so that it allocates no copy.
+KeyFacts input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream, void* scratch0 = nullptr,
+                            void* scratch1 = nullptr);
 // Elements [begin, begin + count) of the same input (keys and, with a payload, the values of
 // those global positions), generated where they are needed: a rank of a distributed sort
 // makes its own slice. Only for distributions that need no global sort, inside n (require_generated_slice).

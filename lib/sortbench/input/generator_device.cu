@@ -115,21 +115,51 @@ __global__ void distinct_kernel(const K* sorted, std::uint64_t n, StatsAccumulat
   if (fractional) atomicAdd(&acc->fractional, fractional);
 }
 
+// The keys sorted into a buffer of their own: scratch[0] and scratch[1] (each count keys) when
+// given, through CUB's double buffer (a temporary of a few KB), else two buffers allocated here
+// (the sorted copy and CUB's own copy): at 2^32 u32 keys beside a run's three copies of the
+// input, those two did not fit on an 80 GB GPU.
 template <typename K>
-KeyFacts stats_typed(std::uint64_t count, const K* d_keys, cudaStream_t stream) {
+const K* sorted_copy(std::uint64_t count, const K* d_keys, void* const scratch[2], DeviceBuffer& owned,
+                     cudaStream_t stream) {
+  if (!scratch[0] || !scratch[1]) {
+    owned = DeviceBuffer(count * sizeof(K));
+    radix_sort_keys(d_keys, owned.as<K>(), count, stream);
+    return owned.as<K>();
+  }
+  K* a = static_cast<K*>(scratch[0]);
+  SB_CUDA_CHECK(cudaMemcpyAsync(a, d_keys, count * sizeof(K), cudaMemcpyDeviceToDevice, stream));
+  cub::DoubleBuffer<K> buffers(a, static_cast<K*>(scratch[1]));
+  std::size_t temp_bytes = 0;
+  if constexpr (std::is_same_v<K, Row4>) {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, buffers, count, Row4Decomposer{}, stream));
+    owned = DeviceBuffer(temp_bytes);
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(owned.get(), temp_bytes, buffers, count, Row4Decomposer{}, stream));
+  } else {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, buffers, count, 0, int(sizeof(K) * 8), stream));
+    owned = DeviceBuffer(temp_bytes);
+    SB_CUDA_CHECK(
+        cub::DeviceRadixSort::SortKeys(owned.get(), temp_bytes, buffers, count, 0, int(sizeof(K) * 8), stream));
+  }
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return buffers.Current();
+}
+
+template <typename K>
+KeyFacts stats_typed(std::uint64_t count, const K* d_keys, void* const scratch[2], cudaStream_t stream) {
   KeyFacts s;
   if (count == 0) return s;
-  DeviceBuffer sorted(count * sizeof(K));
-  radix_sort_keys(d_keys, sorted.as<K>(), count, stream);
+  DeviceBuffer owned;
+  const K* sorted = sorted_copy(count, d_keys, scratch, owned, stream);
   DeviceBuffer acc(sizeof(StatsAccumulator));
   SB_CUDA_CHECK(cudaMemsetAsync(acc.get(), 0, sizeof(StatsAccumulator), stream));
-  distinct_kernel<<<grid_for(count), kBlock, 0, stream>>>(sorted.as<K>(), count, acc.as<StatsAccumulator>());
+  distinct_kernel<<<grid_for(count), kBlock, 0, stream>>>(sorted, count, acc.as<StatsAccumulator>());
   SB_CUDA_CHECK_LAUNCH();
   StatsAccumulator host{};
   K ends[2];
   SB_CUDA_CHECK(cudaMemcpyAsync(&host, acc.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
-  SB_CUDA_CHECK(cudaMemcpyAsync(&ends[0], sorted.as<K>(), sizeof(K), cudaMemcpyDeviceToHost, stream));
-  SB_CUDA_CHECK(cudaMemcpyAsync(&ends[1], sorted.as<K>() + count - 1, sizeof(K), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaMemcpyAsync(&ends[0], sorted, sizeof(K), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaMemcpyAsync(&ends[1], sorted + count - 1, sizeof(K), cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   s.min = stat_value(ends[0]);
   s.max = stat_value(ends[1]);
@@ -158,14 +188,16 @@ void generate_device(const InputSpec& spec, void* d_keys, void* d_vals, cudaStre
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-KeyFacts input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream) {
+KeyFacts input_stats_device(const InputSpec& spec, const void* d_keys, cudaStream_t stream, void* scratch0,
+                            void* scratch1) {
   KeyFacts s;
+  void* const scratch[2] = {scratch0, scratch1};
   if (spec.key == KeyType::u32x4)
-    s = stats_typed(spec.n * 4, static_cast<const std::uint32_t*>(d_keys), stream);
+    s = stats_typed(spec.n * 4, static_cast<const std::uint32_t*>(d_keys), scratch, stream);
   else
     s = dispatch_key<ScalarKeys>(spec.key, [&](auto k) {
       using K = decltype(k);
-      return stats_typed(spec.n, static_cast<const K*>(d_keys), stream);
+      return stats_typed(spec.n, static_cast<const K*>(d_keys), scratch, stream);
     });
   s.n = spec.n;
   return s;

@@ -157,7 +157,9 @@ void DevicePlacement::State::learn_facts() {
   const double t0 = steady_now_s();
   const void* d_keys = options.repeated ? pristine_keys.get() : keys[0].get();
   if (options.count_distinct) {
-    facts = input_stats_device(spec, d_keys, stream.handle);
+    // A run's work buffers are free until its first sample: the count sorts its copy there.
+    facts = options.repeated ? input_stats_device(spec, d_keys, stream.handle, keys[0].get(), keys[1].get())
+                             : input_stats_device(spec, d_keys, stream.handle);
   } else {
     // Min and max in one pass; the distinct count would need a sort of its own, so it stays
     // unknown (0) and an algorithm that needs distinct keys declines.
