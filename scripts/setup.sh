@@ -20,6 +20,14 @@
 # (into the user's site when the interpreter's is not writable). SORTBENCH_SETUP_INSTALL=0
 # only checks. Package manager output goes to $SETUP_LOG (default ${TMPDIR:-/tmp}/sortbench-setup.log).
 #
+# The Python face (issue 39), on request:
+#   --python           also nanobind (the module's build), scikit-build-core (pip install .) and
+#                      pytest (tests/python), each installed only when it does not import: from
+#                      ./wheels/ with pip --no-index when that folder holds wheels (a machine that
+#                      reaches no index), else from the index. One line: "setup: python ok (...)".
+#   --download-wheels  only pip-download those (pure-Python) wheels and their dependencies into
+#                      ./wheels/ (ignored by git), to carry to such a machine; then exit.
+#
 # Exit codes:
 #   0  everything required is usable; an optional part that is missing is named on one line
 #      ("setup: skipping ...") with how to get it
@@ -33,6 +41,34 @@ log=${SETUP_LOG:-${TMPDIR:-/tmp}/sortbench-setup.log}
 : >"$log" 2>/dev/null || log=/dev/null
 py=${SORTBENCH_PYTHON:-python3}
 install_allowed=${SORTBENCH_SETUP_INSTALL:-1}
+want_python=0 download_wheels=0
+for arg in "$@"; do
+  case $arg in
+    --python) want_python=1 ;;
+    --download-wheels) download_wheels=1 ;;
+    *) echo "setup: unknown argument $arg; give --python, --download-wheels or nothing" >&2; exit 2 ;;
+  esac
+done
+wheel_dir=wheels
+# The Python part's packages: import name -> pip name. Their wheels are pure Python (any
+# interpreter, any platform); tomli and exceptiongroup are what they need below Python 3.11.
+declare -A py_part=([nanobind]=nanobind [scikit_build_core]=scikit-build-core [pytest]=pytest)
+py_part_order=(nanobind scikit_build_core pytest)
+py_part_extra=(tomli exceptiongroup)
+if [ "$download_wheels" = 1 ]; then
+  mkdir -p "$wheel_dir"
+  wanted=()
+  for mod in "${py_part_order[@]}"; do wanted+=("${py_part[$mod]}"); done
+  # Resolved for the oldest Python these packages share (3.10), pure-Python wheels only, so the
+  # folder serves whichever interpreter the other machine has.
+  if ! "$py" -m pip download --quiet --only-binary=:all: --platform any --implementation py --abi none \
+      --python-version 3.10 --dest "$wheel_dir" "${wanted[@]}" "${py_part_extra[@]}" >>"$log" 2>&1; then
+    echo "setup: pip download into $wheel_dir/ failed (its output: $log)" >&2
+    exit 3
+  fi
+  echo "setup: wheels in $wheel_dir/ ($(ls "$wheel_dir" | wc -l) files): carry the folder, then bash scripts/setup.sh --python there"
+  exit 0
+fi
 cmake_args=${CMAKE_ARGS:-}
 
 version_ge() {  # version_ge A B: A >= B, dotted numbers
@@ -456,3 +492,53 @@ for part in "${optional[@]}"; do
 done
 
 echo "setup: ok (nvcc $nvcc_release, cmake $cmake_version, $cxx_label${present[*]:+; optional: ${present[*]}})"
+
+# --- the Python face, on request (--python) ----------------------------------------------------
+
+if [ "$want_python" = 1 ]; then
+  if [ "$have_py" = 0 ]; then
+    echo "setup: missing $py, which the Python face needs; install Python 3.9 or newer (or set SORTBENCH_PYTHON)" >&2
+    exit 3
+  fi
+  # The module compiles against the interpreter's headers (Python.h), which a distribution's
+  # python3 keeps in a package of its own.
+  py_headers() { [ -f "$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ]; }
+  if ! py_headers && [ -n "$pm" ] && [ "$sudo_cmd" != none ] && [ "$install_allowed" != 0 ]; then
+    dev_pkg=python3-dev
+    [ "$pm" = dnf ] && dev_pkg=python3-devel
+    echo "setup: installing $dev_pkg with $pm"
+    if [ "$pm" = apt-get ]; then
+      $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$dev_pkg" \
+        >>"$log" 2>&1 || true
+    else
+      $sudo_cmd dnf install -y -q "$dev_pkg" >>"$log" 2>&1 || true
+    fi
+  fi
+  if ! py_headers; then
+    echo "setup: missing Python.h for $py (the module's build needs the interpreter's headers); get it: apt-get install python3-dev, dnf install python3-devel, or a Python with its headers (pyenv, conda)" >&2
+    exit 3
+  fi
+  py_missing=()
+  for mod in "${py_part_order[@]}"; do py_module_found "$mod" || py_missing+=("$mod"); done
+  if ((${#py_missing[@]})) && [ "$py_can_pip" = 1 ] && [ "$install_allowed" != 0 ]; then
+    pkgs=()
+    for mod in "${py_missing[@]}"; do pkgs+=("${py_part[$mod]}"); done
+    if compgen -G "$wheel_dir/*.whl" >/dev/null; then
+      echo "setup: installing ${pkgs[*]} with pip from $wheel_dir/ (no index)"
+      pip_install --no-index --find-links "$wheel_dir" "${pkgs[@]}" || true
+    else
+      echo "setup: installing ${pkgs[*]} with pip"
+      pip_install "${pkgs[@]}" || true
+    fi
+    still=()
+    for mod in "${py_missing[@]}"; do py_module_found "$mod" || still+=("$mod"); done
+    py_missing=("${still[@]}")
+  fi
+  if ((${#py_missing[@]})); then
+    for mod in "${py_missing[@]}"; do
+      echo "setup: missing ${py_part[$mod]} for $py (the Python face); get it: pip install ${py_part[$mod]}, or bash scripts/setup.sh --download-wheels where an index answers and carry wheels/ here (its output: $log)" >&2
+    done
+    exit 3
+  fi
+  echo "setup: python ok ($("$py" -c 'import sys; print("python %d.%d" % sys.version_info[:2])'), nanobind $("$py" -c 'import nanobind; print(nanobind.__version__)'), pytest $("$py" -c 'import pytest; print(pytest.__version__)'))"
+fi
