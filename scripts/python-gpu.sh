@@ -70,8 +70,11 @@ with open(out, "w") as f:
 median = {(r["algorithm"], r["details"]["interface"]): r["time_ms"]["median"]
           for r in python_doc["results"] if r["status"] == "ok"}
 for r in python_doc["results"]:
+    ms = r.get("time_ms", {}).get("median", float("nan"))
     print(f'{r["algorithm"]:12s} {r["details"]["interface"]:7s} {r["status"]:8s} {r["verification"]:8s} '
-          f'range {r["range_mode"]:9s} median {r["time_ms"]["median"] if r["status"] == "ok" else float("nan"):.3f} ms')
+          f'range {r["range_mode"]:9s} median {ms:.3f} ms {r["reason"]}')
+if ("hp-auto", "python") not in median or ("hp-auto", "cli") not in median:
+    sys.exit("python-gpu: hp-auto did not run through both faces; see the rows above")
 py_hp, cli_hp = median[("hp-auto", "python")], median[("hp-auto", "cli")]
 print(f"hp-auto python / cli: {py_hp / cli_hp:.3f} (bar: within 5 %)")
 for other in ("cupy.sort", "torch.sort"):

@@ -28,6 +28,7 @@
 #include "sortbench/input/generator.hpp"
 #include "sortbench/measure/device_info.hpp"
 #include "sortbench/measure/harness.hpp"
+#include "sortbench/measure/nvml.hpp"
 #include "sortbench/measure/session.hpp"
 #include "sortbench/report/build_info.hpp"
 #include "sortbench/report/report.hpp"
@@ -297,6 +298,11 @@ std::string benchmark_arrays(const InArray& keys, const std::string& keys_dtype,
       context.gpu = query_device(ordinal, true);
       use_device(ordinal);
       plan.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
+      // The clocks and conditions the rows were measured under, as run --json records them.
+      std::string why_absent;
+      plan.nvml = NvmlDevice::open(ordinal, &why_absent);
+      context.conditions = plan.nvml ? plan.nvml->conditions() : GpuConditions{};
+      if (!plan.nvml) context.conditions->nvml_absent = why_absent;
     }
     InterruptCheck interrupts;
     rows = run_benchmark(plan, &interrupts);
