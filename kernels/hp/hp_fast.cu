@@ -258,14 +258,21 @@ void hist_shared_launch(const Run<W>& r, const W* x, u32* A) {
   }
 }
 
+// Each part's keys counted by bucket (offset >> low_bits), bucket-major: the hybrid's buckets,
+// or two levels' super-buckets.
+template <typename W>
+void count_parts_launch(const Run<W>& r, const W* x, unsigned low_bits, u32 buckets, unsigned parts, u32* counts) {
+  const u32 copies = counter_copies(buckets);
+  bucket_count<W><<<parts, kPartBlock, std::size_t{buckets} * copies * sizeof(u32), r.stream>>>(
+      x, r.n, r.min_word, low_bits, buckets, copies, counts);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
 template <typename W>
 void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
   const auto parts = static_cast<unsigned>(a.parts);
   const auto buckets = static_cast<u32>(a.buckets);
-  const u32 copies = counter_copies(buckets);
-  bucket_count<W><<<parts, kPartBlock, std::size_t{buckets} * copies * sizeof(u32), r.stream>>>(
-      x, r.n, r.min_word, a.low_bits, buckets, copies, a.counts);
-  SB_CUDA_CHECK_LAUNCH();
+  count_parts_launch(r, x, a.low_bits, buckets, parts, a.counts);
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                               static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
@@ -299,6 +306,16 @@ void group_tiles_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W*
   SB_CUDA_CHECK_LAUNCH();
 }
 
+// Groups of tiles a bucket's histogram is counted in (bucket_groups at the segment_hist blocks
+// the GPU holds at once).
+template <typename W>
+u64 segment_groups(const Run<W>& r, u64 buckets, u64 tiles, std::size_t hist_smem) {
+  const int per_sm = kernel_blocks_per_sm(r.device.context, reinterpret_cast<const void*>(segment_hist<2>),
+                                          static_cast<int>(kSegBlock), hist_smem);
+  return bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range, kKeysPerFlushedBin,
+                       kSegKeysPerBlock);
+}
+
 // Calls f with segment_lanes' count as a compile-time constant (segment_hist, segment_runs).
 template <typename F>
 void with_segment_lanes(u64 buckets, F&& f) {
@@ -314,10 +331,7 @@ void hist_split_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* 
   const SplitPlan& plan = a.split;
   const auto parts = static_cast<unsigned>(a.parts);
   const auto supers = static_cast<u32>(plan.supers);
-  const u32 copies = counter_copies(supers);
-  bucket_count<W><<<parts, kPartBlock, std::size_t{supers} * copies * sizeof(u32), r.stream>>>(
-      x, r.n, r.min_word, plan.super_bits, supers, copies, a.counts);
-  SB_CUDA_CHECK_LAUNCH();
+  count_parts_launch(r, x, plan.super_bits, supers, parts, a.counts);
   split_totals<<<supers, kSplitOffsetsBlock, 0, r.stream>>>(a.counts, parts, a.split_totals);
   SB_CUDA_CHECK_LAUNCH();
   split_offsets<<<supers, kSplitOffsetsBlock, 0, r.stream>>>(a.counts, parts, a.split_totals, plan, a.split_tiles,
@@ -334,11 +348,8 @@ void hist_split_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* 
                                                              a.seg_start, low);
   SB_CUDA_CHECK_LAUNCH();
   const std::size_t hist_smem = segment_hist_bytes(plan.low_bits);
-  const int per_sm = kernel_blocks_per_sm(r.device.context, reinterpret_cast<const void*>(segment_hist<2>),
-                                          static_cast<int>(kSegBlock), hist_smem);
   const u64 fine = u64{plan.fine_per_super} * plan.supers;
-  const u64 groups = bucket_groups(fine, ceil_div(tiles, plan.supers), u64(std::max(per_sm, 1)) * r.device.sms, r.n,
-                                   r.range, kKeysPerFlushedBin, kSegKeysPerBlock);
+  const u64 groups = segment_groups(r, fine, ceil_div(tiles, plan.supers), hist_smem);
   if (groups > 1) SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(Count), r.stream));
   with_segment_lanes(plan.fine_per_super, [&](auto lanes) {
     split_segment_hist<lanes, Count><<<static_cast<unsigned>(fine * groups), kSegBlock, hist_smem, r.stream>>>(
@@ -361,10 +372,7 @@ bool hist_tiled_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* 
   const u64 tiles = ceil_div(r.n, kTile);
   group_tiles_launch(r, a, x, low);
   const std::size_t hist_smem = segment_hist_bytes(a.low_bits);
-  const int per_sm = kernel_blocks_per_sm(r.device.context, reinterpret_cast<const void*>(segment_hist<2>),
-                                          static_cast<int>(kSegBlock), hist_smem);
-  const u64 groups = bucket_groups(buckets, tiles, u64(std::max(per_sm, 1)) * r.device.sms, r.n, r.range,
-                                   kKeysPerFlushedBin, kSegKeysPerBlock);
+  const u64 groups = segment_groups(r, buckets, tiles, hist_smem);
   if constexpr (std::is_same_v<Count, u32>) {
     if (runs && groups == 1 && tiles <= kRunsMaxTilesPerThread * kSegBlock) {
       BucketScanState state;
