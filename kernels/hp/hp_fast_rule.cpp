@@ -101,9 +101,13 @@ constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
 constexpr std::uint64_t kAutoPairsBinsPerValue = 16;
 constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 16;
 constexpr std::uint64_t kAutoPairsMaxRange = std::uint64_t{1} << 22;
-// hp-tiled in two levels (keys alone) from this many keys a bin: the partition adds 12 bytes a
-// key, the range's counters and runs 12 bytes a bin (docs/hp.md, hp-auto in two levels).
+// hp-tiled in two levels (keys alone) from this many keys a bin, or from one where each distinct
+// value has 16 keys: the partition adds 12 bytes a key, the range's counters and runs 12 bytes a
+// bin. At n = 2^28 (H100) it beat CUB by 24-50 % at delta = 2, by 13-17 % at delta = 1 with sigma
+// 50 and 1,024, by 6 % at sigma 4, and lost 11 % at sigma 1 and 18-43 % at delta 0.5 (docs/hp.md,
+// hp-auto).
 constexpr std::uint64_t kAutoSplitKeysPerBin = 2;
+constexpr std::uint64_t kAutoSplitKeysPerValue = 16;
 
 std::optional<std::string> shared_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
@@ -174,7 +178,7 @@ Choice choose(const SortProblem& p) {
                       kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
                       std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
                       kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
-                      kAutoSplitKeysPerBin};
+                      kAutoSplitKeysPerBin, kAutoSplitKeysPerValue};
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
   return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len}, rule);

@@ -486,14 +486,18 @@ struct AutoRule {
   std::uint64_t pairs_bins_per_value = 0;
   std::uint64_t pairs_min_range = 0;
   // Keys alone past split_min_range (0: no such bound), where hp-tiled partitions first (two
-  // levels): hp-tiled from split_keys_per_bin keys per bin.
+  // levels): hp-tiled from split_keys_per_bin keys per bin, or from one key a bin where each
+  // distinct value has split_keys_per_value keys (0: not that way).
   std::uint64_t split_min_range = 0;
   std::uint64_t split_keys_per_bin = 0;
+  std::uint64_t split_keys_per_value = 0;
 };
 SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const AutoRule& rule,
                                     std::uint64_t len = 0) {
   const std::uint64_t distinct = len ? len : min_u64(n, range);
-  const bool split_dense = !rule.split_min_range || range <= rule.split_min_range || range * rule.split_keys_per_bin <= n;
+  const bool split_dense = !rule.split_min_range || range <= rule.split_min_range ||
+                           range * rule.split_keys_per_bin <= n ||
+                           (rule.split_keys_per_value && range <= n && distinct * rule.split_keys_per_value <= n);
   const bool tiled = range <= rule.tiled_max_range && range * rule.tiled_keys_per_bin <= n &&
                      distinct * rule.tiled_keys_per_value <= n && split_dense;
   if (range <= rule.shared_bins) {

@@ -749,6 +749,15 @@ TEST(HpIndex, AutoChoiceTakesTwoLevelsFromEnoughKeysABin) {
   EXPECT_EQ(auto_choice(n31, n31 / 2 + 1, rule), AutoChoice::cub);            // under 2 keys a bin
   EXPECT_EQ(auto_choice(1 << 24, 1 << 24, rule, 1 << 22), AutoChoice::tiled);  // one level: a key a bin is enough
   EXPECT_EQ(auto_choice(AutoInput{4 * n31, 4 * n31 / 50, true}, rule), AutoChoice::tiled);  // 2^33 keys
+  // One key a bin: only where each distinct value has split_keys_per_value keys.
+  const std::uint64_t n28 = std::uint64_t{1} << 28;
+  EXPECT_EQ(auto_choice(n28, n28, rule, n28 / 50), AutoChoice::cub);  // no per-value rule given
+  rule.split_keys_per_value = 16;
+  EXPECT_EQ(auto_choice(n28, n28, rule, n28 / 50), AutoChoice::tiled);      // delta 1, sigma 50
+  EXPECT_EQ(auto_choice(n28, n28, rule, n28 / 16), AutoChoice::tiled);      // sigma 16
+  EXPECT_EQ(auto_choice(n28, n28, rule, n28 / 4), AutoChoice::cub);         // sigma 4
+  EXPECT_EQ(auto_choice(n28, n28, rule), AutoChoice::cub);                  // len unknown: all distinct
+  EXPECT_EQ(auto_choice(n28, 2 * n28, rule, n28 / 64), AutoChoice::cub);    // delta 0.5
 }
 
 TEST(HpIndex, SplitPlanCoversTheRangeInAtMostMaxSupers) {
