@@ -17,6 +17,7 @@
 #include "sortbench/measure/key_discovery.hpp"
 #include "sortbench/measure/memory_collector.hpp"
 #include "sortbench/measure/placement.hpp"
+#include "sortbench/measure/positions_device.hpp"
 
 namespace sb {
 namespace {
@@ -62,6 +63,16 @@ struct OwnedStream {
   OwnedStream& operator=(const OwnedStream&) = delete;
 };
 
+// later waits for what is queued on earlier now, without stopping the rest of the device.
+void stream_waits_for(cudaStream_t later, cudaStream_t earlier) {
+  if (later == earlier) return;
+  cudaEvent_t done;
+  SB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  SB_CUDA_CHECK(cudaEventRecord(done, earlier));
+  SB_CUDA_CHECK(cudaStreamWaitEvent(later, done, 0));
+  SB_CUDA_CHECK(cudaEventDestroy(done));
+}
+
 }  // namespace
 
 struct DevicePlacement::State {
@@ -78,6 +89,8 @@ struct DevicePlacement::State {
   bool verify_on_host = false;
   DeviceBuffer keys[2], vals[2];
   KeyFacts facts;
+  // Adopted: what the caller's buffers hold after the run (details.result_copy).
+  std::string result_copy;
   // The last run's output: which work buffer, or the host columns it was verified in.
   int result = 0;
   std::optional<HostColumns> host_output;
@@ -85,6 +98,19 @@ struct DevicePlacement::State {
 
   std::uint64_t key_column() const { return spec.n * key_bytes(spec.key); }
   std::uint64_t value_column() const { return spec.n * payload_bytes(spec.payload); }
+  // The work buffers, keys[0]/vals[0] being the caller's where adopted.
+  void* key_buffer(int i) const { return i == 0 && options.adopt ? options.adopt->keys : keys[i].get(); }
+  void* value_buffer(int i) const {
+    return i == 0 && options.adopt && options.adopt->vals ? options.adopt->vals : vals[i].get();
+  }
+  // Device memory this placement allocated (the caller's adopted buffers are not its own).
+  std::uint64_t owned_bytes() const {
+    return keys[0].bytes() + keys[1].bytes() + vals[0].bytes() + vals[1].bytes() + pristine_keys.bytes() +
+           pristine_vals.bytes();
+  }
+
+  void adopt();
+  void hand_back(const SortProblem& problem, ResultRow& row);
 
   void place(const InputSource& source);
   void keep_for_verification();
@@ -95,7 +121,31 @@ struct DevicePlacement::State {
   DeviceBuffers work_buffers(void* workspace, std::size_t workspace_bytes) const;
 };
 
+// The caller's buffers are keys[0] (and vals[0]): nothing is read from the source, and only
+// the scratch column (and argsort's positions) is allocated.
+void DevicePlacement::State::adopt() {
+  const AdoptedColumns& a = *options.adopt;
+  const std::uint64_t kb = key_column(), vb = value_column();
+  const std::size_t free_bytes = free_device_bytes();
+  baseline_used = device_memory_used();
+  const bool own_positions = vb && !a.vals;
+  const std::uint64_t needed = kb + vb + (own_positions ? vb : 0);
+  if (needed > free_bytes)
+    throw Error(ExitCode::device_memory,
+                fmt::format("the sort needs {} on the GPU beside your array (a scratch column{}) but {} are free; {}",
+                            bytes_text(needed), own_positions ? " and the positions" : "", bytes_text(free_bytes),
+                            options.fit_hint));
+  if (a.producer) stream_waits_for(stream.handle, a.producer);
+  keys[1] = DeviceBuffer(kb);
+  if (vb) vals[1] = DeviceBuffer(vb);
+  if (own_positions) {
+    vals[0] = DeviceBuffer(vb);
+    encode_positions_device(spec.payload, spec.n, vals[0].get(), stream.handle);
+  }
+}
+
 void DevicePlacement::State::place(const InputSource& source) {
+  if (options.adopt) return adopt();
   const std::uint64_t kb = key_column(), vb = value_column();
   const std::size_t free_bytes = free_device_bytes();
   baseline_used = device_memory_used();
@@ -135,16 +185,16 @@ void DevicePlacement::State::keep_for_verification() {
     pristine_keys = DeviceBuffer(kb);
     pristine_vals = DeviceBuffer(vb);
     if (kb)
-      SB_CUDA_CHECK(cudaMemcpyAsync(pristine_keys.get(), keys[0].get(), kb, cudaMemcpyDeviceToDevice, stream.handle));
+      SB_CUDA_CHECK(cudaMemcpyAsync(pristine_keys.get(), key_buffer(0), kb, cudaMemcpyDeviceToDevice, stream.handle));
     if (vb)
-      SB_CUDA_CHECK(cudaMemcpyAsync(pristine_vals.get(), vals[0].get(), vb, cudaMemcpyDeviceToDevice, stream.handle));
+      SB_CUDA_CHECK(cudaMemcpyAsync(pristine_vals.get(), value_buffer(0), vb, cudaMemcpyDeviceToDevice, stream.handle));
   } else {
     host_copy.keys.resize(kb);
     host_copy.vals.resize(vb);
     if (kb)
-      SB_CUDA_CHECK(cudaMemcpyAsync(host_copy.keys.data(), keys[0].get(), kb, cudaMemcpyDeviceToHost, stream.handle));
+      SB_CUDA_CHECK(cudaMemcpyAsync(host_copy.keys.data(), key_buffer(0), kb, cudaMemcpyDeviceToHost, stream.handle));
     if (vb)
-      SB_CUDA_CHECK(cudaMemcpyAsync(host_copy.vals.data(), vals[0].get(), vb, cudaMemcpyDeviceToHost, stream.handle));
+      SB_CUDA_CHECK(cudaMemcpyAsync(host_copy.vals.data(), value_buffer(0), vb, cudaMemcpyDeviceToHost, stream.handle));
   }
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
 }
@@ -155,7 +205,7 @@ void DevicePlacement::State::learn_facts() {
     return;
   }
   const double t0 = steady_now_s();
-  const void* d_keys = options.repeated ? pristine_keys.get() : keys[0].get();
+  const void* d_keys = options.repeated ? pristine_keys.get() : key_buffer(0);
   if (options.count_distinct) {
     // A run's work buffers are free until its first sample: the count sorts its copy there.
     facts = options.repeated ? input_stats_device(spec, d_keys, stream.handle, keys[0].get(), keys[1].get())
@@ -176,8 +226,8 @@ void DevicePlacement::State::learn_facts() {
 DeviceBuffers DevicePlacement::State::work_buffers(void* workspace, std::size_t workspace_bytes) const {
   DeviceBuffers work;
   for (int i = 0; i < 2; ++i) {
-    work.keys[i] = keys[i].get();
-    work.vals[i] = vals[i].get();
+    work.keys[i] = key_buffer(i);
+    work.vals[i] = value_buffer(i);
   }
   work.workspace = workspace;
   work.workspace_bytes = workspace_bytes;
@@ -193,8 +243,8 @@ void DevicePlacement::State::verify(const Algorithm& algo, const SortProblem& pr
   v.payload = spec.payload;
   v.n = spec.n;
   v.check_stable = algo.stable;
-  const void* out_keys = keys[result].get();
-  const void* out_vals = problem.has_payload() ? vals[result].get() : nullptr;
+  const void* out_keys = key_buffer(result);
+  const void* out_vals = problem.has_payload() ? value_buffer(result) : nullptr;
   if (!verify_on_host) {
     v.keys_in = pristine_keys.get();
     if (values_are_data) v.vals_in = pristine_vals.get();
@@ -223,6 +273,30 @@ void DevicePlacement::State::verify(const Algorithm& algo, const SortProblem& pr
   host_output = std::move(out);
 }
 
+// The result into the caller's buffers: copied back from the scratch column where the
+// algorithm left it there, argsort's positions decoded; then the producer's stream waits for
+// all of it, so the caller's next work on the arrays sees the result without a device-wide sync.
+void DevicePlacement::State::hand_back(const SortProblem& problem, ResultRow& row) {
+  const AdoptedColumns& a = *options.adopt;
+  result_copy = "none";
+  if (result == 1) {
+    if (key_column())
+      SB_CUDA_CHECK(cudaMemcpyAsync(a.keys, keys[1].get(), key_column(), cudaMemcpyDeviceToDevice, stream.handle));
+    result_copy = "keys";
+    if (a.vals && problem.has_payload()) {
+      SB_CUDA_CHECK(cudaMemcpyAsync(a.vals, vals[1].get(), value_column(), cudaMemcpyDeviceToDevice, stream.handle));
+      result_copy = "keys,values";
+    }
+  }
+  if (a.positions) decode_positions_device(spec.payload, value_buffer(result), spec.n, a.positions, stream.handle);
+  result = 0;  // the caller's buffers hold it now
+  row.details.emplace_back("adopted", a.vals ? "keys,values" : "keys");
+  row.details.emplace_back("result_copy", result_copy);
+  if (a.producer) stream_waits_for(a.producer, stream.handle);
+  // The scratch is freed when the placement goes; cudaFree must not race the copies.
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
+}
+
 // The energy of back-to-back sorts, its restore copies and the idle power (energy.hpp); the
 // restores and the idle interval once per placement, before its first batch.
 void DevicePlacement::State::measure_energy(const Algorithm& a, const SortProblem& problem, const DeviceInput& input,
@@ -246,9 +320,11 @@ DevicePlacement::DevicePlacement(const InputSource& source, DevicePlacementOptio
   s.options = std::move(options);
   s.spec = source.spec();
   s.values_are_data = source.values_are_data();
+  if (s.options.adopt && s.options.repeated)
+    throw std::logic_error("DevicePlacement: adopted buffers are sorted once; a benchmark restores its own copy");
   s.place(source);
   s.learn_facts();
-  if (!s.options.repeated) s.keep_for_verification();
+  if (!s.options.repeated && s.options.verify) s.keep_for_verification();
 }
 
 DevicePlacement::~DevicePlacement() = default;
@@ -278,10 +354,12 @@ void DevicePlacement::run(const Algorithm& a, const SortProblem& problem, const 
   } release{a, problem, s.context};
   const DeviceBuffers work = s.work_buffers(workspace.get(), ws_bytes);
   const DeviceInput input = s.options.repeated ? DeviceInput{s.pristine_keys.get(), s.pristine_vals.get()}
-                                               : DeviceInput{s.keys[0].get(), s.vals[0].get()};
+                                               : DeviceInput{s.key_buffer(0), s.value_buffer(0)};
   MemoryAccount memory;
   memory.workspace_bytes = ws_bytes;
-  memory.buffer_bytes = (s.options.repeated ? 3 : 2) * (s.keys[0].bytes() + s.vals[0].bytes());
+  // What this placement holds: a benchmark's three copies; a single run's two and the
+  // verifier's copy; an adopted run's scratch and that copy (the caller's buffers are theirs).
+  memory.buffer_bytes = s.owned_bytes();
   memory.baseline_used = s.baseline_used;
   MemoryCollector memory_watch(device_memory_used, memory);
   std::vector<SampleCollector*> collectors{&memory_watch};
@@ -299,7 +377,11 @@ void DevicePlacement::run(const Algorithm& a, const SortProblem& problem, const 
   note_discovery(row, timing.discovery_ms);
   memory.summarize(row.summaries, s.spec.n);
   if (clocks) note_clocks(*clocks, row);
-  s.verify(a, problem, row);
+  if (s.options.verify || s.options.repeated)
+    s.verify(a, problem, row);
+  else
+    row.verification = "not run (verify=False)";
+  if (s.options.adopt) s.hand_back(problem, row);
   if (a.observed) {
     const Details seen = a.observed(problem, work);
     row.details.insert(row.details.end(), seen.begin(), seen.end());

@@ -17,7 +17,7 @@ namespace sb {
 
 struct MemoryAccount {
   std::uint64_t workspace_bytes = 0;  // declared by the algorithm
-  std::uint64_t buffer_bytes = 0;     // pristine input + two work buffers (keys and values)
+  std::uint64_t buffer_bytes = 0;     // the placement's own copies and work buffers (keys and values)
   std::uint64_t baseline_used = 0;    // device memory in use before the run's buffers
   std::uint64_t peak_used = 0;        // highest device memory in use seen during the samples
   std::uint64_t peak_bytes() const { return peak_used > baseline_used ? peak_used - baseline_used : 0; }

@@ -79,6 +79,19 @@ class HostPlacement {
   HostColumns input_, output_;
 };
 
+// Caller-owned device columns a single run sorts in place (the Python face's device arrays).
+// keys becomes keys[0]; vals, when given, vals[0]. Argsort's positions (a payload that is not
+// data) are made on the device in a buffer of the placement's, and decoded into positions as
+// int64 after the sort. A result the algorithm leaves in keys[1]/vals[1] is copied back, device
+// to device, so these always hold it. The placement's stream waits for producer's queued work
+// with an event before it reads them, and producer waits for the run's end the same way.
+struct AdoptedColumns {
+  void* keys = nullptr;
+  void* vals = nullptr;
+  std::int64_t* positions = nullptr;
+  cudaStream_t producer = nullptr;
+};
+
 struct DevicePlacementOptions {
   // Each sample restores the input from a pristine copy (a benchmark: three copies of the input
   // on the GPU). Off: one run sorts the placed input itself (sort: two copies), and the
@@ -91,6 +104,11 @@ struct DevicePlacementOptions {
   PhaseLog* phases = nullptr;              // read, host-to-device, analyze, and a run's verify
   // How to get out of a "does not fit" error, for its message.
   std::string fit_hint = "lower -n";
+  // A single run on the caller's own device buffers (issue 39, zero copy; repeated off): they
+  // are the input and the result's home, and the source is never read.
+  std::optional<AdoptedColumns> adopt;
+  // Off: no verification, so no copy of the input is kept for it (the caller asked).
+  bool verify = true;
 };
 
 class DevicePlacement {

@@ -113,6 +113,8 @@ Session::Session(std::shared_ptr<const InputSource> source, SessionOptions optio
     d.nvml = s.options.nvml;
     d.copy_bandwidth_gbs = s.options.copy_bandwidth_gbs;
     d.phases = s.options.phases;
+    d.adopt = s.options.adopt;
+    d.verify = s.options.verify;
     d.fit_hint = s.source->parameters_measured() ? "benchmark a smaller file, or sort this one with --backend cpu"
                                                  : "lower -n";
     try {

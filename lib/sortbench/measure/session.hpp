@@ -47,6 +47,10 @@ struct SessionOptions {
   std::shared_ptr<const NvmlDevice> nvml;
   double copy_bandwidth_gbs = 0;
   PhaseLog* phases = nullptr;          // the untimed steps' wall times (sort's phases)
+  // A single device run on the caller's own buffers, the result left in them (the Python face's
+  // device arrays; DevicePlacementOptions::adopt); drain is then not needed.
+  std::optional<AdoptedColumns> adopt;
+  bool verify = true;                  // off: a single run keeps no copy for the verifier
   // A device placement that does not fit leaves the session without one (only distributed rows
   // can run; the others say why) instead of failing it.
   bool allow_unplaced = false;
