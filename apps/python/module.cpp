@@ -5,6 +5,7 @@
 // a file sink (suite/sort_file.cpp); a benchmark is run_benchmark, as `sortbench run --input`.
 // The Python package (sortbench/__init__.py) makes arrays contiguous, allocates the outputs in
 // the caller's framework and hands their pointers here.
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "sortbench/measure/harness.hpp"
 #include "sortbench/measure/nvml.hpp"
 #include "sortbench/measure/session.hpp"
+#include "sortbench/measure/summary.hpp"
 #include "sortbench/report/build_info.hpp"
 #include "sortbench/report/report.hpp"
 #include "sortbench/suite/sort_file.hpp"
@@ -72,7 +74,8 @@ void require_column(const Array& a, const char* role) {
 
 // The caller's columns as a source's description; the NaN check of host keys (device keys
 // are checked by the Python side, in the caller's framework, before they come here).
-CallerArrays columns_of(const InArray& keys, const std::string& keys_dtype, const std::optional<InArray>& values,
+template <typename Array>
+CallerArrays columns_of(const Array& keys, const std::string& keys_dtype, const std::optional<Array>& values,
                         const std::string& values_dtype, bool argsort, std::uintptr_t producer) {
   require_column(keys, "x");
   CallerArrays a;
@@ -114,13 +117,20 @@ Backend backend_of(const std::string& name, int device) {
   return *backend;
 }
 
-// The sorted columns into the caller's outputs (host or device memory); argsort's positions
+// How many results came back through host memory (Session::drain): a device array's sort
+// never adds one, and the GPU tests check that through host_drains().
+std::atomic<long> host_drain_count{0};
+
+// The sorted columns into the caller's outputs (host memory; device memory only where a
+// device array is sorted by a CPU path, which sort() no longer takes); argsort's positions
 // decoded into int64 indices as numpy.argsort returns them.
 class ArraySink final : public OutputSink {
  public:
   ArraySink(void* keys, void* vals, int device, std::optional<Payload> positions)
       : keys_(static_cast<unsigned char*>(keys)), vals_(static_cast<unsigned char*>(vals)), device_(device),
-        positions_(positions) {}
+        positions_(positions) {
+    ++host_drain_count;
+  }
   bool wants(Column c) const override { return (c == Column::keys ? keys_ : vals_) != nullptr; }
   void write(Column c, std::uint64_t first_byte, const unsigned char* data, std::uint64_t bytes) override {
     if (c == Column::keys) return copy(keys_ + first_byte, data, bytes);
@@ -207,6 +217,67 @@ nb::dict sort_arrays(const InArray& keys, const std::string& keys_dtype, const s
   report["algorithm"] = algorithm;
   report["why"] = why;
   report["verified_on"] = verified_on;
+  report["path"] = "host";
+  return report;
+}
+
+std::string detail_of(const ResultRow& row, const std::string& name) {
+  for (const auto& [k, v] : row.details)
+    if (k == name) return v;
+  return "";
+}
+
+// A device array sorted where it lies (issue 39, zero copy): keys (and values) are the
+// caller's writable arrays, already holding the input (x itself for out=x, else the copy the
+// Python side made in x's framework); they are adopted as the placement's input and receive
+// the result on the device. positions: argsort's int64 output on the same device.
+nb::dict sort_device_arrays(const OutArray& keys, const std::string& keys_dtype, const std::optional<OutArray>& values,
+                            const std::string& values_dtype, const std::optional<OutArray>& positions,
+                            const std::string& algo, bool verify, std::uintptr_t producer) {
+  const CallerArrays a = columns_of(keys, keys_dtype, values, values_dtype, positions.has_value(), producer);
+  if (a.device < 0) throw std::logic_error("sort_device_arrays: the keys are in host memory");
+  if (positions && (positions->ndim() != 1 || positions->shape(0) != a.shape.n || device_of(*positions) != a.device ||
+                    positions->dtype() != nb::dtype<std::int64_t>()))
+    throw std::logic_error("sort_device_arrays: the positions are not int64 of x's length on x's device");
+  backend_of("gpu", a.device);
+  std::string why, verified_on;
+  ResultRow row;
+  const Algorithm* chosen = nullptr;
+  {
+    nb::gil_scoped_release released;
+    SessionOptions options;
+    options.placement = PlacementKind::device;
+    options.repeated = false;
+    options.count_distinct = false;
+    options.range = RangeMode::given;
+    options.verify = verify;
+    options.adopt = AdoptedColumns{keys.data(), values ? values->data() : nullptr,
+                                   positions ? static_cast<std::int64_t*>(positions->data()) : nullptr, a.producer};
+    Session session(make_caller_array_source(a), options);
+    chosen = pick(algo, Backend::gpu, a, session.facts(), why);
+    row = session.run(*chosen, single_sample_settings(), {});
+    verified_on = !verify ? "none" : session.verified_on_device() ? "gpu" : "host";
+  }
+  if (row.status == RowStatus::verify_failed)
+    throw Error(ExitCode::verification_failed,
+                fmt::format("{} produced a wrong result ({}); report it, or give another algo", chosen->name,
+                            row.reason));
+  if (row.status == RowStatus::unsupported)
+    throw Error(ExitCode::device_memory,
+                fmt::format("{}: {}; free GPU memory or sort a smaller array", chosen->name, row.reason));
+  if (row.status != RowStatus::ok) throw Error(ExitCode::cuda, fmt::format("{} failed: {}", chosen->name, row.reason));
+  nb::dict memory;
+  memory["workspace_bytes"] = static_cast<std::uint64_t>(row.summaries.value_or(summary_tag::workspace_bytes, 0));
+  memory["buffer_bytes"] = static_cast<std::uint64_t>(row.summaries.value_or(summary_tag::buffer_bytes, 0));
+  memory["peak_bytes"] = static_cast<std::uint64_t>(row.summaries.value_or(summary_tag::peak_bytes, 0));
+  nb::dict report;
+  report["algorithm"] = chosen->name;
+  report["why"] = why;
+  report["verified_on"] = verified_on;
+  report["path"] = "device";
+  report["adopted"] = detail_of(row, "adopted");
+  report["result_copy"] = detail_of(row, "result_copy");
+  report["memory"] = memory;
   return report;
 }
 
@@ -411,6 +482,10 @@ NB_MODULE(_sortbench, m) {
   m.def("sort_arrays", &sort_arrays, nb::arg("keys"), nb::arg("keys_dtype"), nb::arg("values").none(),
         nb::arg("values_dtype"), nb::arg("argsort"), nb::arg("algo"), nb::arg("backend"), nb::arg("out_keys").none(),
         nb::arg("out_values").none(), nb::arg("producer"));
+  m.def("sort_device_arrays", &sort_device_arrays, nb::arg("keys"), nb::arg("keys_dtype"), nb::arg("values").none(),
+        nb::arg("values_dtype"), nb::arg("positions").none(), nb::arg("algo"), nb::arg("verify"),
+        nb::arg("producer"));
+  m.def("host_drains", [] { return host_drain_count.load(); });
   nb::class_<BenchmarkSettings>(m, "BenchmarkSettings")
       .def(nb::init<>())
       .def_rw("algos", &BenchmarkSettings::algos)

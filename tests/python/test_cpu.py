@@ -187,3 +187,84 @@ def test_arrow_arrays_and_chunked_arrays():
     assert "1 nulls" in one_line(e)
     with pytest.raises(TypeError):
         sortbench.sort(pa.array(["a", "b"]), backend="cpu")
+
+
+def test_last_sort_says_a_host_array_came_back_through_host_memory():
+    x = np.array([3, 1, 2], dtype=np.uint32)
+    before = sortbench._sortbench.host_drains()
+    np.testing.assert_array_equal(sortbench.sort(x, backend="cpu"), [1, 2, 3])
+    info = sortbench.last_sort()
+    assert info["path"] == "host" and info["algorithm"].startswith("cpu-")
+    assert sortbench._sortbench.host_drains() == before + 1
+
+
+def test_verify_off_is_for_device_arrays_only():
+    with pytest.raises(ValueError, match="verify=False"):
+        sortbench.sort(np.array([2, 1], dtype=np.int32), backend="cpu", verify=False)
+
+
+class FakeDeviceModule:
+    """The native module's device sort stood in for by NumPy, to check on the CPU which buffers
+    the Python side hands it (issue 39: the caller's memory is sorted, x is left unchanged)."""
+
+    def __init__(self, real):
+        self.real, self.calls = real, []
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def sort_device_arrays(self, keys, keys_dtype, values, values_dtype, positions, algo, verify, producer):
+        self.calls.append(dict(keys=keys, values=values, positions=positions, verify=verify))
+        order = np.argsort(keys, kind="stable")
+        if positions is not None:
+            positions[:] = order
+        if values is not None:
+            values[:] = values[order]
+        keys[:] = keys[order]
+        return {"algorithm": "fake", "why": "", "verified_on": "gpu" if verify else "none", "path": "device",
+                "adopted": "keys", "result_copy": "none", "memory": {}}
+
+
+@pytest.fixture
+def fake_device(monkeypatch):
+    import sortbench._arrays as arrays
+    fake = FakeDeviceModule(sortbench._sortbench)
+    monkeypatch.setattr(sortbench, "_sortbench", fake)
+    real_column = arrays.column
+
+    def on_device_0(x, role):
+        c = real_column(x, role)
+        c.device = 0  # as if x lay on GPU 0
+        return c
+
+    monkeypatch.setattr(arrays, "column", on_device_0)
+    return fake
+
+
+def test_device_path_out_x_sorts_x_itself(fake_device):
+    x = np.array([5, 3, 9, 1], dtype=np.int32)
+    assert sortbench.sort(x, out=x) is x
+    assert fake_device.calls[-1]["keys"] is x and x.tolist() == [1, 3, 5, 9]
+    assert sortbench.last_sort()["memory"]["result_arrays_bytes"] == 0
+
+
+def test_device_path_new_array_leaves_x_unchanged(fake_device):
+    x = np.array([5, 3, 9, 1], dtype=np.int64)
+    got = sortbench.sort(x)
+    assert got is not x and got.tolist() == [1, 3, 5, 9] and x.tolist() == [5, 3, 9, 1]
+    assert fake_device.calls[-1]["keys"] is got
+    assert sortbench.last_sort()["memory"]["result_arrays_bytes"] == x.nbytes
+    out = np.empty_like(x)
+    assert sortbench.sort(x, out=out) is out and out.tolist() == [1, 3, 5, 9] and x.tolist() == [5, 3, 9, 1]
+
+
+def test_device_path_values_and_argsort_use_copies(fake_device):
+    x = np.array([2, 1, 2, 0], dtype=np.uint32)
+    v = np.array([10.0, 11.0, 12.0, 13.0])
+    keys, vals = sortbench.sort(x, values=v, verify=False)
+    assert keys.tolist() == [0, 1, 2, 2] and vals.tolist() == [13.0, 11.0, 10.0, 12.0]
+    assert x.tolist() == [2, 1, 2, 0] and v.tolist() == [10.0, 11.0, 12.0, 13.0]
+    assert fake_device.calls[-1]["verify"] is False
+    p = sortbench.argsort(x)
+    assert p.dtype == np.int64 and p.tolist() == [3, 1, 0, 2] and x.tolist() == [2, 1, 2, 0]
+    assert sortbench.last_sort()["memory"]["result_arrays_bytes"] == x.nbytes + 8 * x.size

@@ -19,7 +19,10 @@ from . import _others
 from . import _sortbench
 
 __version__: str = _sortbench.__version__
-__all__ = ["sort", "argsort", "benchmark", "generate", "algorithms", "to_pandas", "Rows", "__version__"]
+__all__ = ["sort", "argsort", "benchmark", "generate", "algorithms", "to_pandas", "last_sort", "Rows",
+           "__version__"]
+
+_last_sort: dict = {}
 
 
 def _gpu_present() -> bool:
@@ -33,12 +36,15 @@ def _backend(backend, column) -> str:
     return "gpu" if column.device >= 0 or _gpu_present() else "cpu"
 
 
-def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None):
+def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None, verify=True):
     """Sort x (1-D) and return the result in x's kind of array, on x's device.
 
     Returns the sorted keys; (keys, values) when ``values`` rides along; the permutation
     (int64, as ``numpy.argsort(kind="stable")``) when ``argsort`` is true. ``algo="auto"``
-    chooses as ``sortbench sort --algo auto`` does. ``out=x`` writes the keys into x itself.
+    chooses as ``sortbench sort --algo auto`` does. ``out=x`` writes the keys into x itself;
+    for an array on a GPU that is a sort in place, x's own memory being the sort's input and
+    output (zero copy). ``verify=False`` skips the check of the result and, on the GPU, the copy
+    of the input it needs. ``last_sort()`` tells what ran and what it allocated.
     Raises TypeError for an unsupported dtype, ValueError for a non-1-D array, NaN keys, nulls,
     a read-only or non-contiguous ``out``, MemoryError when the GPU lacks room.
     """
@@ -46,6 +52,11 @@ def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None):
     value_column = _arrays.column(values, "values") if values is not None else None
     if out is not None and argsort:
         raise ValueError("out receives sorted keys but argsort returns positions; drop one of them")
+    if column.device >= 0 and backend in (None, "gpu"):
+        return _sort_on_device(column, value_column, bool(argsort), algo, out, bool(verify))
+    if not verify:
+        raise ValueError("verify=False is taken for arrays on a GPU only (a host array's check needs no copy on "
+                         "the GPU); drop verify")
     out_keys = None
     if not argsort:
         out_keys = _arrays.writable_like(out, column) if out is not None else column.empty_like()
@@ -54,16 +65,78 @@ def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None):
         out_values = column.empty_positions()
     elif value_column is not None:
         out_values = value_column.empty_like()
-    _sortbench.sort_arrays(
+    report = _sortbench.sort_arrays(
         column.data, column.dtype, value_column.data if value_column else None,
         value_column.dtype if value_column else "", bool(argsort), algo, _backend(backend, column),
         out_keys.data if out_keys is not None else None, out_values.data if out_values is not None else None,
         column.producer_stream())
+    _remember(report)
     if argsort:
         return out_values.result()
     if value_column is not None:
         return out_keys.result(), out_values.result()
     return out_keys.result()
+
+
+def _sort_on_device(column, value_column, argsort, algo, out, verify):
+    """An array on a GPU sorted there, in memory of its own framework (issue 39, zero copy):
+    the keys are sorted in out's memory when out is given (x copied into it first unless out is
+    x), else in a new array of x's kind holding a copy of x, so x stays as numpy.sort leaves it;
+    values likewise in a copy; argsort sorts a copy of the keys and returns int64 positions made
+    on the device. Nothing passes through host memory."""
+    if value_column is not None and value_column.device != column.device:
+        raise ValueError("values and x live on different devices; move them to the same one")
+    extra = 0  # bytes this function allocates on the device beside the caller's arrays
+    positions = None
+    if argsort:
+        keys = column.copy()
+        positions = column.empty_positions()
+        extra += _nbytes(keys.data) + _nbytes(positions.data)
+    elif out is not None:
+        keys = _arrays.writable_like(out, column)
+        if _arrays.data_ptr(keys.data, column.framework) != column.data_ptr():
+            _arrays.copy_into(keys.data, column)
+    else:
+        keys = column.copy()
+        extra += _nbytes(keys.data)
+    vals = None
+    if value_column is not None:
+        vals = value_column.copy()
+        extra += _nbytes(vals.data)
+    # After the copies, which were queued on the producer's stream: the sort waits for them too.
+    stream = column.producer_stream()
+    report = _sortbench.sort_device_arrays(
+        keys.data, column.dtype, vals.data if vals is not None else None,
+        value_column.dtype if value_column is not None else "", positions.data if positions is not None else None,
+        algo, verify, stream)
+    report["memory"]["result_arrays_bytes"] = extra
+    _remember(report)
+    if argsort:
+        return positions.result()
+    if vals is not None:
+        return keys.result(), vals.result()
+    return keys.result()
+
+
+def _nbytes(data) -> int:
+    return int(data.nbytes) if hasattr(data, "nbytes") else int(data.numel() * data.element_size())
+
+
+def _remember(report) -> None:
+    _last_sort.clear()
+    _last_sort.update(report)
+
+
+def last_sort() -> dict:
+    """What the last ``sort`` (or ``argsort``) did: ``algorithm`` and ``why`` it was chosen,
+    ``verified_on`` ("gpu", "host" or "none"), ``path`` ("device": sorted in the caller's GPU
+    memory, nothing through host memory; "host": the result came back through host memory), and
+    for the device path ``result_copy`` ("none", "keys" or "keys,values": what was copied back,
+    device to device, from the scratch column the algorithm left its result in) and ``memory``
+    (bytes on the GPU: ``workspace_bytes`` the algorithm's, ``buffer_bytes`` the scratch
+    column and the verifier's copy, ``peak_bytes`` measured above what was in use before,
+    ``result_arrays_bytes`` the arrays allocated in x's framework)."""
+    return dict(_last_sort)
 
 
 def argsort(x, algo="auto", backend=None):

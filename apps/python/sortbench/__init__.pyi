@@ -12,8 +12,10 @@ def sort(
     argsort: bool = False,
     backend: Optional[str] = None,
     out: Optional[ArrayLike] = None,
+    verify: bool = True,
 ) -> Union[ArrayLike, Tuple[ArrayLike, ArrayLike]]: ...
 def argsort(x: ArrayLike, algo: str = "auto", backend: Optional[str] = None) -> ArrayLike: ...
+def last_sort() -> dict: ...
 
 class Rows(list):
     context: dict

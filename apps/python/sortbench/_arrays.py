@@ -69,6 +69,16 @@ class Column:
     def empty_positions(self) -> "Output":
         return Output(self._empty("int64"), self)
 
+    def copy(self) -> "Output":
+        """A new array of x's kind on x's device holding x (one device-to-device copy, queued on
+        the producer's current stream): what a sort that must leave x unchanged works in."""
+        out = self.empty_like()
+        copy_into(out.data, self)
+        return out
+
+    def data_ptr(self) -> int:
+        return data_ptr(self.data, self.framework)
+
     def producer_stream(self) -> int:
         # The producer's queued work must be done before the sort reads the array: the native
         # source waits for this stream with an event, and the legacy default stream (0) is
@@ -204,6 +214,26 @@ def writable_like(out, like: Column) -> Output:
     if framework == "torch" and not out.is_cuda:
         result.result = lambda: out
     return result
+
+
+def data_ptr(data, framework: str) -> int:
+    if framework == "cupy":
+        return int(data.data.ptr)
+    if framework == "torch":
+        return int(data.data_ptr())
+    return int(data.ctypes.data)
+
+
+def copy_into(target, source: Column) -> None:
+    """source's elements into target (same kind, length and device), by its own framework."""
+    if source.framework == "cupy":
+        import cupy
+        with cupy.cuda.Device(source.device):
+            cupy.copyto(target, source.data)
+    elif source.framework == "torch":
+        target.copy_(source.data)
+    else:
+        numpy.copyto(target, source.data)
 
 
 def host_empty(n: int, key: str):
