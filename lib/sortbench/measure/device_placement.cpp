@@ -132,9 +132,9 @@ void DevicePlacement::State::adopt() {
   const std::uint64_t needed = kb + vb + (own_positions ? vb : 0);
   if (needed > free_bytes)
     throw Error(ExitCode::device_memory,
-                fmt::format("the sort needs {} on the GPU beside your array (a scratch column{}) but {} are free; {}",
-                            bytes_text(needed), own_positions ? " and the positions" : "", bytes_text(free_bytes),
-                            options.fit_hint));
+                fmt::format("the sort needs {} on the GPU beside your array (a scratch column{}) but {} are free; "
+                            "free GPU memory (e.g. your framework's memory pool) or sort a smaller array",
+                            bytes_text(needed), own_positions ? " and the positions" : "", bytes_text(free_bytes)));
   if (a.producer) stream_waits_for(stream.handle, a.producer);
   keys[1] = DeviceBuffer(kb);
   if (vb) vals[1] = DeviceBuffer(vb);
