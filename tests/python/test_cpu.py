@@ -189,6 +189,16 @@ def test_arrow_arrays_and_chunked_arrays():
         sortbench.sort(pa.array(["a", "b"]), backend="cpu")
 
 
+def test_jax_arrays_come_back_as_jax_arrays():
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.asarray(np.array([5, -3, 9, 0, -3], dtype=np.int32))
+    y = sortbench.sort(x, backend="cpu")
+    assert type(y).__module__.split(".")[0] in ("jax", "jaxlib"), f"sort of a JAX array returned a {type(y)}"
+    np.testing.assert_array_equal(np.asarray(y), np.sort(np.asarray(x)))
+    with pytest.raises(ValueError, match="immutable"):
+        sortbench.sort(x, out=x, backend="cpu")
+
+
 def test_last_sort_says_a_host_array_came_back_through_host_memory():
     x = np.array([3, 1, 2], dtype=np.uint32)
     before = sortbench._sortbench.host_drains()

@@ -21,6 +21,13 @@ def _framework(x) -> str:
     return "python"  # a list or tuple: made a NumPy array
 
 
+def _jax_on_cpu(x) -> bool:
+    try:
+        return all(d.platform == "cpu" for d in x.devices())
+    except (AttributeError, TypeError):
+        return False
+
+
 def _dtype_name(x, framework: str) -> str:
     if framework == "torch":
         return str(x.dtype).rsplit(".", 1)[-1]
@@ -113,6 +120,10 @@ class Output:
         if kind == "pyarrow":
             import pyarrow
             return pyarrow.array(self.data)
+        if kind == "jax":
+            import jax.numpy
+            # A GPU result leaves CuPy by DLPack, without a copy; a host one is copied into JAX.
+            return jax.numpy.from_dlpack(self.data) if self.like.framework == "cupy" else jax.numpy.asarray(self.data)
         return self.data
 
 
@@ -151,16 +162,20 @@ def column(x, role: str) -> Column:
         x, framework, kind = numpy.asarray(x), "numpy", "numpy"
     elif framework == "torch" and not x.is_cuda:
         x, framework, kind = x.detach().numpy(), "numpy", "torch-cpu"
+    elif framework == "jax" and _jax_on_cpu(x):
+        # A JAX array in host memory: NumPy's view of it, the result handed back as a JAX array.
+        x, framework, kind = numpy.asarray(x), "numpy", "jax"
     elif framework in ("jax", "dlpack"):
         # Any DLPack producer: read through CuPy, which takes DLPack and __cuda_array_interface__
-        # without a copy.
+        # without a copy (JAX's results are handed back as JAX arrays).
         try:
             import cupy
         except ImportError as e:
             raise TypeError(f"{role} is a {type(x).__name__}, which sortbench reads through CuPy; pip install "
                             "cupy, or pass a NumPy array") from e
         x = cupy.from_dlpack(x) if hasattr(x, "__dlpack__") else cupy.asarray(x)
-        framework = kind = "cupy"
+        kind = "jax" if framework == "jax" else "cupy"
+        framework = "cupy"
     notes = []
     if x.ndim != 1:
         raise ValueError(f"{role} must be a 1-D array, not {x.ndim}-D; pass a column (e.g. x.ravel() or x[:, k])")
@@ -192,6 +207,8 @@ def writable_like(out, like: Column) -> Output:
     """out as the destination of sorted keys: x's kind, length, dtype and device, writable and
     contiguous (in place cannot copy)."""
     framework = _framework(out)
+    if framework == "jax":
+        raise ValueError("out is a JAX array, which is immutable; leave out= unset and use the returned array")
     if framework == "torch" and not out.is_cuda:
         data = out.detach().numpy()
     else:
