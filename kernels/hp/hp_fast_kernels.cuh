@@ -1,6 +1,7 @@
-// Every kernel of the faster H-P versions (beyond seed 004; method notes in docs/hp.md), one
-// header per strategy; this one includes them all for hp_fast.cu and dist-hp
-// (kernels/distributed/dist_hp.cu), which launch kernels of several.
+// The kernels of the faster H-P versions (beyond seed 004; method notes in docs/hp.md), one
+// header per strategy; this one includes those that hp_fast.cu and dist-hp
+// (kernels/distributed/dist_hp.cu) both launch. hp_fast.cu alone includes two-level hp-tiled's
+// partition (hp_split_kernels.cuh).
 #pragma once
 
 #include "hp_fast_device.cuh"     // shared helpers: thread indices, ranking a tile's keys by bucket

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/stream_order.hpp"
 #include "sortbench/core/element.hpp"
 #include "sortbench/core/values.hpp"
 #include "sortbench/input/input_file.hpp"
@@ -59,14 +60,8 @@ class CallerArraySource final : public InputSource {
     const InputShape shape = spec_.shape();
     if (!spec_.n) return;
     const cudaMemcpyKind kind = a_.device < 0 ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice;
-    if (a_.device >= 0 && a_.producer && a_.producer != stream) {
-      // The producer's queued work comes first, without stopping the rest of the device.
-      cudaEvent_t ready;
-      SB_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-      SB_CUDA_CHECK(cudaEventRecord(ready, a_.producer));
-      SB_CUDA_CHECK(cudaStreamWaitEvent(stream, ready, 0));
-      SB_CUDA_CHECK(cudaEventDestroy(ready));
-    }
+    // The producer's queued work comes first, without stopping the rest of the device.
+    if (a_.device >= 0 && a_.producer) stream_waits_for(stream, a_.producer);
     SB_CUDA_CHECK(cudaMemcpyAsync(d_keys, a_.keys, shape.key_column_bytes(), kind, stream));
     if (d_vals && a_.vals && !a_.positions)
       SB_CUDA_CHECK(cudaMemcpyAsync(d_vals, a_.vals, shape.payload_column_bytes(), kind, stream));

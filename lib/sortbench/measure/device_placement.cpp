@@ -10,6 +10,7 @@
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/pinned_ring.hpp"
+#include "sortbench/core/stream_order.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/measure/clock_collector.hpp"
 #include "sortbench/measure/energy.hpp"
@@ -62,16 +63,6 @@ struct OwnedStream {
   OwnedStream(const OwnedStream&) = delete;
   OwnedStream& operator=(const OwnedStream&) = delete;
 };
-
-// later waits for what is queued on earlier now, without stopping the rest of the device.
-void stream_waits_for(cudaStream_t later, cudaStream_t earlier) {
-  if (later == earlier) return;
-  cudaEvent_t done;
-  SB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-  SB_CUDA_CHECK(cudaEventRecord(done, earlier));
-  SB_CUDA_CHECK(cudaStreamWaitEvent(later, done, 0));
-  SB_CUDA_CHECK(cudaEventDestroy(done));
-}
 
 }  // namespace
 
@@ -140,7 +131,7 @@ void DevicePlacement::State::adopt() {
   if (vb) vals[1] = DeviceBuffer(vb);
   if (own_positions) {
     vals[0] = DeviceBuffer(vb);
-    encode_positions_device(spec.payload, spec.n, vals[0].get(), stream.handle);
+    generate_values_device(spec.payload, spec.n, vals[0].get(), stream.handle);
   }
 }
 

@@ -10,13 +10,6 @@ namespace {
 constexpr unsigned kThreads = 256;
 
 template <typename V>
-__global__ void encode_positions_kernel(Payload payload, std::uint64_t n, V* out) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::uint64_t{gridDim.x} * blockDim.x)
-    out[i] = encode_value<V>(payload, i);
-}
-
-template <typename V>
 __global__ void decode_positions_kernel(Payload payload, const V* in, std::uint64_t n, std::int64_t* out) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
        i += std::uint64_t{gridDim.x} * blockDim.x) {
@@ -32,15 +25,6 @@ unsigned blocks_for(std::uint64_t n) {
 }
 
 }  // namespace
-
-void encode_positions_device(Payload payload, std::uint64_t n, void* out, cudaStream_t stream) {
-  if (!n) return;
-  if (payload_bytes(payload) == 8)
-    encode_positions_kernel<<<blocks_for(n), kThreads, 0, stream>>>(payload, n, static_cast<std::uint64_t*>(out));
-  else
-    encode_positions_kernel<<<blocks_for(n), kThreads, 0, stream>>>(payload, n, static_cast<std::uint32_t*>(out));
-  SB_CUDA_CHECK_LAUNCH();
-}
 
 void decode_positions_device(Payload payload, const void* encoded, std::uint64_t n, std::int64_t* out,
                              cudaStream_t stream) {

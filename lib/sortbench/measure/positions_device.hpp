@@ -1,7 +1,7 @@
 // Argsort's positions on the device (issue 39: a device array's argsort never leaves the GPU):
-// the payload column of input positions made where it is sorted, and the sorted column decoded
-// into the int64 indices numpy.argsort returns. The encoding is core/values.hpp's, as the host
-// twins in input/caller_array.hpp use it.
+// the sorted column of input positions (made by input/generator.hpp's generate_values_device)
+// decoded into the int64 indices numpy.argsort returns. The encoding is core/values.hpp's, as
+// the host twins in input/caller_array.hpp use it.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +12,6 @@
 
 namespace sb {
 
-// out[i] = position i as payload encodes it, for i < n; queued on stream.
-void encode_positions_device(Payload payload, std::uint64_t n, void* out, cudaStream_t stream);
 // out[i] = the position encoded[i] names, as int64; queued on stream.
 void decode_positions_device(Payload payload, const void* encoded, std::uint64_t n, std::int64_t* out,
                              cudaStream_t stream);
