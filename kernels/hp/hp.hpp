@@ -12,7 +12,7 @@ namespace sb::hp {
 void add_paper(Registry& r);   // hp, hp-1, hp-0c: the paper's CUDA kernels (section 5)
 void add_cpu(Registry& r);     // cpu-hp, cpu-hp-1, cpu-hp-0c: Algorithms 2, 3, 5 as sequential C++
 void add_fast(Registry& r);    // hp-smem, hp-global, hp-hybrid, hp-auto: beyond the paper
-void add_stable(Registry& r);  // hp-stable: key + value pairs, the paper's section 8 future work
+void add_stable(Registry& r);  // hp-stable (the paper's section 8 future work), hp-split-stable (issue 40)
 
 // Common description of a family member.
 Algorithm family_base(std::string name, Backend backend, std::string source);

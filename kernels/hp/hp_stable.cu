@@ -5,11 +5,13 @@
 // scatter that ranks equal digits in input order (warp match + per-warp counts). Passes
 // run from the least significant digit over bit_width(range - 1) bits, so the passes and
 // the work follow the input's range, not the key width. Keys u32, i32, u64, i64 as words W
-// (hp_index word_offset); ranges up to 2^32 (four passes).
+// (hp_index word_offset); ranges up to 2^32 (four passes). add_stable also registers
+// hp-split-stable (issue 40), whose launches are in hp_split_stable.cu.
 #include <cub/device/device_scan.cuh>
 
 #include "hp.hpp"
 #include "hp_index.hpp"
+#include "hp_split_stable.hpp"
 #include "sortbench/core/cuda_check.hpp"
 
 namespace sb::hp {
@@ -139,6 +141,7 @@ void add_stable(Registry& r) {
   a.workspace_bytes = [](const SortProblem& p) { return StableArrays(nullptr, parts_for(p.n())).bytes; };
   set_device_run<IntegerKeys, AllValues>(a, [](auto b, const SortProblem& p) { return run_stable(p, b); });
   r.add(a);
+  add_split_stable(r);  // issue 40's stable key-value H-P (hp_split_stable.cu)
 }
 
 }  // namespace sb::hp

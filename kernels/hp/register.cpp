@@ -1,7 +1,7 @@
 // The hp family's registration: seed 004 (Kozakai 2022), integer sorting by histogram and
 // prefix sums. Paper versions (hp, hp-1, hp-0c), their sequential CPU forms (cpu-hp*), the
 // faster versions beyond the paper (hp-smem, hp-global, hp-hybrid, hp-tiled, hp-auto) and the
-// stable ones (hp-stable, hp-tiled-stable). Method notes: docs/hp.md.
+// stable ones (hp-stable, hp-tiled-stable, hp-split-stable: issue 40). Method notes: docs/hp.md.
 #include <fmt/format.h>
 
 #include "hp.hpp"
@@ -35,11 +35,15 @@ constexpr Use kUses[] = {
     {"hp-tiled", AlgorithmRole::fast_variant,
      "dense integer keys over a range past shared memory, alone or with values (not stable): hp-auto's usual pick"},
     {"hp-tiled-stable", AlgorithmRole::fast_variant,
-     "values that must keep input order among equal keys, over a range hp-tiled takes: the fast stable H-P"},
+     "values that must keep input order among equal keys, over a range hp-tiled takes and hp-split-stable does not"},
+    {"hp-split-stable", AlgorithmRole::fast_variant,
+     "values (or argsort positions) that must keep input order among equal keys, many keys a bin over up to 2^22 "
+     "bins: the fast stable H-P"},
     {"hp-stable", AlgorithmRole::fast_variant,
-     "a stable sort with values where hp-tiled-stable declines the range (8-bit digit passes: slow)"},
+     "a stable sort with values where hp-split-stable and hp-tiled-stable decline the range (8-bit digit passes: slow)"},
     {"hp-auto", AlgorithmRole::fast_variant,
-     "integer keys and you don't know which: picks an H-P variant or CUB from n, range and distinct count"},
+     "integer keys and you don't know which: picks an H-P variant or CUB from n, range and distinct count (stable "
+     "with values)"},
 };
 
 }  // namespace
