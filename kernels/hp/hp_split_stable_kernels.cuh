@@ -35,7 +35,7 @@ struct PeerRows {
 // it. Three warp barriers order the step: every OR before any read of the mask, every read
 // before the leader clears it and stores the count, and the clear before the next step's ORs
 // (a lane that is a peer again in the next step would otherwise see its new bit cleared). In
-// converged code ptxas makes them no instruction at all.
+// converged code ptxas compiles them to NOPs (sm_90).
 __device__ __forceinline__ u32 rank_by_peers(u32 d, PeerRows rows) {
   const bool live = d != kNoDigit;
   const u32 lane = lane_id();
