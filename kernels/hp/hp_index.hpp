@@ -377,7 +377,8 @@ SB_HD_INLINE std::uint32_t present_ordinal(std::uint32_t before, std::uint32_t p
 // the pairs by bucket, then every bucket's chunks counting-sorted by bin in input order ----
 // A block ranks its items (warp_major_item order) by a digit with per-warp peer masks, a
 // constant number of instructions a step where lanes_with_digit votes once a digit bit: in a
-// step each lane with an item ORs its lane bit into its warp's mask word of the digit; after
+// step each lane ORs its lane bit into its warp's mask word of its digit (a lane without an
+// item into a sink digit past the last, so that a step has no branch for it); after
 // a warp barrier that word holds the step's peers (the lanes of equal digits), an item's rank
 // among them is the peers below its lane, and the lowest peer (the leader) adds the peers to
 // the warp's count of the digit and clears the mask before a last warp barrier (without it, a

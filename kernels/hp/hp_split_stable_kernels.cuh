@@ -23,53 +23,91 @@
 namespace sb::hp::fast {
 
 // ---- the ranking: per-warp peer masks ----
-// One warp's rows: a 32-bit mask and a 16-bit count a digit (warp_counter's layout, so that
-// scan_warp_counts orders the warps).
+// One warp's rows: a 32-bit mask and a 16-bit count a digit, digits + 1 of each: the last is
+// the sink of the places a tile or batch does not fill, which rank there like any item, so that
+// a step has no branch for them; no scan reads it.
 struct PeerRows {
   u32* mask;
   std::uint16_t* count;
 };
+constexpr u32 peer_stride(u32 digits) { return digits + 1; }
+constexpr std::size_t peer_mask_bytes(u32 digits) {
+  return std::size_t{kRankWarps} * peer_stride(digits) * sizeof(u32);
+}
+constexpr std::size_t peer_count_bytes(u32 digits) {
+  return (std::size_t{kRankWarps} * peer_stride(digits) * sizeof(std::uint16_t) + 3) / 4 * 4;
+}
 
 // The rank of this lane's item among the items of digit d its warp has ranked so far, this
-// step's lower lanes included (d == kNoDigit: no item, rank 0). Every lane of the warp calls
-// it. Three warp barriers order the step: every OR before any read of the mask, every read
-// before the leader clears it and stores the count, and the clear before the next step's ORs
-// (a lane that is a peer again in the next step would otherwise see its new bit cleared). In
-// converged code ptxas compiles them to NOPs (sm_90).
+// step's lower lanes included. Every lane of the warp calls it, each with a digit (the sink
+// where it has no item), so each is a peer of its own digit and the leader is the peer with
+// none below. Three warp barriers order the step: every OR before any read of the mask, every
+// read before the leader clears it and stores the count, and the clear before the next step's
+// ORs (a lane that is a peer again in the next step would otherwise see its new bit cleared).
+// In converged code ptxas compiles them to NOPs (sm_90).
 __device__ __forceinline__ u32 rank_by_peers(u32 d, PeerRows rows) {
-  const bool live = d != kNoDigit;
   const u32 lane = lane_id();
-  if (live) atomicOr(&rows.mask[d], 1u << lane);
+  atomicOr(&rows.mask[d], 1u << lane);
   __syncwarp();
-  u32 peers = 0, before = 0;
-  if (live) {
-    peers = rows.mask[d];
-    before = rows.count[d];
-  }
+  const u32 peers = rows.mask[d], before = rows.count[d];
   __syncwarp();
-  if (live && peer_leader(peers, lane)) {
+  const u32 below = peer_rank(peers, lane);
+  if (below == 0) {
     rows.count[d] = static_cast<std::uint16_t>(peer_count_after(before, peers));
     rows.mask[d] = 0;
   }
   __syncwarp();
-  return before + peer_rank(peers, lane);
+  return before + below;
 }
 
 // Ranks a block's Items items a thread (warp_major_item order) by digit_of(step) (below
-// `digits`, or kNoDigit) in the rows mask[w * digits + d], count[w * digits + d]: ranked(step,
-// r) hears each item's rank among its warp's items of that digit. The masks are zero before
-// and after; the counts are zeroed before and hold the warps' totals after, for
-// scan_warp_counts.
+// `digits`, or `digits` itself, the sink, for a place without an item) in the rows
+// mask[w * peer_stride + d], count[w * peer_stride + d]: ranked(step, r) hears each item's rank
+// among its warp's items of that digit. The masks are zero before and after; the counts are
+// zeroed before and hold the warps' totals after, for scan_peer_counts.
 template <unsigned Items, typename DigitOf, typename Ranked>
 __device__ __forceinline__ void rank_items_by_peers(DigitOf digit_of, u32 digits, u32* mask, std::uint16_t* count,
                                                     Ranked ranked) {
-  const u32 warp = threadIdx.x / 32;
-  const PeerRows rows{mask + warp * digits, count + warp * digits};
+  const u32 row = threadIdx.x / 32 * peer_stride(digits);
+  const PeerRows rows{mask + row, count + row};
 #pragma unroll
   for (unsigned step = 0; step < Items; ++step) ranked(step, rank_by_peers(digit_of(step), rows));
 }
 
-constexpr std::size_t peer_mask_bytes(u32 digits) { return std::size_t{kRankWarps} * digits * sizeof(u32); }
+// The exclusive scan of the warps' counts, digit by digit and warp by warp inside a digit
+// (scan_warp_counts with the sink's column left out): each count becomes its warp's first slot
+// of the digit, and first(d, slot) hears each digit's first slot.
+template <typename Scan, typename First>
+__device__ __forceinline__ void scan_peer_counts(std::uint16_t* count, u32 digits, typename Scan::TempStorage& temp,
+                                                 First first) {
+  const u32 stride = peer_stride(digits);
+  const u32 per = (digits + blockDim.x - 1) / blockDim.x;
+  const u32 d0 = threadIdx.x * per, d1 = d0 + per < digits ? d0 + per : digits;
+  u32 sum = 0;
+  for (u32 d = d0; d < d1; ++d)
+    for (u32 w = 0; w < kRankWarps; ++w) sum += count[w * stride + d];
+  Scan(temp).ExclusiveSum(sum, sum);
+  for (u32 d = d0; d < d1; ++d) {
+    first(d, sum);
+    for (u32 w = 0; w < kRankWarps; ++w) {
+      std::uint16_t& c = count[w * stride + d];
+      const u32 k = c;
+      c = static_cast<std::uint16_t>(sum);
+      sum += k;
+    }
+  }
+}
+__device__ __forceinline__ void zero_peer_counts(std::uint16_t* count, u32 digits) {
+  u32* words = reinterpret_cast<u32*>(count);
+  for (u32 i = threadIdx.x; i < peer_count_bytes(digits) / 4; i += blockDim.x) words[i] = 0;
+}
+__device__ __forceinline__ void zero_peer_masks(u32* mask, u32 digits) {
+  for (u32 i = threadIdx.x; i < kRankWarps * peer_stride(digits); i += blockDim.x) mask[i] = 0;
+}
+// An item's slot after scan_peer_counts: its warp's first slot of the digit plus its rank.
+__device__ __forceinline__ u32 peer_slot(const std::uint16_t* count, u32 digits, u32 d, u32 rank) {
+  return count[threadIdx.x / 32 * peer_stride(digits) + d] + rank;
+}
 
 // ---- step 2: the stable partition ----
 // Shared memory: a tile's values and (bin, bucket) in bucket order, the mask and count rows,
@@ -77,7 +115,7 @@ constexpr std::size_t peer_mask_bytes(u32 digits) { return std::size_t{kRankWarp
 template <typename V>
 constexpr std::size_t stable_partition_bytes(u32 buckets) {
   return std::size_t{kTile} * sizeof(V) + peer_mask_bytes(buckets) + 2 * std::size_t{buckets} * sizeof(u32) +
-         std::size_t{kTile} * sizeof(std::uint16_t) + warp_counts_bytes(buckets) + kTile;
+         std::size_t{kTile} * sizeof(std::uint16_t) + peer_count_bytes(buckets) + kTile;
 }
 
 // Block p takes part p (bucket_count's part_bounds) in 8192-key tiles in order. A tile's keys
@@ -93,29 +131,34 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
   __shared__ TileScan::TempStorage s_scan;
   V* s_val = reinterpret_cast<V*>(s_raw);
   u32* s_mask = reinterpret_cast<u32*>(s_val + kTile);
-  u32* s_dst = s_mask + kRankWarps * buckets;  // the bucket's next position in the partitioned array
+  u32* s_dst = s_mask + kRankWarps * peer_stride(buckets);  // the bucket's next position in the partitioned array
   u32* s_first = s_dst + buckets;               // the bucket's first slot in the grouped tile
   std::uint16_t* s_low = reinterpret_cast<std::uint16_t*>(s_first + buckets);
   std::uint16_t* s_count = s_low + kTile;
-  std::uint8_t* s_bucket = reinterpret_cast<std::uint8_t*>(s_count) + warp_counts_bytes(buckets);
-  for (u32 i = threadIdx.x; i < kRankWarps * buckets; i += blockDim.x) s_mask[i] = 0;
-  zero_warp_counts(s_count, buckets);
+  std::uint8_t* s_bucket = reinterpret_cast<std::uint8_t*>(s_count) + peer_count_bytes(buckets);
+  zero_peer_masks(s_mask, buckets);
+  zero_peer_counts(s_count, buckets);
   for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) s_dst[b] = offsets[u64{b} * gridDim.x + blockIdx.x];
   __syncthreads();
   u64 lo, hi;
   part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
   const u32 warp = threadIdx.x / 32;
-  for (u64 t0 = lo; t0 < hi; t0 += kTile) {
-    const u32 len = static_cast<u32>(min_u64(kTile, hi - t0));
-    u32 item[kTileItems];  // offset, then (offset, rank)
+  // A tile's keys (offsets), then (offset, rank); the next tile's arrive while this one is stored.
+  u32 item[kTileItems];
+  auto load_keys = [&](u64 t0) {
+    const u32 len = t0 < hi ? static_cast<u32>(min_u64(kTile, hi - t0)) : 0u;
 #pragma unroll
     for (unsigned it = 0; it < kTileItems; ++it) {
       const u32 i = warp_major_item(warp, it, lane_id(), kTileItems);
       item[it] = i < len ? word_offset<W>(x[t0 + i], min_word) : 0u;  // no stale value carried between tiles
     }
+  };
+  load_keys(lo);
+  for (u64 t0 = lo; t0 < hi; t0 += kTile) {
+    const u32 len = static_cast<u32>(min_u64(kTile, hi - t0));
     rank_items_by_peers<kTileItems>(
         [&](unsigned it) {
-          return warp_major_item(warp, it, lane_id(), kTileItems) < len ? bucket_of(item[it], low_bits) : kNoDigit;
+          return warp_major_item(warp, it, lane_id(), kTileItems) < len ? bucket_of(item[it], low_bits) : buckets;
         },
         buckets, s_mask, s_count, [&](unsigned it, u32 r) { item[it] = split_part_item(item[it], r); });
     // The values are loaded after the ranking, their latency behind the scan (with the keys, 32
@@ -127,18 +170,19 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
       v[it] = i < len ? vals[t0 + i] : V{};
     }
     __syncthreads();
-    scan_warp_counts<TileScan>(s_count, buckets, s_scan, [&](u32 b, u32 first) { s_first[b] = first; });
+    scan_peer_counts<TileScan>(s_count, buckets, s_scan, [&](u32 b, u32 first) { s_first[b] = first; });
     __syncthreads();
 #pragma unroll
     for (unsigned it = 0; it < kTileItems; ++it) {
       if (warp_major_item(warp, it, lane_id(), kTileItems) < len) {
         const u32 off = split_part_offset(item[it]), b = bucket_of(off, low_bits);
-        const u32 slot = s_count[warp_counter(b, warp, buckets)] + split_part_rank(item[it]);
+        const u32 slot = peer_slot(s_count, buckets, b, split_part_rank(item[it]));
         s_low[slot] = static_cast<std::uint16_t>(bin_in_bucket(off, low_bits));
         s_val[slot] = v[it];
         s_bucket[slot] = static_cast<std::uint8_t>(b);
       }
     }
+    load_keys(t0 + kTile);
     __syncthreads();
     for (u32 s = threadIdx.x; s < len; s += blockDim.x) {
       const u32 b = s_bucket[s];
@@ -149,7 +193,7 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
     __syncthreads();
     for (u32 b = threadIdx.x; b < buckets; b += blockDim.x)
       s_dst[b] += (b + 1 < buckets ? s_first[b + 1] : len) - s_first[b];
-    zero_warp_counts(s_count, buckets);  // the prefixes were last read before the barrier above
+    zero_peer_counts(s_count, buckets);  // the prefixes were last read before the barrier above
     __syncthreads();
   }
 }
@@ -193,7 +237,7 @@ constexpr std::size_t place_ordinal_bytes(unsigned low_bits) {
 template <typename V>
 constexpr std::size_t place_chunks_bytes(unsigned low_bits) {
   return std::size_t{kTile} * sizeof(V) + peer_mask_bytes(kSplitRankDigits) + place_ordinal_bytes(low_bits) +
-         2 * std::size_t{kTile} * sizeof(std::uint16_t) + warp_counts_bytes(kSplitRankDigits) +
+         2 * std::size_t{kTile} * sizeof(std::uint16_t) + peer_count_bytes(kSplitRankDigits) +
          std::size_t{kSplitRankDigits} * sizeof(std::uint16_t);
 }
 
@@ -214,13 +258,13 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
   const u32 bins = 1u << low_bits;
   V* s_val = reinterpret_cast<V*>(s_raw);
   u32* s_mask = reinterpret_cast<u32*>(s_val + kTile);
-  u32* s_cur = s_mask + kRankWarps * kSplitRankDigits;  // by ordinal
+  u32* s_cur = s_mask + kRankWarps * peer_stride(kSplitRankDigits);  // by ordinal
   u32* s_adj = s_cur + kSplitRankDigits;                 // by ordinal: cursor - the ordinal's first slot
   std::uint8_t* s_ord = reinterpret_cast<std::uint8_t*>(s_adj + kSplitRankDigits);
   auto* s_slot = reinterpret_cast<std::uint16_t*>(s_ord + bins);  // a slot's bin
   std::uint16_t* s_perm = s_slot + kTile;                         // a slot's element
   std::uint16_t* s_count = s_perm + kTile;
-  std::uint16_t* s_first = s_count + warp_counts_bytes(kSplitRankDigits) / sizeof(std::uint16_t);
+  std::uint16_t* s_first = s_count + peer_count_bytes(kSplitRankDigits) / sizeof(std::uint16_t);
   const u32 b = blockIdx.x % buckets, g = blockIdx.x / buckets;
   u64 lo, hi;
   bucket_chunk(offsets[u64{b} * parts], b + 1 < buckets ? offsets[u64{b + 1} * parts] : n, groups, g, lo, hi);
@@ -254,60 +298,74 @@ __global__ void __launch_bounds__(kTileBlock, sizeof(V) > 4 ? 1 : 2)
         c_cur[bin] = cursor(first + bin);
       }
     }
-  for (u32 i = threadIdx.x; i < kRankWarps * kSplitRankDigits; i += blockDim.x) s_mask[i] = 0;
-  zero_warp_counts(s_count, kSplitRankDigits);
+  zero_peer_masks(s_mask, kSplitRankDigits);
+  zero_peer_counts(s_count, kSplitRankDigits);
   __syncthreads();  // s_scan is the first batch's next
   const u32 warp = threadIdx.x / 32;
-  const unsigned passes = by_ordinal ? 1 : 2;
-  for (u64 b0 = lo; b0 < hi; b0 += kTile) {
-    const u32 total = static_cast<u32>(min_u64(kTile, hi - b0));
-    for (u32 j = threadIdx.x; j < total; j += blockDim.x) cp_async<sizeof(V)>(s_val + j, part_vals + b0 + j);
-    cp_async_commit();
-    u32 item[kTileItems];
+  // A batch's (bin, element) items; the next batch's bins arrive while this one is stored.
+  u32 item[kTileItems];
+  auto load_bins = [&](u64 b0) {
+    const u32 total = b0 < hi ? static_cast<u32>(min_u64(kTile, hi - b0)) : 0u;
 #pragma unroll
     for (unsigned it = 0; it < kTileItems; ++it) {
       const u32 j = warp_major_item(warp, it, lane_id(), kTileItems);
       item[it] = j < total ? split_item(low[b0 + j], j) : 0u;
     }
-#pragma unroll 1
-    for (unsigned pass = 0; pass < passes; ++pass) {
-      if (pass) {  // a second pass ranks the batch in the first one's order, each item with its element
-#pragma unroll
-        for (unsigned it = 0; it < kTileItems; ++it) {
-          const u32 j = warp_major_item(warp, it, lane_id(), kTileItems);
-          if (j < total) item[it] = split_item(s_slot[j], s_perm[j]);
-        }
-        __syncthreads();  // every thread's zeroing of the counts before any leader counts again
-      }
-      const unsigned shift = split_pass_shift(low_bits, pass);
-      const u32 digits = by_ordinal ? present_bins : 1u << split_pass_bits(low_bits, pass);
-      auto digit_of_bin = [&](u32 bin) { return by_ordinal ? u32{s_ord[bin]} : bin >> shift & (digits - 1); };
+  };
+  load_bins(lo);
+  for (u64 b0 = lo; b0 < hi; b0 += kTile) {
+    const u32 total = static_cast<u32>(min_u64(kTile, hi - b0));
+    for (u32 j = threadIdx.x; j < total; j += blockDim.x) cp_async<sizeof(V)>(s_val + j, part_vals + b0 + j);
+    cp_async_commit();
+    // A pass: the batch ranked by digit_of_bin (the ordinal, or the pass's digit), its slots
+    // given (bin, element). Each mode is its own code, so that a step holds no branch on it.
+    auto rank_pass = [&](u32 digits, auto digit_of_bin, auto keep_first) {
       WarpRanks<kTileItems> rank;
       rank_items_by_peers<kTileItems>(
           [&](unsigned it) {
             return warp_major_item(warp, it, lane_id(), kTileItems) < total ? digit_of_bin(split_item_bin(item[it]))
-                                                                             : kNoDigit;
+                                                                             : digits;
           },
           digits, s_mask, s_count, [&](unsigned it, u32 r) { rank.set(it, r); });
       __syncthreads();
-      scan_warp_counts<TileScan>(s_count, digits, s_scan, [&](u32 d, u32 first_slot) {
-        if (by_ordinal) {
-          s_adj[d] = s_cur[d] - first_slot;
-          s_first[d] = static_cast<std::uint16_t>(first_slot);
-        }
-      });
+      scan_peer_counts<TileScan>(s_count, digits, s_scan, keep_first);
       __syncthreads();
 #pragma unroll
       for (unsigned it = 0; it < kTileItems; ++it)
         if (warp_major_item(warp, it, lane_id(), kTileItems) < total) {
           const u32 bin = split_item_bin(item[it]);
-          const u32 slot = s_count[warp_counter(digit_of_bin(bin), warp, digits)] + rank[it];
+          const u32 slot = peer_slot(s_count, digits, digit_of_bin(bin), rank[it]);
           s_slot[slot] = static_cast<std::uint16_t>(bin);
           s_perm[slot] = static_cast<std::uint16_t>(split_item_elem(item[it]));
         }
       __syncthreads();
-      zero_warp_counts(s_count, digits);  // the prefixes were last read before the barrier above
+      zero_peer_counts(s_count, digits);  // the prefixes were last read before the barrier above
+    };
+    if (by_ordinal) {
+      rank_pass(
+          present_bins, [&](u32 bin) { return u32{s_ord[bin]}; },
+          [&](u32 d, u32 first_slot) {
+            s_adj[d] = s_cur[d] - first_slot;
+            s_first[d] = static_cast<std::uint16_t>(first_slot);
+          });
+    } else {
+#pragma unroll 1
+      for (unsigned pass = 0; pass < 2; ++pass) {
+        if (pass) {  // the second pass ranks the batch in the first one's order, each item with its element
+#pragma unroll
+          for (unsigned it = 0; it < kTileItems; ++it) {
+            const u32 j = warp_major_item(warp, it, lane_id(), kTileItems);
+            if (j < total) item[it] = split_item(s_slot[j], s_perm[j]);
+          }
+          __syncthreads();  // every thread's zeroing of the counts before any leader counts again
+        }
+        const unsigned shift = split_pass_shift(low_bits, pass);
+        const u32 digits = 1u << split_pass_bits(low_bits, pass);
+        rank_pass(
+            digits, [&](u32 bin) { return bin >> shift & (digits - 1); }, [](u32, u32) {});
+      }
     }
+    load_bins(b0 + kTile);
     cp_async_wait<0>();
     __syncthreads();
     if (by_ordinal) {

@@ -23,9 +23,10 @@ using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 constexpr u32 kNone = ~0u;
 
-// One warp's rows (a mask and a count a digit) and one step of rank_by_peers: the ORs, then
-// (warp barrier) the reads, then (barrier) the leaders' count stores and clears, each phase in
-// a random lane order; the last barrier keeps the next step's ORs after the clears.
+// One warp's rows (a mask and a count a digit, and the sink's) and one step of rank_by_peers:
+// the ORs, then (warp barrier) the reads, then (barrier) the leaders' count stores and clears,
+// each phase in a random lane order; the last barrier keeps the next step's ORs after the
+// clears. Every lane has a digit (the sink where it has no item).
 struct Rows {
   std::vector<u32> mask, count;
 };
@@ -33,35 +34,34 @@ void peer_step(const std::array<u32, 32>& digit, Rows& rows, std::array<u32, 32>
   std::array<u32, 32> order;
   std::iota(order.begin(), order.end(), 0u);
   std::shuffle(order.begin(), order.end(), rng);
-  for (u32 lane : order)
-    if (digit[lane] != kNone) rows.mask[digit[lane]] |= 1u << lane;
+  for (u32 lane : order) rows.mask[digit[lane]] |= 1u << lane;
   std::array<u32, 32> peers{}, before{};
   std::shuffle(order.begin(), order.end(), rng);
-  for (u32 lane : order)
-    if (digit[lane] != kNone) peers[lane] = rows.mask[digit[lane]], before[lane] = rows.count[digit[lane]];
+  for (u32 lane : order) peers[lane] = rows.mask[digit[lane]], before[lane] = rows.count[digit[lane]];
   std::shuffle(order.begin(), order.end(), rng);
   for (u32 lane : order)
-    if (digit[lane] != kNone && peer_leader(peers[lane], lane)) {
+    if (peer_rank(peers[lane], lane) == 0) {  // the leader: every lane is a peer of its own digit
+      EXPECT_TRUE(peer_leader(peers[lane], lane));
       rows.count[digit[lane]] = peer_count_after(before[lane], peers[lane]);
       rows.mask[digit[lane]] = 0;
     }
-  for (u32 lane = 0; lane < 32; ++lane) rank[lane] = digit[lane] == kNone ? 0 : before[lane] + peer_rank(peers[lane], lane);
+  for (u32 lane = 0; lane < 32; ++lane) rank[lane] = before[lane] + peer_rank(peers[lane], lane);
 }
 
 // A block of `warps` warps ranks digit[i] (i < digit.size() <= warps * 32 * items; the rest
-// have none) in input order as the kernels do: warp-major items, each warp's steps, then the
-// scan of the counts digit by digit and warp by warp (scan_warp_counts). Returns each item's
-// slot; first[d] gets each digit's first slot.
+// take the sink, digit `digits`) in input order as the kernels do: warp-major items, each
+// warp's steps, then the scan of the counts digit by digit and warp by warp, the sink left out
+// (scan_peer_counts). Returns each item's slot; first[d] gets each digit's first slot.
 std::vector<u32> block_rank(const std::vector<u32>& digit, u32 digits, u32 warps, u32 items, std::mt19937& rng,
                             std::vector<u32>& first) {
-  std::vector<Rows> rows(warps, Rows{std::vector<u32>(digits, 0), std::vector<u32>(digits, 0)});
+  std::vector<Rows> rows(warps, Rows{std::vector<u32>(digits + 1, 0), std::vector<u32>(digits + 1, 0)});
   std::vector<u32> rank(digit.size());
   for (u32 step = 0; step < items; ++step)
     for (u32 w = 0; w < warps; ++w) {  // the warps' steps interleave in any order; one per warp here
       std::array<u32, 32> d, r;
       for (u32 lane = 0; lane < 32; ++lane) {
         const u32 i = warp_major_item(w, step, lane, items);
-        d[lane] = i < digit.size() ? digit[i] : kNone;
+        d[lane] = i < digit.size() ? digit[i] : digits;
       }
       peer_step(d, rows[w], r, rng);
       for (u32 lane = 0; lane < 32; ++lane) {
@@ -233,17 +233,16 @@ TEST(HpSplitStable, PeerMasksRankAWarpStepInLaneOrderInAnyAtomicOrder) {
   std::mt19937 rng(1);
   for (u32 digits : {1u, 2u, 7u, 256u})
     for (int trial = 0; trial < 200; ++trial) {
-      Rows rows{std::vector<u32>(digits, 0), std::vector<u32>(digits, 0)};
-      std::vector<u32> seen(digits, 0);
+      Rows rows{std::vector<u32>(digits + 1, 0), std::vector<u32>(digits + 1, 0)};
+      std::vector<u32> seen(digits + 1, 0);
       for (int step = 0; step < 4; ++step) {
         std::array<u32, 32> d, r;
-        for (u32& x : d) x = rng() % 5 == 0 ? kNone : rng() % digits;
+        for (u32& x : d) x = rng() % 5 == 0 ? digits : rng() % digits;  // a fifth in the sink
         peer_step(d, rows, r, rng);
-        for (u32 lane = 0; lane < 32; ++lane)
-          if (d[lane] != kNone) EXPECT_EQ(r[lane], seen[d[lane]]++) << "lane " << lane;
+        for (u32 lane = 0; lane < 32; ++lane) EXPECT_EQ(r[lane], seen[d[lane]]++) << "lane " << lane;
         for (u32 mask : rows.mask) EXPECT_EQ(mask, 0u);
       }
-      for (u32 x = 0; x < digits; ++x) EXPECT_EQ(rows.count[x], seen[x]);
+      for (u32 x = 0; x <= digits; ++x) EXPECT_EQ(rows.count[x], seen[x]);
     }
 }
 
