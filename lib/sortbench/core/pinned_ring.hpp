@@ -17,7 +17,7 @@ class PinnedRing {
   static constexpr int kSlots = 4;
   // Small enough that a chunk is still in cache while it is byte-swapped, scanned and copied.
   static constexpr std::uint64_t kSlotBytes = std::uint64_t{8} << 20;
-  // Throws Error(internal) when pinned host memory cannot be had.
+  // Throws Error(device_memory) when pinned host memory cannot be had (core/host_memory.hpp).
   PinnedRing();
   ~PinnedRing();
   PinnedRing(const PinnedRing&) = delete;

@@ -10,6 +10,7 @@
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/element.hpp"
 #include "sortbench/core/errors.hpp"
+#include "sortbench/core/host_memory.hpp"
 #include "sortbench/core/slices.hpp"
 #include "sortbench/core/values.hpp"
 
@@ -148,11 +149,10 @@ class ArraySource final : public InputSource {
   const unsigned char* vals_;
 };
 
-void* pinned_allocate(std::size_t bytes) {
-  void* p = nullptr;
-  return cudaMallocHost(&p, bytes) == cudaSuccess ? p : nullptr;
-}
-void pinned_release(void* p) { cudaFreeHost(p); }
+// Issue 37: a column too large to pin is the user's size problem (exit 4, with the bytes), not an
+// internal error.
+void* pinned_allocate(std::size_t bytes) { return pinned_alloc(bytes, "the input file's columns"); }
+void pinned_release(void* p) { pinned_free(p); }
 
 }  // namespace
 

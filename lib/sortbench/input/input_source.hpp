@@ -106,7 +106,8 @@ class FileInputSource : public InputSource {
 std::shared_ptr<const FileInputSource> make_file_source(const FileInputRequest& request, HostAllocator alloc = {},
                                                         FileReading reading = FileReading::into_memory);
 
-// cudaMallocHost / cudaFreeHost: only call when a GPU is present.
+// cudaMallocHost / cudaFreeHost (core/host_memory.hpp: a failure is Error(device_memory) with the
+// bytes needed and available): only call when a GPU is present.
 HostAllocator pinned_host_allocator();
 
 // The fraction of adjacent pairs in ascending (non-decreasing) order; 1 for n < 2.

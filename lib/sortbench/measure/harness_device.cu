@@ -1,8 +1,10 @@
-// The GPU half of the harness: cold samples timed with CUDA events (see harness.hpp).
+// The GPU half of the harness: cold samples timed with CUDA events (see harness.hpp); pinned words
+// through core/host_memory.hpp (issue 37), as every pinned allocation.
 #include <chrono>
 
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
+#include "sortbench/core/host_memory.hpp"
 #include "sortbench/measure/device_timing.hpp"
 #include "sortbench/measure/harness.hpp"
 #include "sortbench/measure/key_discovery.hpp"
@@ -14,11 +16,9 @@ namespace {
 class PinnedWords {
  public:
   explicit PinnedWords(bool wanted) {
-    if (wanted) SB_CUDA_CHECK(cudaMallocHost(&words_, 2 * sizeof(std::uint64_t)));
+    if (wanted) words_ = pinned_alloc(2 * sizeof(std::uint64_t), "the discovered range's bounds");
   }
-  ~PinnedWords() {
-    if (words_) cudaFreeHost(words_);
-  }
+  ~PinnedWords() { pinned_free(words_); }
   PinnedWords(const PinnedWords&) = delete;
   PinnedWords& operator=(const PinnedWords&) = delete;
   std::uint64_t* get() const { return static_cast<std::uint64_t*>(words_); }
