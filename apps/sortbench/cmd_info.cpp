@@ -1,18 +1,36 @@
 // sortbench info: the GPU, its measured copy bandwidth and its conditions as NVML reports them
-// (clocks, application clocks, persistence mode, temperature, power limit); every GPU and the
-// links between them.
+// (clocks, application clocks, persistence mode, temperature, power limit); every GPU with its
+// host link's measured copy rates (issue 37: what bounds a sort streamed through it) and the links
+// between them.
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "sortbench/core/cuda_check.hpp"
 #include "sortbench/report/build_info.hpp"
 #include "sortbench/measure/device_info.hpp"
+#include "sortbench/measure/link_bandwidth.hpp"
 #include "sortbench/measure/nvml.hpp"
 #include "sortbench/report/report.hpp"
 #include "sortbench/algo/registry.hpp"
 
 namespace sb::cli {
+namespace {
+
+// Measured on `ordinal`, the caller's current GPU restored after.
+LinkRates link_rates_of(int ordinal) {
+  int caller = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&caller));
+  struct Restore {
+    int ordinal;
+    ~Restore() { cudaSetDevice(ordinal); }
+  } restore{caller};
+  SB_CUDA_CHECK(cudaSetDevice(ordinal));
+  return measure_link_rates();
+}
+
+}  // namespace
 
 Command add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "describe the GPU and measure its device-to-device copy bandwidth");
@@ -47,6 +65,11 @@ Command add_info(CLI::App& app) {
             for (int i = 0; i < static_cast<int>(names.size()); ++i) {
               all.push_back(i);
               std::cout << fmt::format("gpu {}: {}\n", i, names[i]);
+              const LinkRates r = link_rates_of(i);
+              std::cout << fmt::format(
+                  "  host link           {:.1f} GB/s host-to-device, {:.1f} device-to-host, {:.1f} both at once "
+                  "(pinned)\n",
+                  r.h2d_gbs, r.d2h_gbs, r.both_gbs);
             }
             for (const PeerLink& l : query_peer_links(all))
               std::cout << fmt::format("  link {} -> {}: {}\n", l.from, l.to, describe(l));
