@@ -1,5 +1,6 @@
 // Writing a column as .npy (version 1.0, 64-byte aligned data), raw or text, in pieces so a
-// GPU download can stream into the file. Issue 35 item 5: input_file.cpp split by format.
+// GPU download can stream into the file. Issue 35 item 5: input_file.cpp split by format; issue 37:
+// a failed write says what happened to the disk in words, naming the file the user asked for.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -44,11 +45,23 @@ std::string npy_header(KeyType key, std::uint64_t n) {
 
 namespace {
 
+// What a failed write means to the user: the errno's name is for a programmer, "the disk is full"
+// for everyone.
+std::string write_problem(int err) {
+  switch (err) {
+    case ENOSPC: return "the disk is full";
+    case EDQUOT: return "the disk quota is used up";
+    case EFBIG: return "the file is larger than this system lets a process write";
+    case EIO: return "the device reported an I/O error";
+    default: return std::strerror(err);
+  }
+}
+
 class OutFile {
  public:
-  explicit OutFile(const std::string& path) : path_(path) {
+  OutFile(const std::string& path, const std::string& name) : name_(name.empty() ? path : name) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error(ExitCode::output, fmt::format("cannot write {}: {}; choose another path", path,
+    if (fd_ < 0) throw Error(ExitCode::output, fmt::format("cannot write {}: {}; choose another path", name_,
                                                            std::strerror(errno)));
   }
   ~OutFile() {
@@ -60,22 +73,25 @@ class OutFile {
       const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30));
       const ssize_t put = ::write(fd_, p, chunk);
       if (put < 0 && errno == EINTR) continue;
-      if (put <= 0)
-        throw Error(ExitCode::output, fmt::format("writing {} failed: {}; free space or choose another path", path_,
-                                                  put < 0 ? std::strerror(errno) : "no progress"));
+      // A write that takes nothing without an error is a full disk on the file systems that say so
+      // only on the next write.
+      if (put <= 0) fail(put < 0 ? errno : ENOSPC);
       p += put, bytes -= static_cast<std::uint64_t>(put);
     }
   }
   void close() {
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0)
-      throw Error(ExitCode::output, fmt::format("writing {} failed: {}; free space or choose another path", path_,
-                                                std::strerror(errno)));
+    // Network file systems report a full disk at close.
+    if (::close(fd) != 0) fail(errno);
   }
 
  private:
-  std::string path_;
+  [[noreturn]] void fail(int err) const {
+    throw Error(ExitCode::output,
+                fmt::format("writing {} failed: {}; free space or choose another path", name_, write_problem(err)));
+  }
+  std::string name_;
   int fd_ = -1;
 };
 
@@ -90,7 +106,8 @@ void append_text(std::string& out, const K& v) {
 }  // namespace
 
 struct ColumnWriter::State {
-  State(const std::string& path, FileFormat f, KeyType k) : out(path), format(f), key(k) {}
+  State(const std::string& path, const std::string& name, FileFormat f, KeyType k)
+      : out(path, name), format(f), key(k) {}
   OutFile out;
   FileFormat format;
   KeyType key;
@@ -98,10 +115,11 @@ struct ColumnWriter::State {
   std::string text;  // formatted values not yet written
 };
 
-ColumnWriter::ColumnWriter(const std::string& out_path, FileFormat format, KeyType key, std::uint64_t n) {
+ColumnWriter::ColumnWriter(const std::string& out_path, FileFormat format, KeyType key, std::uint64_t n,
+                           const std::string& name) {
   if (format == FileFormat::text && key == KeyType::u32x4)
     throw UsageError("u32x4 keys cannot be written as text; write .npy or raw");
-  state_ = std::make_unique<State>(out_path, format, key);
+  state_ = std::make_unique<State>(out_path, name, format, key);
   if (format == FileFormat::npy) {
     const std::string header = npy_header(key, n);
     state_->out.write(header.data(), header.size());

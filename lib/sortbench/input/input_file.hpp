@@ -139,11 +139,14 @@ std::string npy_descr(KeyType key);
 // Writes n elements of type key to out_path in the format (text: one value per line,
 // shortest round-trip form), in pieces: the header when opened (n is known), then the
 // elements in order as they are appended, so a GPU download can stream through a small
-// pinned ring into the file. Throws Error(output) on a write failure (disk full included);
-// the caller writes to a temporary name and renames when verified.
+// pinned ring into the file. Throws Error(output) on a write failure, in one line naming the
+// file, the problem in words ("the disk is full") and the fix; the caller writes to a temporary
+// name (core/temp_files.hpp) and renames when verified, so messages name the file as `name`
+// (the target; default out_path) rather than the temporary the user never asked for.
 class ColumnWriter {
  public:
-  ColumnWriter(const std::string& out_path, FileFormat format, KeyType key, std::uint64_t n);
+  ColumnWriter(const std::string& out_path, FileFormat format, KeyType key, std::uint64_t n,
+               const std::string& name = {});
   ~ColumnWriter();
   ColumnWriter(const ColumnWriter&) = delete;
   ColumnWriter& operator=(const ColumnWriter&) = delete;

@@ -1,14 +1,9 @@
+// The file sink of `sort` (file_sink.hpp); issue 37: its temporaries are registered so an interrupt
+// removes them too (core/temp_files.hpp).
 #include "sortbench/measure/file_sink.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
-#include <fmt/format.h>
-
 #include "sortbench/core/errors.hpp"
+#include "sortbench/core/temp_files.hpp"
 #include "sortbench/core/values.hpp"
 
 namespace sb {
@@ -26,19 +21,13 @@ auto as_usage_error(F&& f) {
 
 }  // namespace
 
-// One file written under a temporary name, in pieces, and renamed into place by commit();
-// removed if not committed.
+// One file written under a temporary name (registered, so SIGINT removes it too), in pieces,
+// and renamed into place by commit(); removed if not committed, also when its writer cannot start.
 class FileSink::Pending {
  public:
-  Pending(const Target& target, std::uint64_t n)
-      : path_(target.path),
-        temp_(target.path + fmt::format(".sortbench-{}.tmp", ::getpid())),
-        width_(key_bytes(target.type)) {
-    writer_ = as_usage_error([&] { return std::make_unique<ColumnWriter>(temp_, target.format, target.type, n); });
-  }
-  ~Pending() {
-    writer_.reset();
-    if (!committed_) std::remove(temp_.c_str());
+  Pending(const Target& target, std::uint64_t n) : temp_(target.path), width_(key_bytes(target.type)) {
+    writer_ = as_usage_error(
+        [&] { return std::make_unique<ColumnWriter>(temp_.path(), target.format, target.type, n, target.path); });
   }
   void append(const void* data, std::uint64_t count) {
     as_usage_error([&] { writer_->append(data, count); });
@@ -48,17 +37,14 @@ class FileSink::Pending {
     return as_usage_error([&] { return writer_->close(); });
   }
   void commit() {
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0)
-      throw UsageError(
-          fmt::format("cannot rename {} to {}: {}; choose another output path", temp_, path_, std::strerror(errno)));
-    committed_ = true;
+    as_usage_error([&] { temp_.commit(); });
   }
 
  private:
-  std::string path_, temp_;
+  // Declared before the writer, so the file is closed before its temporary name is removed.
+  TempOutput temp_;
   std::size_t width_;
   std::unique_ptr<ColumnWriter> writer_;
-  bool committed_ = false;
 };
 
 FileSink::FileSink(std::uint64_t n, std::optional<Target> keys, std::optional<Target> values,

@@ -1,6 +1,5 @@
-// CSV form of the schema and crash-safe file writing.
-#include <unistd.h>
-
+// CSV form of the schema and crash-safe file writing (written aside and renamed; issue 37: the
+// temporary is registered so an interrupt removes it).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sortbench/core/errors.hpp"
+#include "sortbench/core/temp_files.hpp"
 #include "sortbench/report/report.hpp"
 
 namespace sb {
@@ -45,8 +45,6 @@ std::string params_text(const Params& p) {
   for (const auto& [k, v] : p) out += (out.empty() ? "" : ";") + k + "=" + v;
   return out;
 }
-
-std::string temp_name(const std::string& path) { return fmt::format("{}.tmp.{}", path, getpid()); }
 
 }  // namespace
 
@@ -141,7 +139,7 @@ std::vector<std::string> parse_csv_line(const std::string& line) {
 }
 
 void check_writable(const std::string& path) {
-  const std::string probe = temp_name(path);
+  const std::string probe = temp_path_for(path);
   std::FILE* f = std::fopen(probe.c_str(), "w");
   if (!f)
     throw Error(ExitCode::output, fmt::format("cannot write '{}': {}; choose a writable path", path,
@@ -151,25 +149,19 @@ void check_writable(const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = temp_name(path);
+  // Registered while it exists, so an interrupt mid-write leaves no temporary (issue 37).
+  TempOutput temp(path);
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    std::ofstream out(temp.path(), std::ios::binary | std::ios::trunc);
     if (!out)
       throw Error(ExitCode::output, fmt::format("cannot write '{}': {}; choose a writable path", path,
                                                 std::strerror(errno)));
     out << content;
     out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
+    if (!out)
       throw Error(ExitCode::output, fmt::format("writing '{}' failed (disk full?); free space and rerun", path));
-    }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(ExitCode::output, fmt::format("cannot write '{}': {}; choose a writable path", path,
-                                              std::strerror(err)));
-  }
+  temp.commit();
 }
 
 }  // namespace sb
