@@ -1,5 +1,11 @@
-// sortbench gen: generate one input, print its realized statistics, optionally save it.
+// sortbench gen: generate one input, print its realized statistics, optionally save it. Issue 37
+// item 5: the file is written in chunks through input/chunked_write.hpp, under a temporary name
+// renamed at the end, so an input larger than the host's (or the GPU's) memory can be saved; the
+// bytes are those of a whole-column write.
+#include <algorithm>
+#include <cstring>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -7,8 +13,10 @@
 #include "cli.hpp"
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/measure/device_info.hpp"
+#include "sortbench/input/chunked_write.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/input/input_file.hpp"
+#include "sortbench/input/input_source.hpp"
 
 namespace sb::cli {
 namespace {
@@ -19,40 +27,113 @@ struct GenOptions {
   DeviceOptions where;
 };
 
+// Key columns up to this size are also held whole on the host, where the statistics count the
+// distinct keys by sorting a copy; larger ones are generated slice by slice as they are written
+// (the distinct count then goes uncounted: it needs the whole column at once).
+constexpr std::uint64_t kWholeHostBytes = std::uint64_t{256} << 20;
+
+// The whole column on the GPU with the statistics' two scratch copies beside it, and a margin for
+// CUB's temporary storage.
+bool fits_on_device(std::uint64_t column_bytes) {
+  std::size_t free_bytes = 0, total = 0;
+  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return 3 * column_bytes + (std::uint64_t{64} << 20) <= free_bytes;
+}
+
+struct Generated {
+  KeyFacts stats;  // len 0: not counted
+  std::optional<std::uint64_t> file_bytes;
+};
+
+Generated generate_on_gpu(const InputSpec& spec, const std::string& output, const ChunkedWriteOptions& how) {
+  const std::size_t width = key_bytes(spec.key);
+  const std::uint64_t column_bytes = spec.n * width;
+  Generated g;
+  if (output.empty() || needs_sorting(spec.dist) || fits_on_device(column_bytes)) {
+    DeviceBuffer d_keys(column_bytes);
+    generate_device(spec, d_keys.get(), nullptr, nullptr);
+    g.stats = input_stats_device(spec, d_keys.get(), nullptr);
+    if (!output.empty()) {
+      const auto* base = d_keys.as<const unsigned char>();
+      g.file_bytes = write_keys_chunked(output, spec.key, spec.n,
+                                        [&](std::uint64_t first, std::uint64_t count, void* keys) {
+                                          SB_CUDA_CHECK(cudaMemcpy(keys, base + first * width, count * width,
+                                                                   cudaMemcpyDeviceToHost));
+                                        },
+                                        how)
+                         .file_bytes;
+    }
+    return g;
+  }
+  // Past the GPU's memory: each chunk generated on the GPU as its own slice.
+  DeviceBuffer d_chunk(std::min(column_bytes, std::max<std::uint64_t>(how.chunk_bytes / width, 1) * width));
+  const ChunkedWriteResult r = write_keys_chunked(
+      output, spec.key, spec.n,
+      [&](std::uint64_t first, std::uint64_t count, void* keys) {
+        generate_device_slice(spec, first, count, d_chunk.get(), nullptr, nullptr);
+        SB_CUDA_CHECK(cudaMemcpy(keys, d_chunk.get(), count * width, cudaMemcpyDeviceToHost));
+      },
+      how);
+  g.stats = r.bounds;
+  g.file_bytes = r.file_bytes;
+  return g;
+}
+
+Generated generate_on_cpu(const InputSpec& spec, const std::string& output, const ChunkedWriteOptions& how) {
+  const std::size_t width = key_bytes(spec.key);
+  Generated g;
+  // A sorted distribution is made by sorting the whole column: it is held whole at any size.
+  if (output.empty() || needs_sorting(spec.dist) || spec.n * width <= kWholeHostBytes) {
+    std::vector<unsigned char> keys(spec.n * width);
+    generate_host(spec, keys.data(), nullptr);
+    g.stats = input_stats_host(spec, keys.data());
+    if (!output.empty())
+      g.file_bytes = write_keys_chunked(output, spec.key, spec.n,
+                                        [&](std::uint64_t first, std::uint64_t count, void* chunk) {
+                                          std::memcpy(chunk, keys.data() + first * width, count * width);
+                                        },
+                                        how)
+                         .file_bytes;
+    return g;
+  }
+  const ChunkedWriteResult r = write_source_keys(*make_generated_source(spec), output, how);
+  g.stats = r.bounds;
+  g.file_bytes = r.file_bytes;
+  return g;
+}
+
 int run_gen(const CLI::App& cmd, const GenOptions& o) {
   const InputSpec spec = derive_input_spec(to_request(cmd, o.input));
   const bool use_gpu = checked_backend(cmd, o.where) == Backend::gpu;
   if (!o.output.empty()) check_writable(o.output);
   if (use_gpu) use_device_option(o.where);
-  std::vector<unsigned char> keys(spec.n * key_bytes(spec.key));
-  KeyFacts stats;
-  if (use_gpu) {
-    DeviceBuffer d_keys(keys.size());
-    generate_device(spec, d_keys.get(), nullptr, nullptr);
-    stats = input_stats_device(spec, d_keys.get(), nullptr);
-    if (!keys.empty()) SB_CUDA_CHECK(cudaMemcpy(keys.data(), d_keys.get(), keys.size(), cudaMemcpyDeviceToHost));
-  } else {
-    generate_host(spec, keys.data(), nullptr);
-    stats = input_stats_host(spec, keys.data());
-  }
+  // .npy (numpy.load reads it; run --input and sort take it back), else raw little-endian.
+  const bool npy = guess_file_format(o.output) == FileFormat::npy;
+  ChunkedWriteOptions how;
+  how.format = npy ? FileFormat::npy : FileFormat::raw;
+  how.progress_label = "gen";
+  const Generated g = use_gpu ? generate_on_gpu(spec, o.output, how) : generate_on_cpu(spec, o.output, how);
+  const KeyFacts& stats = g.stats;
   const double realized_range = static_cast<double>(stats.max - stats.min) + 1.0;
   std::cout << fmt::format(
       "generated on the {}\n"
       "n        {}\nkey      {}\ndist     {}\nseed     {}\n"
       "minVal   {}\nmaxVal   {}\nrange    {}\nlen      {}\ndelta    {:.6g}\nsigma    {:.6g}\n"
-      "min      {}\nmax      {}\nrealized len {}, delta {:.6g}, sigma {:.6g} (over [min, max])\n",
+      "min      {}\nmax      {}\n",
       use_gpu ? "GPU" : "CPU", spec.n, to_string(spec.key), to_string(spec.dist), spec.seed, wide_text(spec.min_val),
       wide_text(spec.max_val), wide_text(spec.range), spec.len, spec.delta(), spec.sigma(), wide_text(stats.min),
-      wide_text(stats.max), stats.len,
-      spec.n ? spec.n / realized_range : 0.0, stats.len ? realized_range / stats.len : 0.0);
-  if (!o.output.empty()) {
-    // .npy (numpy.load reads it; run --input and sort take it back), else raw little-endian.
-    const bool npy = guess_file_format(o.output) == FileFormat::npy;
-    const std::string header = npy ? npy_header(spec.key, spec.n) : std::string();
-    write_file_atomically(o.output, header + std::string(keys.begin(), keys.end()));
-    std::cout << fmt::format("wrote {} bytes of {} {} keys to {}\n", header.size() + keys.size(),
-                             npy ? "npy" : "raw", to_string(spec.key), o.output);
-  }
+      wide_text(stats.max));
+  const double realized_delta = spec.n ? spec.n / realized_range : 0.0;
+  if (stats.len || spec.n == 0)
+    std::cout << fmt::format("realized len {}, delta {:.6g}, sigma {:.6g} (over [min, max])\n", stats.len,
+                             realized_delta, stats.len ? realized_range / stats.len : 0.0);
+  else
+    std::cout << fmt::format("realized delta {:.6g} (over [min, max]); len and sigma not counted: the keys were "
+                             "written in chunks, never held whole\n",
+                             realized_delta);
+  if (g.file_bytes)
+    std::cout << fmt::format("wrote {} bytes of {} {} keys to {}\n", *g.file_bytes, npy ? "npy" : "raw",
+                             to_string(spec.key), o.output);
   return 0;
 }
 
