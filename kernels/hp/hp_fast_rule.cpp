@@ -100,9 +100,10 @@ constexpr std::uint64_t kAutoPairBandBinsPerValue = 8;
 // values, 104 with u64) against hp-split-stable's 34 (62) plus about 70 bytes a bin of
 // range-sized arrays, under 5 a key from 16 keys a bin; at 16 bits or less CUB's two passes
 // (36 bytes) leave no margin. From 16 bins a distinct value, where a batch of 8192 pairs holds
-// runs of a present bin's pairs of at least 16 (512 bins a bucket) and a bucket's present bins
-// fit one ranking pass (256). The measured crossover of the unstable hp-tiled (1.03-1.71x CUB
-// from sigma 50, delta 16; docs/hp.md, hp-auto with a payload) had the same shape.
+// runs of about 16 pairs of a present bin (a 2^13-bin bucket's present bins fit one ranking
+// pass from 32 bins a value; below, two passes cost instructions, not bytes). The measured
+// crossover of the unstable hp-tiled (1.03-1.71x CUB from sigma 50, delta 16; docs/hp.md,
+// hp-auto with a payload) had the same shape.
 constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
 constexpr std::uint64_t kAutoPairsBinsPerValue = 16;
 constexpr std::uint64_t kAutoPairsMinRange = (std::uint64_t{1} << 16) + 1;
