@@ -46,4 +46,13 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// Owns a stream, so a constructor that throws part-way still releases it.
+struct OwnedStream {
+  cudaStream_t handle{};
+  OwnedStream() { SB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking)); }
+  ~OwnedStream() { cudaStreamDestroy(handle); }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+};
+
 }  // namespace sb

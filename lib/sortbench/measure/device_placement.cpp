@@ -55,15 +55,6 @@ std::string throttled_reason(const ClockCollector& clocks, const MeasureSettings
       clocks.reasons_seen() ? " (" + clock_event_reason_names(clocks.reasons_seen()) + ")" : "");
 }
 
-// Owns a stream, so a constructor that throws part-way still releases it.
-struct OwnedStream {
-  cudaStream_t handle{};
-  OwnedStream() { SB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking)); }
-  ~OwnedStream() { cudaStreamDestroy(handle); }
-  OwnedStream(const OwnedStream&) = delete;
-  OwnedStream& operator=(const OwnedStream&) = delete;
-};
-
 }  // namespace
 
 struct DevicePlacement::State {
