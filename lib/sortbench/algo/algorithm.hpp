@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,6 +31,14 @@ using Details = std::vector<std::pair<std::string, std::string>>;
 struct RankAlgorithm;
 // What a streamed (out-of-core) run gets (algo/streamed.hpp).
 struct StreamedBuffers;
+// What a streamed run did: where its result is (resident: 0 the input's columns, 1 the
+// output's; not resident: already written to the output writer), the bytes that crossed the
+// link, and what else the row should record.
+struct StreamedOutcome {
+  int result = 1;
+  std::uint64_t bytes_over_link = 0;
+  std::vector<std::pair<std::string, std::string>> details;
+};
 
 // What an algorithm knows about its input before it runs.
 // Where the input came from (generator, file, a caller's array) is the source's business: an
@@ -132,12 +141,16 @@ struct Algorithm {
   // Distributed: what each rank runs (algo/ranks.hpp); set instead of run_device. The ranks
   // placement fills, times and verifies the ranks' slices.
   std::shared_ptr<const RankAlgorithm> ranks;
-  // Streamed (the input stays in host memory or a file, algo/streamed.hpp): the host scratch it
-  // asks for given the device memory it may use, and the run that reads, sorts and writes in
-  // chunks. The streamed placement that calls them comes with the out-of-core family; until
-  // then the registry still asks every GPU algorithm for run_device or ranks.
+  // Streamed (issue 37: the input stays in host memory or a file, algo/streamed.hpp), set
+  // instead of run_device: the least GPU memory it can work in (a smaller limit is a usage
+  // error naming it), the pinned host scratch it asks for given the GPU memory it may use, and
+  // the run that reads, sorts and writes in chunks.
+  std::function<std::size_t(const SortProblem&)> min_device_bytes;
   std::function<std::size_t(const SortProblem&, std::size_t device_bytes)> host_scratch_bytes;
-  std::function<void(const SortProblem&, const StreamedBuffers&)> run_streamed;
+  std::function<StreamedOutcome(const SortProblem&, const StreamedBuffers&)> run_streamed;
+  // It keeps the input and its output in host memory (not resident: a file larger than host
+  // memory, which it cannot take).
+  bool needs_host_columns = false;
   // CPU: sorts HostBuffers in place.
   std::function<void(const SortProblem&, const HostBuffers&)> run_host;
   std::function<Details(const SortProblem&)> details;
@@ -154,6 +167,7 @@ struct Algorithm {
     if (release) release(p, device);
   }
   bool distributed() const { return ranks != nullptr; }
+  bool streamed() const { return static_cast<bool>(run_streamed); }
   bool supports_key(KeyType k) const;
   bool supports_payload(Payload p) const;
   // The harness's own checks (key type, payload) followed by unsupported().

@@ -14,7 +14,7 @@ namespace sb {
 void Registry::add(Algorithm a) {
   if (a.name.empty() || a.family.empty() || a.key_types.empty() || !a.workspace_bytes)
     throw std::logic_error("algorithm '" + a.name + "' is missing its name, family, key types or workspace_bytes");
-  if (a.backend == Backend::gpu ? !(a.run_device || a.ranks) : !a.run_host)
+  if (a.backend == Backend::gpu ? !(a.run_device || a.ranks || a.run_streamed) : !a.run_host)
     throw std::logic_error("algorithm '" + a.name + "' has no run function for its backend");
   if (a.pick_when.empty())
     throw std::logic_error("algorithm '" + a.name + "' has no pick_when: `list` says in one line when to choose it");

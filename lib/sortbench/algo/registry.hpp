@@ -44,5 +44,6 @@ void register_bitonic(Registry& r);
 void register_radix(Registry& r);
 void register_quicksort(Registry& r);
 void register_distributed(Registry& r);  // with NCCL only; otherwise notes why it is missing
+void register_outofcore(Registry& r);
 
 }  // namespace sb

@@ -1,49 +1,62 @@
-// The streamed placement's contract (design.md round 3, "out-of-core"): an input larger than the
-// GPU stays where it is, in host memory or a file larger than host memory, and a streamed
-// algorithm reads it in chunks over as many passes as it needs, may ask for host scratch, and
-// writes its sorted output in chunks. The placement side (measure/) builds the reader from the
-// session's source (InputSource::read_range), the writer from its output sink, and enforces the
-// GPU memory limit; the algorithm owns the chunk plan, its copies and its streams.
+// The streamed placement's contract (design.md round 3, "out-of-core"; issue 37): an input larger
+// than the GPU stays where it is, in pinned host memory or in a file larger than host memory, and
+// a streamed algorithm reads it in chunks over as many passes as it needs and writes its sorted
+// output in chunks. The placement (measure/streamed_placement) fills the host columns or builds
+// the reader from the session's source, the writer from its output sink, and allocates the GPU
+// memory the session's limit allows; the algorithm owns the chunk plan, its copies and streams.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include <cuda_runtime_api.h>
 
+#include "sortbench/algo/algorithm.hpp"
 #include "sortbench/core/device_context.hpp"
 
 namespace sb {
 
-// The input, read in any order and as often as needed.
+// The input read in chunks, in any order and as often as needed (a file that is not in host
+// memory). Destinations are host memory; pinned ones let the caller copy them on.
 class ChunkReader {
  public:
   virtual ~ChunkReader() = default;
-  virtual std::uint64_t size() const = 0;  // elements
-  // Elements [first, first + count) into host memory: keys, and the value column where the input
-  // has a payload (vals null otherwise). Pinned destinations let the caller copy them on.
+  // Elements [first, first + count): keys, and the value column where the input has a payload
+  // (vals null otherwise). Throws Error(usage) when the file changed or ended early.
   virtual void read(std::uint64_t first, std::uint64_t count, void* keys, void* vals) const = 0;
 };
 
-// The sorted output, written in any order of chunks, each element once.
+// The sorted output, written in order of chunks, each element once.
 class ChunkWriter {
  public:
   virtual ~ChunkWriter() = default;
-  // Sorted elements [first, first + count) from host memory.
   virtual void write(std::uint64_t first, std::uint64_t count, const void* keys, const void* vals) = 0;
 };
 
-// What one streamed run gets: all the device memory it may use (the session's GPU memory
-// limit, allocated once, outside timing) and the host scratch it asked for (pinned).
+// What one streamed run gets. Resident: the input columns are in pinned host memory
+// (keys[0]/vals[0]; an algorithm may overwrite them) beside an output of the same size
+// (keys[1]/vals[1]), and run_streamed returns which of the two holds the result. Not resident
+// (a file larger than host memory): keys[] are null, the input comes from `input` and the result
+// goes to `output`, and only algorithms that need no host copy of the input can run.
 struct StreamedBuffers {
+  std::uint64_t n = 0;
+  void* keys[2] = {nullptr, nullptr};
+  void* vals[2] = {nullptr, nullptr};
   const ChunkReader* input = nullptr;
   ChunkWriter* output = nullptr;
+  // All the GPU memory the run may use (the session's limit, allocated once, outside timing).
   void* device_memory = nullptr;
   std::size_t device_bytes = 0;
+  // Pinned host memory for staging chunks when not resident (host_scratch_bytes asked for it).
   void* host_scratch = nullptr;
   std::size_t host_scratch_bytes = 0;
-  cudaStream_t stream = nullptr;  // the run's main stream; an algorithm makes its copy streams in prepare
+  cudaStream_t stream = nullptr;  // the run's stream: every copy and kernel is joined into it at the end
   const DeviceContext* device = nullptr;
+  // Called with the bytes that crossed the link since the last call and all the run will move
+  // (a progress meter).
+  std::function<void(std::uint64_t bytes, std::uint64_t total)> progress;
+  bool resident() const { return keys[0] != nullptr; }
 };
 
 }  // namespace sb

@@ -14,6 +14,7 @@ const Registry& registry() {
     register_radix(reg);
     register_quicksort(reg);
     register_distributed(reg);
+    register_outofcore(reg);
     return reg;
   }();
   return r;
