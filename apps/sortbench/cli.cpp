@@ -112,6 +112,30 @@ std::vector<int> rank_devices(const DeviceOptions& o) {
   return devices;
 }
 
+void add_memory_options(CLI::App& cmd, MemoryOptions& o) {
+  cmd.add_option("--placement", o.placement,
+                 "where the input lives while GPU algorithms sort it: gpu, host (pinned host memory, streamed "
+                 "through the GPU in chunks; the timing includes the link), or auto (gpu where it fits, else host)")
+      ->check(CLI::IsMember({"auto", "gpu", "host"}))
+      ->capture_default_str();
+  cmd.add_option("--gpu-memory-limit", o.gpu_memory_limit,
+                 "the GPU memory every algorithm may use, e.g. 8G (suffixes as -n); an input that needs more "
+                 "streams from host memory");
+}
+
+std::optional<PlacementKind> parsed_placement(const MemoryOptions& o) {
+  if (o.placement == "gpu") return PlacementKind::device;
+  if (o.placement == "host") return PlacementKind::streamed;
+  return std::nullopt;
+}
+
+std::uint64_t parsed_memory_limit(const MemoryOptions& o) {
+  if (o.gpu_memory_limit.empty()) return 0;
+  const std::uint64_t bytes = parse_count(o.gpu_memory_limit, "--gpu-memory-limit");
+  if (bytes == 0) throw UsageError("--gpu-memory-limit 0 leaves no GPU memory; give a size such as 8G, or drop it");
+  return bytes;
+}
+
 void add_renamed_option(CLI::App& cmd, const std::string& old_name, const std::string& new_name) {
   // A ParseError rather than a failed check: a check's message is prefixed with the option's
   // name, which a hidden option does not have.

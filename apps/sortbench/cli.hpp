@@ -54,6 +54,16 @@ void use_device_option(const DeviceOptions& o);
 // The ranks of a distributed algorithm: --devices, else GPUs 0..--gpus-1, else one on --device.
 std::vector<int> rank_devices(const DeviceOptions& o);
 
+// Where the input lives (issue 37): --placement auto|gpu|host and --gpu-memory-limit SIZE.
+struct MemoryOptions {
+  std::string placement = "auto";
+  std::string gpu_memory_limit;  // bytes with -n's suffixes (8G, 2^33); empty: no limit
+};
+void add_memory_options(CLI::App& cmd, MemoryOptions& o);
+// The placement asked for (absent: automatic) and the limit in bytes (0: none). UsageError for bad text.
+std::optional<PlacementKind> parsed_placement(const MemoryOptions& o);
+std::uint64_t parsed_memory_limit(const MemoryOptions& o);
+
 // An option's old spelling, kept hidden: given, it fails the parse (exit 2) with one line
 // naming the new one.
 void add_renamed_option(CLI::App& cmd, const std::string& old_name, const std::string& new_name);

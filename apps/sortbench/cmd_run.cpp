@@ -22,6 +22,7 @@ struct RunOptions {
   std::string range;
   std::string algo = "all";
   DeviceOptions where;           // --backend, --device, --gpus, --devices
+  MemoryOptions memory;          // --placement, --gpu-memory-limit
   int reps = 10, warmup = 1, radix_bits = 0;
   int rank = -1, world = 0;      // --rank r --world N: this process is one rank (on --device)
   std::string rendezvous;        // --rendezvous DIR: where the processes' ranks meet
@@ -66,6 +67,12 @@ class ProgressPrinter : public RowSink {
   void row_started(const Algorithm& a) override {
     if (!quiet_) std::cerr << "  running " << a.name << "...\n";
   }
+  void streamed(const std::string& why, const LinkRates& rates) override {
+    link = rates;
+    if (!why.empty() && !quiet_)
+      std::cerr << "sortbench: " << why << " (--placement host: every GPU row's time includes the link)\n";
+  }
+  std::optional<LinkRates> link;
 
  private:
   bool quiet_;
@@ -102,6 +109,10 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
         throw UsageError(fmt::format("{} runs on the GPU but --backend cpu was given; drop it or use --backend gpu",
                                      a->name));
   plan.params = parse_params(o, plan.algorithms);
+  plan.placement = parsed_placement(o.memory);
+  plan.gpu_memory_limit = parsed_memory_limit(o.memory);
+  if (backend == Backend::cpu && (cmd.count("--gpu-memory-limit") || plan.placement))
+    throw UsageError("--placement and --gpu-memory-limit place work on the GPU but --backend cpu uses none; drop them");
   plan.devices = rank_devices(o.where);
   if (cmd.count("--rank") || cmd.count("--world") || cmd.count("--rendezvous")) {
     if (!cmd.count("--rank") || !cmd.count("--world") || !cmd.count("--rendezvous"))
@@ -175,6 +186,7 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
   const std::vector<ResultRow> rows = run_benchmark(plan, &progress);
   std::cout << format_table(rows);
   if (from_file) std::cout << format_fastest(rows);
+  context.link = progress.link;
   if (!o.json.empty()) write_file_atomically(o.json, make_document(context, rows).dump(2) + "\n");
   if (!o.csv.empty()) write_file_atomically(o.csv, to_csv(rows));
   if (any_failed_verification(rows)) {
@@ -222,6 +234,7 @@ Command add_run(CLI::App& app) {
   cmd->add_option("--radix-bits", o->radix_bits, "digit width for radix sorts (same as --param radix-bits=N)")
       ->check(CLI::Range(1, 16));
   add_device_option(*cmd, o->where);
+  add_memory_options(*cmd, o->memory);
   const auto [gpus, devices] = add_rank_options(*cmd, o->where);
   cmd->add_option("--rank", o->rank, "one process per GPU: this process's rank (with --world, --rendezvous; on --device)")
       ->check(CLI::NonNegativeNumber)

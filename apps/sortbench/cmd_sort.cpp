@@ -15,6 +15,7 @@ namespace {
 struct SortOptions {
   std::string input, output, values_out, key, algo = "auto", json;
   DeviceOptions where;
+  MemoryOptions memory;
   FileOptions file;
   bool argsort = false, quiet = false;
 };
@@ -46,7 +47,10 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
                          {"total_ms", total},
                          {"bytes_read", r.bytes_read},
                          {"bytes_written", r.bytes_written},
-                         {"verified_on", r.verified_on}};
+                         {"verified_on", r.verified_on},
+                         {"placement", r.placement},
+                         {"memory", {{"host_peak_bytes", r.host_peak_bytes}}}};
+  if (o.memory.gpu_memory_limit.size()) sort["gpu_memory_limit_bytes"] = parsed_memory_limit(o.memory);
   if (!o.file.values.empty()) sort["values"] = o.file.values;
   if (!o.values_out.empty()) sort["values_output"] = o.values_out;
   return {{"schema_version", kSchemaVersion}, {"context", ctx}, {"sort", sort}};
@@ -78,6 +82,9 @@ int run_sort(const CLI::App& cmd, const SortOptions& o) {
   q.argsort = o.argsort;
   q.algo = o.algo;
   q.backend = backend;
+  q.gpu_memory_limit = parsed_memory_limit(o.memory);
+  if (backend == Backend::cpu && q.gpu_memory_limit)
+    throw UsageError("--gpu-memory-limit caps the GPU's memory but --backend cpu uses none; drop it");
   const SortFileReport r = sort_file(q);
   if (!o.json.empty()) write_file_atomically(o.json, sort_document(o, r, backend).dump(2) + "\n");
   if (!o.quiet) {
@@ -113,6 +120,9 @@ Command add_sort(CLI::App& app) {
       ->capture_default_str();
   add_backend_option(*cmd, o->where);
   add_device_option(*cmd, o->where);
+  cmd->add_option("--gpu-memory-limit", o->memory.gpu_memory_limit,
+                  "the GPU memory the sort may use, e.g. 4G (suffixes as -n); a file that needs more streams "
+                  "through the GPU in chunks");
   cmd->add_option("--json", o->json, "also write the phase report as JSON (docs/schema.md)");
   cmd->add_flag("--argsort", o->argsort, "write the sorting permutation (u32, or u64 past 2^32 keys) instead of keys");
   cmd->add_flag("--quiet", o->quiet, "print nothing on success");

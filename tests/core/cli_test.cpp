@@ -143,6 +143,16 @@ TEST(Cli, UsageErrorsAreOneLineWithExitCode2) {
   expect_usage_error("gen -n 2^26 --key f32", "--key f32");
 }
 
+TEST(Cli, PlacementAndGpuMemoryLimitAreCheckedBeforeAnyGpuWork) {
+  // Issue 37: a limit is bytes with -n's suffixes; the CPU backend takes neither option.
+  expect_usage_error("run --gpu-memory-limit 0 --algo cub-radix", "--gpu-memory-limit 0");
+  expect_usage_error("run --gpu-memory-limit lots --algo cub-radix", "--gpu-memory-limit");
+  expect_usage_error("run --gpu-memory-limit 8G --backend cpu --algo cpu-std-sort", "--backend cpu");
+  expect_usage_error("run --placement host --backend cpu --algo cpu-std-sort", "--backend cpu");
+  expect_usage_error("run --placement disk --algo cub-radix", "--placement");
+  expect_usage_error("sort a.npy -o b.npy --backend cpu --gpu-memory-limit 4G", "--backend cpu");
+}
+
 TEST(Cli, DesignCardExampleParses) {
   // Runs where a GPU is present (exit 0), reports the missing device otherwise (exit 3):
   // never a usage error.

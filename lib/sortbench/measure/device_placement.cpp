@@ -133,11 +133,14 @@ void DevicePlacement::State::place(const InputSource& source) {
   baseline_used = device_memory_used();
   const int copies = options.repeated ? 3 : 2;
   const std::uint64_t needed = copies * (kb + vb);
-  if (needed > free_bytes)
+  const bool limited = options.memory_limit && options.memory_limit < free_bytes;
+  const std::uint64_t usable = limited ? options.memory_limit : free_bytes;
+  if (needed > usable)
     throw Error(ExitCode::device_memory,
-                fmt::format("the input needs {} on the GPU ({} of {} each) but {} are free; {}", bytes_text(needed),
+                fmt::format("the input needs {} on the GPU ({} of {} each) but {} {}; {}", bytes_text(needed),
                             options.repeated ? "input plus two work buffers" : "input plus a work buffer",
-                            bytes_text(kb + vb), bytes_text(free_bytes), options.fit_hint));
+                            bytes_text(kb + vb), bytes_text(usable),
+                            limited ? "is the --gpu-memory-limit" : "are free", options.fit_hint));
   DeviceBuffer& target_keys = options.repeated ? pristine_keys : keys[0];
   DeviceBuffer& target_vals = options.repeated ? pristine_vals : vals[0];
   target_keys = DeviceBuffer(kb);
@@ -323,6 +326,12 @@ void DevicePlacement::run(const Algorithm& a, const SortProblem& problem, const 
   if (ws_bytes > free_bytes) {
     row.status = RowStatus::unsupported;
     row.reason = fmt::format("workspace needs {} but {} are free", bytes_text(ws_bytes), bytes_text(free_bytes));
+    return;
+  }
+  if (s.options.memory_limit && s.owned_bytes() + ws_bytes > s.options.memory_limit) {
+    row.status = RowStatus::unsupported;
+    row.reason = fmt::format("its workspace of {} beside the input's copies passes the --gpu-memory-limit of {}",
+                             bytes_text(ws_bytes), bytes_text(s.options.memory_limit));
     return;
   }
   DeviceBuffer workspace(ws_bytes);

@@ -4,10 +4,9 @@
 //   HostPlacement    the input in host memory; CPU algorithms (steady-clock samples)
 //   DevicePlacement  the input on one GPU; GPU algorithms (CUDA-event samples, L2 flushed)
 //   ranks            rank_placement.hpp: the input's shards on one GPU each (NCCL)
-//   streamed         the input stays in host memory or a file larger than the GPU, and an
-//                    algorithm reads it in chunks over several passes (algo/streamed.hpp is its
-//                    contract: ChunkReader from InputSource::read_range, ChunkWriter into an
-//                    OutputSink); the out-of-core family adds it beside these.
+//   streamed         streamed_placement.hpp: the input stays in host memory or a file larger
+//                    than the GPU, and an algorithm reads it in chunks over several passes
+//                    (algo/streamed.hpp is its contract)
 // Each fills the row it is given (timing summaries, verification, details) and can hand the
 // last run's sorted columns to an OutputSink, untimed.
 #pragma once
@@ -109,6 +108,8 @@ struct DevicePlacementOptions {
   std::optional<AdoptedColumns> adopt;
   // Off: no verification, so no copy of the input is kept for it (the caller asked).
   bool verify = true;
+  // The GPU memory the placement and each algorithm may use together, in bytes; 0: what is free.
+  std::uint64_t memory_limit = 0;
 };
 
 class DevicePlacement {

@@ -86,8 +86,13 @@ struct Session::State {
   RangeMode range = RangeMode::given;
   std::optional<DevicePlacement> device;
   std::optional<HostPlacement> host;
+  std::optional<StreamedPlacement> streamed;
   std::string unplaced;  // why the whole input is not on one GPU
-  enum class Last { none, host, device } last = Last::none;
+  std::string streamed_because;  // why an automatic placement streams
+  enum class Last { none, host, device, streamed } last = Last::none;
+
+  void place_on_device();
+  void place_streamed();
 
   HostPlacement& host_placement() {
     // CPU algorithms on a GPU session sort a host copy of the placed input.
@@ -98,6 +103,37 @@ struct Session::State {
   void run_placed(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
 };
 
+void Session::State::place_on_device() {
+  DevicePlacementOptions d;
+  d.repeated = options.repeated;
+  d.count_distinct = options.count_distinct;
+  d.given_facts = options.given_facts;
+  d.nvml = options.nvml;
+  d.copy_bandwidth_gbs = options.copy_bandwidth_gbs;
+  d.phases = options.phases;
+  d.adopt = options.adopt;
+  d.verify = options.verify;
+  d.memory_limit = options.gpu_memory_limit;
+  d.fit_hint = options.placement == PlacementKind::automatic
+                   ? "it stays in pinned host memory and streams through the GPU"
+               : source->parameters_measured() ? "benchmark a smaller file, or sort this one with --backend cpu"
+                                               : "lower -n";
+  device.emplace(*source, std::move(d));
+  facts = device->facts();
+}
+
+void Session::State::place_streamed() {
+  StreamedPlacementOptions o;
+  o.gpu_memory_limit = options.gpu_memory_limit;
+  o.resident = options.stream_to == nullptr;
+  o.output = options.stream_to;
+  o.given_facts = options.given_facts;
+  o.phases = options.phases;
+  o.verify = options.verify;
+  streamed.emplace(*source, std::move(o));
+  facts = streamed->facts();
+}
+
 Session::Session(std::shared_ptr<const InputSource> source, SessionOptions options)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
@@ -105,31 +141,31 @@ Session::Session(std::shared_ptr<const InputSource> source, SessionOptions optio
   s.options = std::move(options);
   s.spec = s.source->spec();
   s.range = s.options.range.value_or(s.source->default_range());
-  if (s.options.placement == PlacementKind::device) {
-    DevicePlacementOptions d;
-    d.repeated = s.options.repeated;
-    d.count_distinct = s.options.count_distinct;
-    d.given_facts = s.options.given_facts;
-    d.nvml = s.options.nvml;
-    d.copy_bandwidth_gbs = s.options.copy_bandwidth_gbs;
-    d.phases = s.options.phases;
-    d.adopt = s.options.adopt;
-    d.verify = s.options.verify;
-    d.fit_hint = s.source->parameters_measured() ? "benchmark a smaller file, or sort this one with --backend cpu"
-                                                 : "lower -n";
+  const PlacementKind kind = s.options.placement;
+  if (kind == PlacementKind::device || kind == PlacementKind::automatic) {
     try {
-      s.device.emplace(*s.source, std::move(d));
-      s.facts = s.device->facts();
+      s.place_on_device();
     } catch (const Error& e) {
-      // Beyond one GPU's memory: the distributed algorithms still run (each rank holds a
-      // slice); the single-GPU rows say why they cannot, and the facts are the spec's.
-      if (e.code() != ExitCode::device_memory || !s.options.allow_unplaced) throw;
-      s.unplaced = e.what();
-      s.facts.n = s.spec.n;
-      s.facts.min = s.spec.min_val;
-      s.facts.max = s.spec.max_val - 1;
-      s.facts.len = s.spec.len;
+      if (e.code() != ExitCode::device_memory) throw;
+      if (kind == PlacementKind::automatic && !s.options.allow_unplaced) {
+        // Past the GPU's memory (or the limit): the input stays in host memory and streams.
+        s.device.reset();
+        s.streamed_because = e.what();
+        s.place_streamed();
+      } else if (s.options.allow_unplaced) {
+        // Beyond one GPU's memory: the distributed algorithms still run (each rank holds a
+        // slice); the single-GPU rows say why they cannot, and the facts are the spec's.
+        s.unplaced = e.what();
+        s.facts.n = s.spec.n;
+        s.facts.min = s.spec.min_val;
+        s.facts.max = s.spec.max_val - 1;
+        s.facts.len = s.spec.len;
+      } else {
+        throw;
+      }
     }
+  } else if (kind == PlacementKind::streamed) {
+    s.place_streamed();
   } else {
     s.host.emplace(*s.source, s.options.phases);
     s.facts = s.host->measure_facts(s.options.count_distinct);
@@ -174,6 +210,17 @@ void Session::State::run_ranks_row(const Algorithm& a, const SortProblem& proble
 
 void Session::State::run_placed(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings,
                                 ResultRow& row) {
+  if (streamed) {
+    last = Last::streamed;
+    streamed->run(a, problem, settings, row);
+    add_algorithm_details(a, problem, row);
+    return;
+  }
+  if (a.streamed()) {
+    row.status = RowStatus::unsupported;
+    row.reason = "it streams an input held in host memory; the input is on the GPU (--placement host streams it)";
+    return;
+  }
   if (a.backend == Backend::gpu) {
     last = Last::device;
     device->run(a, problem, settings, row);
@@ -207,8 +254,9 @@ ResultRow Session::run(const Algorithm& a, const MeasureSettings& settings, cons
   row.range = s.range;
   row.params = params_for(a, params);
   row.verification = "not run";
-  const bool on_gpu = s.options.placement == PlacementKind::device;
-  SortProblem problem{s.spec.shape(), s.facts, row.params, s.range, s.device ? &s.device->context() : nullptr};
+  const bool on_gpu = s.options.placement != PlacementKind::host;
+  const DeviceContext* context = s.device ? &s.device->context() : s.streamed ? &s.streamed->context() : nullptr;
+  SortProblem problem{s.spec.shape(), s.facts, row.params, s.range, context};
   auto finish = [&] {
     if (rows) rows->row_done(row);
   };
@@ -219,7 +267,7 @@ ResultRow Session::run(const Algorithm& a, const MeasureSettings& settings, cons
       row.reason = *why;
     } else if (a.distributed()) {
       s.run_ranks_row(a, problem, settings, row);
-    } else if (on_gpu && !s.device) {
+    } else if (on_gpu && !s.device && !s.streamed) {
       row.status = RowStatus::unsupported;
       row.reason = s.unplaced;
     } else {
@@ -255,6 +303,7 @@ void Session::drain(OutputSink& sink) const {
   switch (s.last) {
     case State::Last::device: s.device->drain(sink); return;
     case State::Last::host: s.host->drain(sink); return;
+    case State::Last::streamed: s.streamed->drain(sink); return;
     case State::Last::none: break;
   }
   throw std::logic_error("Session::drain: no algorithm ran on a placement of this session");
@@ -262,7 +311,18 @@ void Session::drain(OutputSink& sink) const {
 
 bool Session::verified_on_device() const {
   const State& s = *state_;
-  return s.last == State::Last::device && !s.device->verifies_on_host();
+  return (s.last == State::Last::device && !s.device->verifies_on_host()) || s.last == State::Last::streamed;
+}
+
+bool Session::streamed() const { return state_->streamed.has_value(); }
+const std::string& Session::streamed_because() const { return state_->streamed_because; }
+std::uint64_t Session::device_allowance() const {
+  if (!state_->streamed) throw std::logic_error("Session::device_allowance: the input is not streamed");
+  return state_->streamed->device_allowance();
+}
+const LinkRates& Session::link() const {
+  if (!state_->streamed) throw std::logic_error("Session::link: the input is not streamed");
+  return state_->streamed->link();
 }
 
 std::vector<ResultRow> run_benchmark(const RunPlan& plan, RowSink* sink) {
@@ -271,11 +331,16 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RowSink* sink) {
   const bool needs_gpu = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   SessionOptions options;
-  options.placement = needs_gpu ? PlacementKind::device : PlacementKind::host;
+  options.placement = plan.placement.value_or(needs_gpu ? PlacementKind::automatic : PlacementKind::host);
+  options.gpu_memory_limit = plan.gpu_memory_limit;
   options.range = plan.range;
   options.request = plan.request;
   options.copy_bandwidth_gbs = plan.copy_bandwidth_gbs;
-  options.allow_unplaced = std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
+  // Only distributed rows: an input past one GPU needs no placement of its own (each rank holds
+  // a slice). Any other row: an input past the GPU streams from host memory.
+  options.allow_unplaced = std::all_of(plan.algorithms.begin(), plan.algorithms.end(),
+                                       [](const Algorithm* a) { return a->distributed() || a->backend == Backend::cpu; }) &&
+                           std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
                                        [](const Algorithm* a) { return a->distributed(); });
   options.devices = plan.devices;
   options.process_rank = plan.process_rank;
@@ -295,6 +360,7 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RowSink* sink) {
       throw UsageError(energy_unavailable_message(options.nvml ? "the GPU has no energy counter" : "NVML is absent"));
   }
   Session session(source, std::move(options));
+  if (sink && session.streamed()) sink->streamed(session.streamed_because(), session.link());
   if (sink) sink->input_ready(session.spec(), session.facts());
   std::vector<ResultRow> rows;
   for (const Algorithm* a : plan.algorithms) rows.push_back(session.run(*a, plan.settings, plan.params, sink));

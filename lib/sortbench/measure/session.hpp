@@ -20,6 +20,7 @@
 #include "sortbench/measure/nvml.hpp"
 #include "sortbench/measure/placement.hpp"
 #include "sortbench/measure/result_row.hpp"
+#include "sortbench/measure/streamed_placement.hpp"
 
 namespace sb {
 
@@ -30,10 +31,15 @@ class RowSink {
   virtual void input_ready(const InputSpec&, const KeyFacts&) {}
   virtual void row_started(const Algorithm&) {}
   virtual void row_done(const ResultRow&) {}
+  // The input stays in host memory and streams through the GPU: why (one line, empty when the
+  // user asked for it) and the link's measured rates.
+  virtual void streamed(const std::string& /*why*/, const LinkRates&) {}
 };
 
-// Where the input lives while single-GPU and CPU algorithms run on it.
-enum class PlacementKind { host, device };
+// Where the input lives while single-GPU and CPU algorithms run on it: host memory for CPU
+// algorithms alone; one GPU; host memory streamed through the GPU (streamed_placement.hpp);
+// or the GPU where the input fits there, else streamed (automatic).
+enum class PlacementKind { host, device, streamed, automatic };
 
 struct SessionOptions {
   PlacementKind placement = PlacementKind::device;
@@ -51,6 +57,12 @@ struct SessionOptions {
   // device arrays; DevicePlacementOptions::adopt); drain is then not needed.
   std::optional<AdoptedColumns> adopt;
   bool verify = true;                  // off: a single run keeps no copy for the verifier
+  // The GPU memory every algorithm may use, in bytes; 0: what is free. Below the input's needs,
+  // an automatic placement streams.
+  std::uint64_t gpu_memory_limit = 0;
+  // Streamed, single run: the result goes to this sink as it is made (a file larger than host
+  // memory), instead of pinned host columns that drain() hands on.
+  OutputSink* stream_to = nullptr;
   // A device placement that does not fit leaves the session without one (only distributed rows
   // can run; the others say why) instead of failing it.
   bool allow_unplaced = false;
@@ -85,6 +97,11 @@ class Session {
   void drain(OutputSink& sink) const;
   // The last run was verified on the GPU (not on a host copy, nor by a CPU algorithm).
   bool verified_on_device() const;
+  // The input streams through the GPU (streamed_placement.hpp), and why when it was not asked for.
+  bool streamed() const;
+  const std::string& streamed_because() const;
+  const LinkRates& link() const;  // measured by the streamed placement
+  std::uint64_t device_allowance() const;  // the GPU memory a streamed algorithm may use
 
  private:
   struct State;
@@ -102,6 +119,8 @@ struct RunPlan {
   // The GPU's NVML device (clocks, throttling, energy); null: run_benchmark opens its own, and
   // runs without those where NVML is absent.
   std::shared_ptr<const NvmlDevice> nvml;
+  std::optional<PlacementKind> placement;  // absent: automatic where a GPU algorithm runs
+  std::uint64_t gpu_memory_limit = 0;     // SessionOptions::gpu_memory_limit
   std::vector<int> devices;       // distributed algorithms: one rank per listed GPU
   int process_rank = -1;          // one process per GPU: this process's rank (devices[0]) ...
   int process_world = 0;          // ... of this many

@@ -51,6 +51,33 @@ struct VerifyReport {
 VerifyReport summarize(const VerifyCounts& c, std::uint64_t n, bool pairs = false);
 
 VerifyReport verify_host(const VerifyInput& in);
+
+// The same checks over an input and an output that pass through the GPU a chunk at a time
+// (issue 37: neither fits there whole): fingerprints add up over chunks, sortedness and
+// stability are checked inside each output chunk and across its boundary with the one before.
+// With a payload the sums run over (key, value) pairs, which also proves every value was moved
+// with its key and none repeats (the random index checks need the whole input); positions are
+// still decoded for the stability check and for values that name no input element.
+class ChunkVerifier {
+ public:
+  // positions: the values name input positions (a generated payload), not data.
+  ChunkVerifier(KeyType key, Payload payload, std::uint64_t n, bool positions, cudaStream_t stream);
+  ~ChunkVerifier();
+  ChunkVerifier(const ChunkVerifier&) = delete;
+  ChunkVerifier& operator=(const ChunkVerifier&) = delete;
+  // Device chunks; vals null without a payload. Input chunks in any order, once each.
+  void add_input(const void* keys, const void* vals, std::uint64_t count);
+  // Output chunks in order from position 0, once each per run.
+  void add_output(const void* keys, const void* vals, std::uint64_t count, bool check_stable);
+  // Synchronizes; the verdict on every output chunk added since the last start_output().
+  VerifyReport report();
+  // Forgets the output (a new run of the same input).
+  void start_output();
+
+ private:
+  struct State;
+  State* state_;
+};
 // Runs on the stream, synchronizes before returning.
 VerifyReport verify_device(const VerifyInput& in, cudaStream_t stream);
 

@@ -1,5 +1,8 @@
 // GPU verifier: one pass over the output with the checks of verify.hpp, counts gathered with
-// atomics (fingerprint sums reduced per block first). An index bitmap (n bits) catches repeated payload indices.
+// atomics (fingerprint sums reduced per block first). An index bitmap (n bits) catches repeated
+// payload indices. The chunk verifier (issue 37) runs the same checks a chunk at a time.
+#include <fmt/format.h>
+
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/element.hpp"
 #include "sortbench/core/device_buffer.hpp"
@@ -108,6 +111,151 @@ VerifyReport verify_device(const VerifyInput& in, cudaStream_t stream) {
   SB_CUDA_CHECK(cudaMemcpyAsync(&host, counts.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   return summarize(host, in.n, in.vals_in && in.vals_out);
+}
+
+}  // namespace sb
+
+namespace sb {
+namespace {
+
+template <typename K, typename V>
+__global__ void chunk_input_kernel(const K* keys, const V* vals, std::uint64_t count, DeviceCounts* c) {
+  std::uint64_t a = 0, b = 0;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  const std::uint64_t trips = (count + stride - 1) / stride;
+  std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  for (std::uint64_t t = 0; t < trips; ++t, j += stride) {
+    if (j >= count) continue;
+    Fingerprint f;
+    if constexpr (std::is_same_v<V, NoValue>) f = fingerprint_of(keys[j]);
+    else f = pair_fingerprint(keys[j], vals[j]);
+    a += f.a, b += f.b;
+  }
+  add_block_sum(&c->fp_in_a, a);
+  add_block_sum(&c->fp_in_b, b);
+}
+
+// first: the chunk's first output position; prev: the previous chunk's last element (a copy of
+// it sits at prev_keys[0] / prev_vals[0] when first > 0).
+template <typename K, typename V>
+__global__ void chunk_output_kernel(const K* keys, const V* vals, std::uint64_t count, std::uint64_t first,
+                                    std::uint64_t n, Payload payload, bool positions, bool check_stable,
+                                    const K* prev_key, const V* prev_val, DeviceCounts* c) {
+  std::uint64_t a = 0, b = 0;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  const std::uint64_t trips = (count + stride - 1) / stride;
+  std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  for (std::uint64_t t = 0; t < trips; ++t, j += stride) {
+    if (j >= count) continue;
+    Fingerprint f;
+    if constexpr (std::is_same_v<V, NoValue>) f = fingerprint_of(keys[j]);
+    else f = pair_fingerprint(keys[j], vals[j]);
+    a += f.a, b += f.b;
+    // The pair (j - 1, j), the one before the chunk taken from the carried copy.
+    const bool has_prev = j > 0 || first > 0;
+    if (!has_prev) continue;
+    const K& before = j > 0 ? keys[j - 1] : *prev_key;
+    if (KeyTraits<K>::less(keys[j], before)) note(&c->unsorted, &c->first_unsorted, first + j - 1);
+    if constexpr (!std::is_same_v<V, NoValue>) {
+      if (!positions) continue;
+      std::uint64_t pos = 0, pos_before = 0;
+      if (!decode_value<V>(payload, vals[j], pos) || pos >= n) {
+        note(&c->bad_index, &c->first_bad_index, first + j);
+        continue;
+      }
+      const V& vb = j > 0 ? vals[j - 1] : *prev_val;
+      if (check_stable && decode_value<V>(payload, vb, pos_before) && bits_equal(before, keys[j]) && pos_before > pos)
+        note(&c->unstable, &c->first_unstable, first + j - 1);
+    }
+  }
+  add_block_sum(&c->fp_out_a, a);
+  add_block_sum(&c->fp_out_b, b);
+}
+
+}  // namespace
+
+struct ChunkVerifier::State {
+  KeyType key;
+  Payload payload;
+  std::uint64_t n;
+  bool positions;
+  cudaStream_t stream;
+  DeviceBuffer counts{sizeof(DeviceCounts)};
+  DeviceBuffer carry{64};  // the previous output chunk's last key and value
+  std::uint64_t output_done = 0;
+
+  template <typename F>
+  void dispatch(F&& f) const {
+    dispatch_element<AllKeys, AllValues>(key, payload, std::forward<F>(f));
+  }
+};
+
+ChunkVerifier::ChunkVerifier(KeyType key, Payload payload, std::uint64_t n, bool positions, cudaStream_t stream)
+    : state_(new State{key, payload, n, positions, stream}) {
+  DeviceCounts init{};
+  init.first_unsorted = init.first_bad_index = init.first_wrong_key = init.first_repeated_index =
+      init.first_unstable = n;
+  SB_CUDA_CHECK(cudaMemcpyAsync(state_->counts.get(), &init, sizeof init, cudaMemcpyHostToDevice, stream));
+}
+
+ChunkVerifier::~ChunkVerifier() { delete state_; }
+
+void ChunkVerifier::add_input(const void* keys, const void* vals, std::uint64_t count) {
+  State& s = *state_;
+  if (!count) return;
+  s.dispatch([&](auto k, auto v) {
+    using K = decltype(k);
+    using V = decltype(v);
+    chunk_input_kernel<K, V><<<grid_for(count, kBlock, 2048), kBlock, 0, s.stream>>>(
+        static_cast<const K*>(keys), static_cast<const V*>(vals), count, s.counts.as<DeviceCounts>());
+  });
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+void ChunkVerifier::add_output(const void* keys, const void* vals, std::uint64_t count, bool check_stable) {
+  State& s = *state_;
+  if (!count) return;
+  s.dispatch([&](auto k, auto v) {
+    using K = decltype(k);
+    using V = decltype(v);
+    const K* prev_key = s.carry.as<K>();
+    const V* prev_val = reinterpret_cast<const V*>(s.carry.as<unsigned char>() + 32);
+    chunk_output_kernel<K, V><<<grid_for(count, kBlock, 2048), kBlock, 0, s.stream>>>(
+        static_cast<const K*>(keys), static_cast<const V*>(vals), count, s.output_done, s.n, s.payload, s.positions,
+        check_stable, prev_key, prev_val, s.counts.as<DeviceCounts>());
+    SB_CUDA_CHECK_LAUNCH();
+    SB_CUDA_CHECK(cudaMemcpyAsync(s.carry.get(), static_cast<const K*>(keys) + count - 1, sizeof(K),
+                                  cudaMemcpyDeviceToDevice, s.stream));
+    if constexpr (!std::is_same_v<V, NoValue>)
+      SB_CUDA_CHECK(cudaMemcpyAsync(s.carry.as<unsigned char>() + 32, static_cast<const V*>(vals) + count - 1,
+                                    sizeof(V), cudaMemcpyDeviceToDevice, s.stream));
+  });
+  s.output_done += count;
+}
+
+VerifyReport ChunkVerifier::report() {
+  State& s = *state_;
+  VerifyCounts host;
+  SB_CUDA_CHECK(cudaMemcpyAsync(&host, s.counts.get(), sizeof host, cudaMemcpyDeviceToHost, s.stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  if (s.output_done != s.n)
+    return {false, fmt::format("the output holds {} elements, not the input's {}", s.output_done, s.n)};
+  return summarize(host, s.n, s.payload != Payload::none);
+}
+
+void ChunkVerifier::start_output() {
+  State& s = *state_;
+  VerifyCounts host;
+  SB_CUDA_CHECK(cudaMemcpyAsync(&host, s.counts.get(), sizeof host, cudaMemcpyDeviceToHost, s.stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  VerifyCounts fresh{};
+  fresh.fp_in_a = host.fp_in_a;
+  fresh.fp_in_b = host.fp_in_b;
+  fresh.first_unsorted = fresh.first_bad_index = fresh.first_wrong_key = fresh.first_repeated_index =
+      fresh.first_unstable = s.n;
+  SB_CUDA_CHECK(cudaMemcpyAsync(s.counts.get(), &fresh, sizeof fresh, cudaMemcpyHostToDevice, s.stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.output_done = 0;
 }
 
 }  // namespace sb

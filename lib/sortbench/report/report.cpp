@@ -62,6 +62,7 @@ json to_json(const RunContext& c) {
   } else {
     j["gpu"] = nullptr;
   }
+  if (c.link) j.update(to_json(*c.link));
   if (c.conditions) {
     const GpuConditions& g = *c.conditions;
     json conditions = {{"nvml", g.nvml}};

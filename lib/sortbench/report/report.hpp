@@ -34,6 +34,8 @@ struct RunContext {
   std::vector<GpuProcess> busy;             // other processes busy on the GPU at the start
   std::string command_line;
   MeasureSettings settings;
+  // The host link's measured rates, where the input streamed through the GPU (issue 37).
+  std::optional<LinkRates> link;
 };
 // Fills version, commit, date and host; the caller adds gpu and command line.
 RunContext make_context();

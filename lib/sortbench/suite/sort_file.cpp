@@ -4,10 +4,14 @@
 #include <filesystem>
 #include <optional>
 
+#include <sys/resource.h>
+
 #include <fmt/format.h>
 
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/errors.hpp"
+#include "sortbench/core/host_memory.hpp"
+#include "sortbench/core/byte_units.hpp"
 #include "sortbench/input/input_source.hpp"
 #include "sortbench/measure/device_info.hpp"
 #include "sortbench/measure/file_sink.hpp"
@@ -49,7 +53,29 @@ std::string choose_algorithm(Backend backend, KeyType key, bool with_values, boo
   return "cub-radix-bits";
 }
 
+std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsort, double range,
+                                      std::uint64_t device_bytes, std::uint64_t n, std::string& why) {
+  const bool integer = key == KeyType::u32 || key == KeyType::i32 || key == KeyType::u64 || key == KeyType::i64;
+  const double count_bytes = n >> 32 ? 8.0 : 4.0;
+  if (integer && !with_values && !argsort && range <= 4294967296.0 && range * count_bytes <= device_bytes / 2.0) {
+    why = fmt::format("larger than the GPU: integer keys whose histogram ({:.0f} bins) fits on it, so each key "
+                      "crosses the link once each way (streamed H-P)",
+                      range);
+    return "ooc-hp";
+  }
+  why = "larger than the GPU: sorted runs cut into buckets by selection (stable; every element crosses the link "
+        "twice each way)";
+  return "ooc-sort";
+}
+
 namespace {
+
+// The process's peak resident memory (getrusage: kilobytes on Linux).
+std::uint64_t host_peak_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+}
 
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
@@ -72,18 +98,21 @@ void check_output(const std::string& out, const std::string& in, const char* opt
 // --algo auto's choice, or the named algorithm, for the measured facts; an auto choice that
 // declines the input falls back to a sort that takes everything.
 const Algorithm* pick_algorithm(const SortFileRequest& q, const InputShape& shape, const KeyFacts& facts,
-                                SortFileReport& rep) {
+                                SortFileReport& rep, std::uint64_t streamed_device_bytes = 0) {
   const double range = shape.n ? static_cast<double>(facts.max_ordered - facts.min_ordered) + 1.0 : 1.0;
   const bool with_values = q.values.has_value();
-  const std::string name =
-      q.algo == "auto" ? choose_algorithm(q.backend, shape.key, with_values, q.argsort, range, shape.n, rep.why)
-                       : q.algo;
+  std::string name = q.algo;
+  if (q.algo == "auto")
+    name = streamed_device_bytes
+               ? choose_streamed_algorithm(shape.key, with_values, q.argsort, range, streamed_device_bytes, shape.n,
+                                           rep.why)
+               : choose_algorithm(q.backend, shape.key, with_values, q.argsort, range, shape.n, rep.why);
   const Algorithm* a = registry().find(name);
   const SortProblem probe{shape, facts, {}, RangeMode::given};
   if (auto why = a->why_unsupported(probe)) {
     if (q.algo != "auto")
       throw UsageError(fmt::format("--algo {} cannot sort this input: {}; give --algo auto", name, *why));
-    a = registry().find(q.backend == Backend::gpu ? "cub-radix" : "cpu-stable-sort");
+    a = registry().find(streamed_device_bytes ? "ooc-sort" : q.backend == Backend::gpu ? "cub-radix" : "cpu-stable-sort");
     rep.why += fmt::format(" (its first choice {} declined: {})", name, *why);
   }
   rep.algorithm = a->name;
@@ -130,34 +159,11 @@ SortFileReport sort_file(const SortFileRequest& q) {
   const InputSpec& spec = source->spec();
   rep.n = spec.n;
   rep.key = spec.key;
-  SessionOptions options;
-  options.placement = gpu ? PlacementKind::device : PlacementKind::host;
-  options.repeated = false;
-  options.count_distinct = false;
-  options.range = RangeMode::given;
-  options.phases = &rep.phases_ms;
-  Session session(source, options);
   const ColumnInfo& keys = source->keys_column();
   const ColumnInfo* values = source->values_column();
   rep.bytes_read = keys.file_bytes + (values ? values->file_bytes : 0);
-
-  // timed: one run of the chosen algorithm; verify: sorted, the same multiset; positions name
-  // each input once (stably when the algorithm is stable); a value column stays with its keys.
-  const Algorithm* algo = pick_algorithm(q, spec.shape(), session.facts(), rep);
-  const ResultRow row = session.run(*algo, single_sample_settings(), {});
-  if (row.status == RowStatus::verify_failed)
-    throw Error(ExitCode::verification_failed,
-                fmt::format("{} produced a wrong result ({}); nothing was written; report it, or give another --algo",
-                            algo->name, row.reason));
-  if (row.status == RowStatus::unsupported)  // its workspace does not fit beside the columns
-    throw Error(ExitCode::device_memory, fmt::format("{}: {}; use --backend cpu", algo->name, row.reason));
-  if (row.status != RowStatus::ok)
-    throw Error(gpu ? ExitCode::cuda : ExitCode::internal, fmt::format("{} failed: {}", algo->name, row.reason));
-  rep.verified_on = session.verified_on_device() ? "gpu" : "host";
-
-  // write: each column downloaded through the pinned ring while the chunk before it is written,
-  // under temporary names renamed into place at the end.
-  const double t0 = steady_now_s();
+  // The sink exists before the sort: a file larger than the GPU and than host memory is written
+  // as it is made.
   std::optional<FileSink::Target> keys_target, values_target;
   std::optional<Payload> positions;
   if (q.argsort) {
@@ -169,10 +175,65 @@ SortFileReport sort_file(const SortFileRequest& q) {
   }
   if (values) values_target = FileSink::Target{q.values_output, values->format, values->key};
   FileSink sink(spec.n, keys_target, values_target, positions);
-  session.drain(sink);
+
+  SessionOptions options;
+  options.placement = gpu ? PlacementKind::device : PlacementKind::host;
+  options.repeated = false;
+  options.count_distinct = false;
+  options.range = RangeMode::given;
+  options.phases = &rep.phases_ms;
+  options.gpu_memory_limit = q.gpu_memory_limit;
+  std::unique_ptr<Session> session;
+  const Algorithm* algo = nullptr;
+  try {
+    session = std::make_unique<Session>(source, options);
+    algo = pick_algorithm(q, spec.shape(), session->facts(), rep);
+  } catch (const Error& e) {
+    if (!gpu || e.code() != ExitCode::device_memory) throw;
+    // Larger than the GPU (or the limit): the file streams through it. First straight from the
+    // file to the output file; a sort that needs host copies of the input and the output gets
+    // them where host memory holds both.
+    rep.phases_ms.clear();
+    options.placement = PlacementKind::streamed;
+    options.stream_to = &sink;
+    session = std::make_unique<Session>(source, options);
+    rep.placement = "file";
+    algo = pick_algorithm(q, spec.shape(), session->facts(), rep, session->device_allowance());
+    if (algo->needs_host_columns) {
+      const std::uint64_t needed = streamed_host_bytes(spec.shape()), available = host_available_bytes();
+      if (needed > available)
+        throw Error(ExitCode::device_memory,
+                    fmt::format("{} keeps the input and its output in pinned host memory: {} needed, {} available; "
+                                "sort a smaller file or free host memory",
+                                algo->name, bytes_text(needed), bytes_text(available)));
+      options.stream_to = nullptr;
+      session = std::make_unique<Session>(source, options);
+      rep.placement = "host";
+    }
+  }
+
+  // timed: one run of the chosen algorithm; verify: sorted, the same multiset; positions name
+  // each input once (stably when the algorithm is stable); a value column stays with its keys.
+  const ResultRow row = session->run(*algo, single_sample_settings(), {});
+  if (row.status == RowStatus::verify_failed)
+    throw Error(ExitCode::verification_failed,
+                fmt::format("{} produced a wrong result ({}); nothing was written; report it, or give another --algo",
+                            algo->name, row.reason));
+  if (row.status == RowStatus::unsupported)  // its workspace does not fit beside the columns
+    throw Error(ExitCode::device_memory, fmt::format("{}: {}; use --backend cpu", algo->name, row.reason));
+  if (row.status != RowStatus::ok)
+    throw Error(gpu ? ExitCode::cuda : ExitCode::internal, fmt::format("{} failed: {}", algo->name, row.reason));
+  rep.verified_on = session->verified_on_device() ? "gpu" : "host";
+
+  // write: each column downloaded through the pinned ring while the chunk before it is written
+  // (streamed from the file: already written as it was made), under temporary names renamed
+  // into place at the end.
+  const double t0 = steady_now_s();
+  session->drain(sink);
   rep.bytes_written = sink.close();
   sink.commit();
   log_phase(&rep.phases_ms, "write", t0);
+  rep.host_peak_bytes = host_peak_bytes();
   return rep;
 }
 

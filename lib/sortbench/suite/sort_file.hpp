@@ -26,6 +26,9 @@ struct SortFileRequest {
   bool argsort = false;      // write the permutation (u32 or u64 positions) instead of the keys
   std::string algo = "auto";
   Backend backend = Backend::gpu;
+  // The GPU memory the sort may use (bytes; 0: what is free). A file that needs more streams
+  // through the GPU in chunks (issue 37).
+  std::uint64_t gpu_memory_limit = 0;
 };
 
 struct SortFileReport {
@@ -36,6 +39,10 @@ struct SortFileReport {
   std::vector<std::pair<std::string, double>> phases_ms;  // in order
   std::uint64_t bytes_read = 0, bytes_written = 0;
   std::string verified_on;  // "gpu", or "host" where a copy of the input did not fit beside the sort
+  // "gpu"; "host" (streamed from pinned host columns); "file" (streamed from the file to the
+  // output file, no host copy of either).
+  std::string placement = "gpu";
+  std::uint64_t host_peak_bytes = 0;  // the process's peak resident memory
 };
 
 // Throws UsageError (exit 2) for every problem with the files or options, Error(no_device)
@@ -45,5 +52,9 @@ SortFileReport sort_file(const SortFileRequest& request);
 // How --algo auto chooses, from the key type, the payload and the measured range and n.
 std::string choose_algorithm(Backend backend, KeyType key, bool with_values, bool argsort, double range,
                              std::uint64_t n, std::string& why);
+// The same for a file that streams through the GPU: ooc-hp (integer keys alone, a histogram of
+// at most 2^32 bins that fits in half the GPU memory the sort may use), else ooc-sort.
+std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsort, double range,
+                                      std::uint64_t device_bytes, std::uint64_t n, std::string& why);
 
 }  // namespace sb

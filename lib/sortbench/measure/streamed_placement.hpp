@@ -1,0 +1,71 @@
+// The streamed placement (placement.hpp; design.md round 3, "out-of-core"; issue 37): the input
+// stays in host memory, or in a file larger than host memory, and passes through the GPU in
+// chunks. Resident: the input's columns are filled into pinned host memory once (untimed) beside
+// an output of the same size, and every algorithm is timed from host memory to host memory, so
+// the table compares like with like:
+//   streamed GPU algorithms (kernels/outofcore) run in chunks under the GPU memory limit;
+//   in-core GPU algorithms copy the input in, sort, and copy the result out, inside the timing,
+//     where their buffers fit under the limit;
+//   CPU algorithms sort a copy in host memory.
+// Not resident (a file larger than host memory, a single run): the source is read in chunks and
+// the result written to the output sink as it is made; only streamed algorithms that need no
+// host copy run. Verification streams too (ChunkVerifier): the input's fingerprint when it is
+// placed, the output's after each run. Every row records the bytes that crossed the link and the
+// link's floor for them (link_limit_ms).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sortbench/algo/algorithm.hpp"
+#include "sortbench/input/input_source.hpp"
+#include "sortbench/measure/link_bandwidth.hpp"
+#include "sortbench/measure/measure.hpp"
+#include "sortbench/measure/placement.hpp"
+#include "sortbench/measure/result_row.hpp"
+
+namespace sb {
+
+struct StreamedPlacementOptions {
+  // The GPU memory every algorithm may use, in bytes (--gpu-memory-limit); 0: the free memory.
+  std::uint64_t gpu_memory_limit = 0;
+  // Off: the input is read from the source in chunks and the result goes to `output` as it is
+  // made (a single run; sort of a file larger than host memory).
+  bool resident = true;
+  OutputSink* output = nullptr;  // not resident: where the result goes
+  std::optional<KeyFacts> given_facts;
+  PhaseLog* phases = nullptr;
+  bool verify = true;
+  bool progress = true;  // long passes print their progress (core/progress.hpp)
+};
+
+class StreamedPlacement {
+ public:
+  // Fills the host columns (resident), learns the key facts and the input's fingerprint, and
+  // measures the link. Throws Error(device_memory) naming host memory when the pinned columns
+  // cannot be had.
+  StreamedPlacement(const InputSource& source, StreamedPlacementOptions options);
+  ~StreamedPlacement();
+  StreamedPlacement(const StreamedPlacement&) = delete;
+  StreamedPlacement& operator=(const StreamedPlacement&) = delete;
+
+  const KeyFacts& facts() const;
+  const DeviceContext& context() const;
+  const LinkRates& link() const;
+  // The GPU memory the algorithms may use.
+  std::uint64_t device_allowance() const;
+  void run(const Algorithm& algo, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);
+  // The last run's output (resident), in chunks; not resident, the sink already has it.
+  void drain(OutputSink& sink) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The pinned host memory a resident placement of this input takes (input and output columns).
+std::uint64_t streamed_host_bytes(const InputShape& shape);
+
+}  // namespace sb

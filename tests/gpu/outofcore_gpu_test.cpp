@@ -1,0 +1,149 @@
+// Inputs larger than the GPU (issue 37), made so with a small --gpu-memory-limit: the streamed
+// placement, ooc-hp and ooc-sort over many chunks (runs of equal keys and equal-key pairs
+// across chunk and bucket edges, every scalar key type, payloads and their stability), in-core
+// and CPU algorithms on the same host-resident input, and `sort` of a file streamed from the
+// file to the output file.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/command.hpp"
+
+namespace {
+
+using sb::test::CommandResult;
+using sb::test::TempDir;
+
+CommandResult sortbench(const std::string& args) {
+  return sb::test::run_command(sb::test::exe() + " " + args, /*split_stderr=*/true);
+}
+
+nlohmann::json rows_of(const std::string& json) {
+  std::ifstream in(json);
+  return nlohmann::json::parse(in)["results"];
+}
+
+const nlohmann::json* row_named(const nlohmann::json& rows, const std::string& name) {
+  for (const auto& r : rows)
+    if (r["algorithm"] == name) return &r;
+  return nullptr;
+}
+
+TEST(OutOfCore, RunStreamsAnInputPastTheLimitThroughEveryKindOfAlgorithm) {
+  TempDir dir;
+  const std::string json = dir.file("r.json");
+  const CommandResult r =
+      sortbench("run -n 2^24 --delta 50 --sigma 50 --gpu-memory-limit 48M --reps 2 --warmup 0 --budget 0 "
+                "--algo ooc-hp,ooc-sort,cub-radix-bits,cpu-parallel-sort --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("streams through the GPU"), std::string::npos) << r.err;
+  const auto rows = rows_of(json);
+  for (const char* name : {"ooc-hp", "ooc-sort", "cpu-parallel-sort"}) {
+    const auto* row = row_named(rows, name);
+    ASSERT_NE(row, nullptr) << name;
+    EXPECT_EQ((*row)["status"], "ok") << name << ": " << row->dump();
+    EXPECT_EQ((*row)["verification"], "passed") << name;
+    EXPECT_EQ((*row)["details"]["placement"], "host") << name;
+  }
+  const auto& hp = *row_named(rows, "ooc-hp");
+  EXPECT_GT(std::stoull(hp["details"]["chunks"].get<std::string>()), 4u);
+  EXPECT_EQ(hp["details"]["bytes_over_link"], std::to_string(2ull * (1ull << 24) * 4));
+  EXPECT_TRUE(hp["details"].contains("link_limit_ms"));
+  EXPECT_GT(std::stoull(row_named(rows, "ooc-sort")->at("details")["runs"].get<std::string>()), 1u);
+  // Its input, a work copy and its workspace do not fit in 48 MiB: it says so.
+  EXPECT_EQ((*row_named(rows, "cub-radix-bits"))["status"], "unsupported");
+  std::ifstream in(json);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_GT(doc["context"]["link_h2d_gbs"].get<double>(), 0.0);
+}
+
+TEST(OutOfCore, InCoreAlgorithmsOnAHostPlacementCopyInSortAndCopyOut) {
+  TempDir dir;
+  const std::string json = dir.file("r.json");
+  const CommandResult r = sortbench("run -n 2^22 --placement host --reps 2 --warmup 0 --budget 0 "
+                                    "--algo ooc-hp,hp-auto,cub-radix-bits --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& row : rows_of(json)) {
+    EXPECT_EQ(row["verification"], "passed") << row["algorithm"];
+    EXPECT_EQ(row["details"]["bytes_over_link"], std::to_string(2ull * (1ull << 22) * 4)) << row["algorithm"];
+  }
+}
+
+TEST(OutOfCore, RunMergeSortTakesEveryKeyTypeAndPayloadStably) {
+  TempDir dir;
+  for (const char* key : {"u32", "i32", "f32", "u64", "i64", "f64"}) {
+    for (const char* payload : {"none", "index", "u64"}) {
+      const std::string json = dir.file("r.json");
+      const CommandResult r = sortbench(std::string("run -n 3000001 --delta 20 --key ") + key + " --payload " + payload +
+                                        " --gpu-memory-limit 40M --placement host --reps 1 --warmup 0 --budget 0 "
+                                        "--algo ooc-sort --quiet --json " + json);
+      ASSERT_EQ(r.exit_code, 0) << key << " " << payload << ": " << r.err;
+      const auto rows = rows_of(json);
+      const auto& row = rows[0];
+      EXPECT_EQ(row["verification"], "passed") << key << " " << payload << ": " << row.dump();
+      EXPECT_GT(std::stoull(row["details"]["runs"].get<std::string>()), 1u) << key << " " << payload;
+    }
+  }
+}
+
+TEST(OutOfCore, EqualKeysAndTheRangesEndsAcrossChunks) {
+  TempDir dir;
+  for (const std::string args : {"--dist equal", "--key u64 --len 2 --delta 0.000001", "--key i64 --min-val -5000000 --delta 3",
+                                 "--key u64 --dist entropy --entropy 0.201", "-n 1 --len 1", "--key u64 --dist zipf"}) {
+    const std::string json = dir.file("r.json");
+    const std::string n = args.find("-n ") == std::string::npos ? "-n 2000003 " : "";
+    const CommandResult r = sortbench("run " + n + args + " --gpu-memory-limit 24M --placement host --reps 1 "
+                                      "--warmup 0 --budget 0 --algo ooc-hp,ooc-sort --range measured --quiet --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    for (const auto& row : rows_of(json)) {
+      if (row["status"] == "unsupported") continue;  // ooc-hp: a histogram past what 24 MiB holds
+      EXPECT_EQ(row["verification"], "passed") << args << " " << row.dump();
+    }
+  }
+}
+
+TEST(OutOfCore, SortStreamsAFileLargerThanTheLimitFromFileToFile) {
+  TempDir dir;
+  ASSERT_EQ(sortbench("gen -n 6M --key u64 --delta 50 --sigma 50 -o " + dir.file("k.npy")).exit_code, 0);
+  const CommandResult s = sortbench("sort " + dir.file("k.npy") + " -o " + dir.file("gpu.npy") +
+                                    " --gpu-memory-limit 16M --json " + dir.file("s.json"));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  std::ifstream in(dir.file("s.json"));
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["sort"]["algorithm"], "ooc-hp");
+  EXPECT_EQ(doc["sort"]["placement"], "file");
+  EXPECT_GT(doc["sort"]["memory"]["host_peak_bytes"].get<std::uint64_t>(), 0u);
+  ASSERT_EQ(sortbench("sort --quiet --backend cpu " + dir.file("k.npy") + " -o " + dir.file("cpu.npy")).exit_code, 0);
+  EXPECT_EQ(sb::test::read_text(dir.file("gpu.npy")), sb::test::read_text(dir.file("cpu.npy")));
+  // Positions ride along: the run-merge sort, from host columns.
+  const CommandResult a = sortbench("sort --argsort " + dir.file("k.npy") + " -o " + dir.file("arg.npy") +
+                                    " --gpu-memory-limit 16M --json " + dir.file("a.json"));
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  std::ifstream ain(dir.file("a.json"));
+  const auto adoc = nlohmann::json::parse(ain);
+  EXPECT_EQ(adoc["sort"]["algorithm"], "ooc-sort");
+  EXPECT_EQ(adoc["sort"]["placement"], "host");
+  ASSERT_EQ(sortbench("sort --quiet --argsort --backend cpu " + dir.file("k.npy") + " -o " + dir.file("carg.npy")).exit_code, 0);
+  EXPECT_EQ(sb::test::read_text(dir.file("arg.npy")), sb::test::read_text(dir.file("carg.npy")));
+}
+
+TEST(OutOfCore, ALimitBelowOneChunkIsAUsageErrorNamingTheMinimum) {
+  const CommandResult r = sortbench("run -n 2^20 --gpu-memory-limit 1K --algo ooc-sort --reps 1 --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output << r.err;
+  EXPECT_NE(r.err.find("raise it to at least"), std::string::npos) << r.err;
+  EXPECT_EQ(sb::test::lines_of(r.err).size(), 1u) << r.err;
+}
+
+TEST(OutOfCore, InputsThatFitKeepTheirInCorePlacement) {
+  TempDir dir;
+  const std::string json = dir.file("r.json");
+  ASSERT_EQ(sortbench("run -n 2^20 --algo hp-auto,ooc-hp --reps 2 --quiet --json " + json).exit_code, 0);
+  const auto rows = rows_of(json);
+  EXPECT_FALSE(row_named(rows, "hp-auto")->at("details").contains("placement"));
+  EXPECT_EQ((*row_named(rows, "ooc-hp"))["status"], "unsupported");  // the input is on the GPU
+}
+
+}  // namespace
