@@ -10,6 +10,7 @@
 #include "sortbench/measure/clock_collector.hpp"
 #include "sortbench/measure/device_info.hpp"
 #include "sortbench/core/errors.hpp"
+#include "sortbench/core/progress.hpp"
 #include "sortbench/algo/registry.hpp"
 
 namespace sb::cli {
@@ -180,6 +181,7 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
     plan.source = make_file_source(fr, needs_gpu ? pinned_host_allocator() : HostAllocator{});
   }
   if (!o.quiet) std::cout << format_context_line(context);
+  if (o.quiet) set_progress_enabled(false);  // long streamed passes print progress otherwise
 
   ProgressPrinter progress(o.quiet, from_file ? std::optional<RangeMode>(plan.range.value_or(RangeMode::measured))
                                               : std::nullopt);

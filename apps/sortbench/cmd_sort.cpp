@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "sortbench/core/errors.hpp"
+#include "sortbench/core/progress.hpp"
 #include "sortbench/measure/device_info.hpp"
 #include "sortbench/suite/sort_file.hpp"
 
@@ -83,6 +84,7 @@ int run_sort(const CLI::App& cmd, const SortOptions& o) {
   q.algo = o.algo;
   q.backend = backend;
   q.gpu_memory_limit = parsed_memory_limit(o.memory);
+  if (o.quiet) set_progress_enabled(false);  // a file larger than the GPU prints progress otherwise
   if (backend == Backend::cpu && q.gpu_memory_limit)
     throw UsageError("--gpu-memory-limit caps the GPU's memory but --backend cpu uses none; drop it");
   const SortFileReport r = sort_file(q);
