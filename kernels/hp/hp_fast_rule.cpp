@@ -8,7 +8,6 @@
 #include "hp.hpp"
 #include "hp_fast_plan.hpp"
 #include "hp_index.hpp"
-#include "hp_split_stable.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/errors.hpp"
 
@@ -94,19 +93,14 @@ constexpr std::uint64_t kAutoSparseKeysPerBin = 4;
 constexpr std::uint64_t kAutoTiledKeysPerBin = 1;
 constexpr std::uint64_t kAutoTiledKeysPerValue = 1;
 constexpr std::uint64_t kAutoPairBandBinsPerValue = 8;
-// With a payload, hp-split-stable (stable, as CUB is: issue 40) where its bytes a key beat CUB's
-// (docs/hp.md, "Stable key-value H-P"): CUB reads the keys for its histogram and moves each pair
-// twice a pass of 8 bits, so past 16 bits (three passes: 52 bytes a key with u32 keys and
-// values, 104 with u64) against hp-split-stable's 34 (62) plus about 70 bytes a bin of
-// range-sized arrays, under 5 a key from 16 keys a bin; at 16 bits or less CUB's two passes
-// (36 bytes) leave no margin. From 16 bins a distinct value, where a batch of 8192 pairs holds
-// runs of about 16 pairs of a present bin (a 2^13-bin bucket's present bins fit one ranking
-// pass from 32 bins a value; below, two passes cost instructions, not bytes). The measured
-// crossover of the unstable hp-tiled (1.03-1.71x CUB from sigma 50, delta 16; docs/hp.md,
-// hp-auto with a payload) had the same shape.
+// With a payload, hp-tiled where it beat cub-radix-bits: 16 keys a bin and 16 bins a distinct
+// value (sigma >= 50, delta >= 16) over 2^16..2^22 bins; not where a batch holds a few keys of
+// each present bin (its stores are then short runs), not with 4 keys a bin (docs/hp.md,
+// hp-auto with a payload).
 constexpr std::uint64_t kAutoPairsKeysPerBin = 16;
 constexpr std::uint64_t kAutoPairsBinsPerValue = 16;
-constexpr std::uint64_t kAutoPairsMinRange = (std::uint64_t{1} << 16) + 1;
+constexpr std::uint64_t kAutoPairsMinRange = std::uint64_t{1} << 16;
+constexpr std::uint64_t kAutoPairsMaxRange = std::uint64_t{1} << 22;
 // hp-tiled in two levels (keys alone) from this many keys a bin, or from one where each distinct
 // value has 16 keys: the partition adds 12 bytes a key, the range's counters and runs 12 bytes a
 // bin. At n = 2^28 (H100) it beat CUB by 24-50 % at delta = 2, by 13-17 % at delta = 1 with sigma
@@ -172,21 +166,17 @@ const char* choice_name(Choice c) {
     case Choice::hybrid: return "hp-hybrid";
     case Choice::global: return "hp-global";
     case Choice::tiled: return "hp-tiled";
-    case Choice::split_stable: return "hp-split-stable";
     case Choice::cub: break;
   }
   return "cub-radix-bits";
 }
 
 Choice choose(const SortProblem& p) {
-  // With a payload hp-split-stable's own limits (its ranges, the device's shared memory) bound
-  // the pairs rule: what it declines goes to CUB.
-  const bool split_takes = p.has_payload() && p.n() < kMaxRange && problem_range(p) <= kMaxRange &&
-                           !split_stable_unsupported(p);
+  const unsigned pair_bits = widest_pair_width(p, false);
   const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
                       kAutoSparseKeysPerBin, kMaxRange, kAutoTiledKeysPerBin,
                       kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
-                      split_takes ? kMaxRange : 0, kAutoPairsKeysPerBin,
+                      std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
                       kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
                       kAutoSplitKeysPerBin, kAutoSplitKeysPerValue};
   const bool integer_keys =
@@ -305,19 +295,15 @@ void add_fast(Registry& r) {
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,
                               "picks hp-smem, hp-tiled, hp-hybrid, hp-global or CUB radix sort on the range's bits "
-                              "from n, range and distinct count (with a payload hp-split-stable or CUB: stable)");
-  // Every scalar key and payload: what the H-P variants cannot take goes to CUB. Stable: with a
-  // payload both of its choices keep input order among equal keys (issue 40), and keys alone
-  // show no order.
+                              "from n, range and distinct count (with a payload hp-tiled or CUB)");
+  // Every scalar key and payload: what the H-P variants cannot take goes to CUB.
   declare_types<ScalarKeys, AllValues>(aut);
-  aut.stable = true;
   aut.workspace_bytes = [](const SortProblem& p) {
     switch (choose(p)) {
       case Choice::smem: return fast_bytes(Histogram::shared, p);
       case Choice::hybrid: return fast_bytes(Histogram::hybrid, p);
       case Choice::global: return fast_bytes(Histogram::global, p);
       case Choice::tiled: return fast_bytes(Histogram::tiled, p);
-      case Choice::split_stable: return split_stable_bytes(p);
       case Choice::cub: break;
     }
     return range_radix_sort_bytes(p);
@@ -327,7 +313,6 @@ void add_fast(Registry& r) {
       case Choice::smem: return prepare_fast(Histogram::shared, p, device);
       case Choice::hybrid: return prepare_fast(Histogram::hybrid, p, device);
       case Choice::tiled: return prepare_fast(Histogram::tiled, p, device);
-      case Choice::split_stable: return prepare_split_stable(p, device);
       case Choice::global:
       case Choice::cub: break;
     }
@@ -338,7 +323,6 @@ void add_fast(Registry& r) {
       case Choice::hybrid: return run_fast_any(Histogram::hybrid, p, b);
       case Choice::global: return run_fast_any(Histogram::global, p, b);
       case Choice::tiled: return run_fast_any(Histogram::tiled, p, b);
-      case Choice::split_stable: return run_split_stable(p, b);
       case Choice::cub: break;
     }
     return range_radix_sort(p, b);
@@ -348,8 +332,6 @@ void add_fast(Registry& r) {
     const Choice c = choose(p);
     if (c == Choice::cub)
       for (auto& kv : range_radix_sort_details(p)) d.push_back(std::move(kv));
-    else if (c == Choice::split_stable)
-      for (auto& kv : split_stable_details(p)) d.push_back(std::move(kv));
     else
       for (auto& kv : fast_details(c == Choice::tiled ? Histogram::tiled : Histogram::shared, p))
         d.push_back(std::move(kv));

@@ -538,7 +538,7 @@ SB_HD_INLINE std::uint32_t bucket_holding(const Start& start, std::uint32_t buck
 // counters (band_bins; 0: none) it counts 16-bit pairs, and where fewer than
 // band_bins_per_value bins a distinct value are in the range (most bins hold a value),
 // hp-tiled comes first there too.
-enum class AutoChoice { smem, hybrid, global, cub, tiled, split_stable };
+enum class AutoChoice { smem, hybrid, global, cub, tiled };
 struct AutoRule {
   std::uint64_t shared_bins;
   std::uint64_t hybrid_max_range;
@@ -549,9 +549,9 @@ struct AutoRule {
   std::uint64_t tiled_keys_per_value = 1;
   std::uint64_t band_bins = 0;
   std::uint64_t band_bins_per_value = 0;
-  // With a payload: hp-split-stable for ranges in [pairs_min_range, pairs_max_range] (0:
-  // never) with at least pairs_keys_per_bin keys per bin and pairs_bins_per_value bins per
-  // distinct value (sigma); CUB, also stable, otherwise (issue 40).
+  // With a payload: hp-tiled's key-value path for ranges in [pairs_min_range,
+  // pairs_max_range] (0: never) with at least pairs_keys_per_bin keys per bin and
+  // pairs_bins_per_value bins per distinct value (sigma).
   std::uint64_t pairs_max_range = 0;
   std::uint64_t pairs_keys_per_bin = 0;
   std::uint64_t pairs_bins_per_value = 0;
@@ -583,14 +583,12 @@ SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const 
 
 // The whole rule: what no H-P variant takes (float keys, ranges past 32-bit offsets, n at
 // or above 2^32 with a payload) goes to CUB, 2^32 keys or more to hp-tiled (64-bit counts)
-// where auto_choice would take an H-P variant, the rest to auto_choice. With a payload the
-// result is stable either way (issue 40: values that keep input order among equal keys, as
-// argsort needs): hp-split-stable where the pairs rule admits it, CUB otherwise. The rule is
-// the bytes a key (docs/hp.md, "Stable key-value H-P"): CUB moves its histogram's read plus 2
-// (key + value) a digit pass of 8 bits, hp-split-stable 4 key reads or writes, 4 value reads
-// or writes and 6 bytes of bins, plus about 70 bytes a bin of range-sized arrays; so it wins
-// past 16 bits (CUB's third pass) with many keys a bin, and its batches store runs of a
-// present bin's keys, short where few bins hold a value (small sigma).
+// where auto_choice would take an H-P variant, the rest to auto_choice. With a payload, hp-tiled's
+// key-value path where the pairs rule admits it, CUB otherwise: the other variants claim
+// each slot with a global atomic, and with many keys per bin those serialize (docs/hp.md,
+// hp-auto with a payload), and hp-tiled's
+// batches write short runs where few of a bucket's bins hold keys (small sigma) and pay for
+// every bin where the buckets' segments are short (many buckets) or few (few buckets).
 struct AutoInput {
   std::uint64_t n;
   std::uint64_t range;  // saturated, range_of_ordered
@@ -607,9 +605,9 @@ SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
   }
   if (in.payload) {
     const std::uint64_t distinct = in.len ? in.len : min_u64(in.n, in.range);
-    const bool split = in.range <= rule.pairs_max_range && in.range >= rule.pairs_min_range &&
+    const bool tiled = in.range <= rule.pairs_max_range && in.range >= rule.pairs_min_range &&
                        in.range * rule.pairs_keys_per_bin <= in.n && distinct * rule.pairs_bins_per_value <= in.range;
-    return split ? AutoChoice::split_stable : AutoChoice::cub;
+    return tiled ? AutoChoice::tiled : AutoChoice::cub;
   }
   return auto_choice(in.n, in.range, rule, in.len);
 }
