@@ -32,7 +32,7 @@ file's device and commit from its context block. Its arguments are key="value" p
       Per row label: the points (inputs), how often each of `among` was the fastest, and
       ref's median over the fastest one's (min, median, max over the points).
 
-Label fields: algorithm (for where=), n, key, payload, dist, delta, sigma, len, min_val, max_val, range, params,
+Label fields: algorithm (for where=), n, key, payload, dist, delta, sigma, len, min_val, max_val, range, params, limit,
 file (a file input's name), rdelta, rsigma, rlen, rmin, rmax (realized). Results with
 parameters (--param) get rows of their own; a result without parameters also fills the cells of
 those rows that no result with them fills.
@@ -138,6 +138,9 @@ def label_fields(row, path):
         "rsigma": fmt_shape(z["sigma"]) if "sigma" in z else "-",
         "rlen": count_text(z.get("len")), "rmin": str(z.get("min", "-")), "rmax": str(z.get("max", "-")),
         "file": os.path.splitext(os.path.basename(source.get("path", path)))[0],
+        # the GPU memory limit of a streamed row (issue 37): "-" where none was set
+        "limit": count_text(int(row["details"]["gpu_memory_limit"]))
+        if "gpu_memory_limit" in (row.get("details") or {}) else "-",
     }
     if source.get("kind") == "file":
         fields.update(dist="file", delta=fields["rdelta"], sigma=fields["rsigma"], len=fields["rlen"],
