@@ -35,15 +35,14 @@ constexpr Use kUses[] = {
     {"hp-tiled", AlgorithmRole::fast_variant,
      "dense integer keys over a range past shared memory, alone or with values (not stable): hp-auto's usual pick"},
     {"hp-tiled-stable", AlgorithmRole::fast_variant,
-     "values that must keep input order among equal keys, over a range hp-tiled takes and hp-split-stable does not"},
+     "values that must keep input order among equal keys, over a range hp-tiled takes: the stable H-P to try first"},
     {"hp-split-stable", AlgorithmRole::fast_variant,
-     "values (or argsort positions) that must keep input order among equal keys, many keys a bin over up to 2^22 "
-     "bins: the fast stable H-P"},
+     "issue 40's stable design (a partition pass, then counting by bin): on par with hp-tiled-stable with 8-byte "
+     "values, slower with 4-byte ones (docs/hp.md)"},
     {"hp-stable", AlgorithmRole::fast_variant,
      "a stable sort with values where hp-split-stable and hp-tiled-stable decline the range (8-bit digit passes: slow)"},
     {"hp-auto", AlgorithmRole::fast_variant,
-     "integer keys and you don't know which: picks an H-P variant or CUB from n, range and distinct count (stable "
-     "with values)"},
+     "integer keys and you don't know which: picks an H-P variant or CUB from n, range and distinct count"},
 };
 
 }  // namespace
