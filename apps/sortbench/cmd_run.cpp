@@ -177,8 +177,21 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
       fr.values->offset = 0;
     }
     if (cmd.count("--payload")) fr.payload = to_request(cmd, o.input).payload;
-    // Read into pinned memory when the GPU will copy it.
-    plan.source = make_file_source(fr, needs_gpu ? pinned_host_allocator() : HostAllocator{});
+    // Read into pinned memory when the GPU will copy it; a file whose three copies do not fit on
+    // the GPU (or under the limit) will stream from host memory, and the streamed placement
+    // fills its own pinned columns from the file: reading it whole first would hold it twice.
+    auto size_of = [](const std::string& path) {  // 0 where unreadable: the source says why
+      std::error_code ec;
+      const auto bytes = std::filesystem::file_size(path, ec);
+      return ec ? std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
+    };
+    const std::uint64_t file_bytes = size_of(fr.keys.path) + (fr.values ? size_of(fr.values->path) : 0);
+    const std::uint64_t gpu_bytes = context.gpu ? context.gpu->memory_free_bytes : 0;
+    const std::uint64_t usable = plan.gpu_memory_limit ? std::min(plan.gpu_memory_limit, gpu_bytes) : gpu_bytes;
+    const bool streams = needs_gpu && (plan.placement == PlacementKind::streamed ||
+                                       (!plan.placement && 3 * file_bytes > usable));
+    plan.source = streams ? make_file_source(fr, {}, FileReading::streamed)
+                          : make_file_source(fr, needs_gpu ? pinned_host_allocator() : HostAllocator{});
   }
   if (!o.quiet) std::cout << format_context_line(context);
   if (o.quiet) set_progress_enabled(false);  // long streamed passes print progress otherwise

@@ -130,6 +130,20 @@ TEST(OutOfCore, SortStreamsAFileLargerThanTheLimitFromFileToFile) {
   EXPECT_EQ(sb::test::read_text(dir.file("arg.npy")), sb::test::read_text(dir.file("carg.npy")));
 }
 
+TEST(OutOfCore, RunInputOfAFilePastTheLimitStreamsItFromTheFile) {
+  TempDir dir;
+  ASSERT_EQ(sortbench("gen -n 4M --delta 50 --sigma 50 -o " + dir.file("k.npy")).exit_code, 0);
+  const std::string json = dir.file("r.json");
+  const CommandResult r = sortbench("run --input " + dir.file("k.npy") + " --gpu-memory-limit 24M --reps 1 "
+                                    "--warmup 0 --budget 0 --algo ooc-hp,ooc-sort,cpu-parallel-sort --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& row : rows_of(json)) {
+    EXPECT_EQ(row["verification"], "passed") << row.dump();
+    EXPECT_EQ(row["range_mode"], "measured") << row["algorithm"];
+    EXPECT_EQ(row["details"]["placement"], "host") << row["algorithm"];
+  }
+}
+
 TEST(OutOfCore, ALimitBelowOneChunkIsAUsageErrorNamingTheMinimum) {
   const CommandResult r = sortbench("run -n 2^20 --gpu-memory-limit 1K --algo ooc-sort --reps 1 --quiet");
   EXPECT_EQ(r.exit_code, 2) << r.output << r.err;

@@ -113,34 +113,15 @@ VerifyReport verify_device(const VerifyInput& in, cudaStream_t stream) {
   return summarize(host, in.n, in.vals_in && in.vals_out);
 }
 
-}  // namespace sb
-
-namespace sb {
 namespace {
 
+// One chunk: its fingerprint sums (into the input's or the output's), and for an output chunk
+// the order checks. first: the output chunk's first position; the element before it (first > 0)
+// is the copy at prev_key / prev_val.
 template <typename K, typename V>
-__global__ void chunk_input_kernel(const K* keys, const V* vals, std::uint64_t count, DeviceCounts* c) {
-  std::uint64_t a = 0, b = 0;
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  const std::uint64_t trips = (count + stride - 1) / stride;
-  std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  for (std::uint64_t t = 0; t < trips; ++t, j += stride) {
-    if (j >= count) continue;
-    Fingerprint f;
-    if constexpr (std::is_same_v<V, NoValue>) f = fingerprint_of(keys[j]);
-    else f = pair_fingerprint(keys[j], vals[j]);
-    a += f.a, b += f.b;
-  }
-  add_block_sum(&c->fp_in_a, a);
-  add_block_sum(&c->fp_in_b, b);
-}
-
-// first: the chunk's first output position; prev: the previous chunk's last element (a copy of
-// it sits at prev_keys[0] / prev_vals[0] when first > 0).
-template <typename K, typename V>
-__global__ void chunk_output_kernel(const K* keys, const V* vals, std::uint64_t count, std::uint64_t first,
-                                    std::uint64_t n, Payload payload, bool positions, bool check_stable,
-                                    const K* prev_key, const V* prev_val, DeviceCounts* c) {
+__global__ void chunk_kernel(const K* keys, const V* vals, std::uint64_t count, bool input, std::uint64_t first,
+                             std::uint64_t n, Payload payload, bool positions, bool check_stable, const K* prev_key,
+                             const V* prev_val, DeviceCounts* c) {
   std::uint64_t a = 0, b = 0;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   const std::uint64_t trips = (count + stride - 1) / stride;
@@ -153,7 +134,7 @@ __global__ void chunk_output_kernel(const K* keys, const V* vals, std::uint64_t 
     a += f.a, b += f.b;
     // The pair (j - 1, j), the one before the chunk taken from the carried copy.
     const bool has_prev = j > 0 || first > 0;
-    if (!has_prev) continue;
+    if (input || !has_prev) continue;
     const K& before = j > 0 ? keys[j - 1] : *prev_key;
     if (KeyTraits<K>::less(keys[j], before)) note(&c->unsorted, &c->first_unsorted, first + j - 1);
     if constexpr (!std::is_same_v<V, NoValue>) {
@@ -168,8 +149,8 @@ __global__ void chunk_output_kernel(const K* keys, const V* vals, std::uint64_t 
         note(&c->unstable, &c->first_unstable, first + j - 1);
     }
   }
-  add_block_sum(&c->fp_out_a, a);
-  add_block_sum(&c->fp_out_b, b);
+  add_block_sum(input ? &c->fp_in_a : &c->fp_out_a, a);
+  add_block_sum(input ? &c->fp_in_b : &c->fp_out_b, b);
 }
 
 }  // namespace
@@ -206,8 +187,9 @@ void ChunkVerifier::add_input(const void* keys, const void* vals, std::uint64_t 
   s.dispatch([&](auto k, auto v) {
     using K = decltype(k);
     using V = decltype(v);
-    chunk_input_kernel<K, V><<<grid_for(count, kBlock, 2048), kBlock, 0, s.stream>>>(
-        static_cast<const K*>(keys), static_cast<const V*>(vals), count, s.counts.as<DeviceCounts>());
+    chunk_kernel<K, V><<<grid_for(count, kBlock, 2048), kBlock, 0, s.stream>>>(
+        static_cast<const K*>(keys), static_cast<const V*>(vals), count, true, 0, s.n, s.payload, s.positions, false,
+        nullptr, nullptr, s.counts.as<DeviceCounts>());
   });
   SB_CUDA_CHECK_LAUNCH();
 }
@@ -220,9 +202,9 @@ void ChunkVerifier::add_output(const void* keys, const void* vals, std::uint64_t
     using V = decltype(v);
     const K* prev_key = s.carry.as<K>();
     const V* prev_val = reinterpret_cast<const V*>(s.carry.as<unsigned char>() + 32);
-    chunk_output_kernel<K, V><<<grid_for(count, kBlock, 2048), kBlock, 0, s.stream>>>(
-        static_cast<const K*>(keys), static_cast<const V*>(vals), count, s.output_done, s.n, s.payload, s.positions,
-        check_stable, prev_key, prev_val, s.counts.as<DeviceCounts>());
+    chunk_kernel<K, V><<<grid_for(count, kBlock, 2048), kBlock, 0, s.stream>>>(
+        static_cast<const K*>(keys), static_cast<const V*>(vals), count, false, s.output_done, s.n, s.payload,
+        s.positions, check_stable, prev_key, prev_val, s.counts.as<DeviceCounts>());
     SB_CUDA_CHECK_LAUNCH();
     SB_CUDA_CHECK(cudaMemcpyAsync(s.carry.get(), static_cast<const K*>(keys) + count - 1, sizeof(K),
                                   cudaMemcpyDeviceToDevice, s.stream));
