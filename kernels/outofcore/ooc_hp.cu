@@ -187,12 +187,12 @@ StreamedOutcome run(const SortProblem& p, const StreamedBuffers& b) {
     facts.max_ordered = found[1];
   }
   const u64 bins = bins_of(facts);
-  const HpStreamPlan plan = plan_hp_stream(n, kb, bins, scan_bytes(p, bins), b.device_bytes);
+  const std::size_t temp_bytes = scan_bytes(p, bins);
+  const HpStreamPlan plan = plan_hp_stream(n, kb, bins, temp_bytes, b.device_bytes);
   if (!plan.chunk) throw std::logic_error("ooc-hp: the histogram no longer fits after the measured range");
   Carve arena(b.device_memory, b.device_bytes);
   Count* hist = arena.take<Count>(plan.hist_bytes);
-  void* temp = arena.take(scan_bytes(p, bins));
-  const std::size_t temp_bytes = scan_bytes(p, bins);
+  void* temp = arena.take(temp_bytes);
   u64* table = arena.take<u64>(plan.table_bytes);
   std::uint32_t* marks = arena.take<std::uint32_t>(plan.marks_bytes);
   K* slots[kSlots];

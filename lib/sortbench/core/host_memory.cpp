@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
@@ -13,6 +15,12 @@
 #include "sortbench/core/errors.hpp"
 
 namespace sb {
+
+std::uint64_t host_peak_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
 
 std::uint64_t parse_mem_available(std::string_view meminfo) {
   constexpr std::string_view key = "MemAvailable:";

@@ -15,6 +15,8 @@ namespace sb {
 
 // MemAvailable of /proc/meminfo (what can be had without swapping); 0 where unknown.
 std::uint64_t host_available_bytes();
+// The process's peak resident memory so far (getrusage), in bytes.
+std::uint64_t host_peak_bytes();
 // MemAvailable of a /proc/meminfo text, in bytes; 0 where absent.
 std::uint64_t parse_mem_available(std::string_view meminfo);
 

@@ -61,6 +61,7 @@ struct StreamedPlacement::State {
   LinkRates link;
   std::unique_ptr<ChunkVerifier> verifier;
   DeviceBuffer stage_keys, stage_vals;
+  DeviceBuffer stage_words{2 * sizeof(std::uint64_t)};  // each chunk's bounds, found on the device
   PinnedBuffer host_stage;  // not resident: chunks read from the source before they go up
   int result = 1;
 
@@ -99,9 +100,8 @@ struct StreamedPlacement::State {
 void StreamedPlacement::State::add_input_chunk(std::uint64_t count, OrderedBounds& bounds, bool& any) {
   if (options.verify) verifier->add_input(stage_keys.get(), vb() ? stage_vals.get() : nullptr, count);
   if (options.given_facts || !count) return;
-  DeviceBuffer d_words(2 * sizeof(std::uint64_t));
   std::uint64_t words[2] = {};
-  discover_key_facts_device(spec.key, stage_keys.get(), count, d_words.as<std::uint64_t>(), words, stream.handle);
+  discover_key_facts_device(spec.key, stage_keys.get(), count, stage_words.as<std::uint64_t>(), words, stream.handle);
   bounds.min_ordered = any ? std::min(bounds.min_ordered, words[0]) : words[0];
   bounds.max_ordered = any ? std::max(bounds.max_ordered, words[1]) : words[1];
   any = true;
@@ -317,7 +317,6 @@ void StreamedPlacement::State::run_in_core(const Algorithm& a, const SortProblem
   work.workspace_bytes = ws;
   work.stream = stream.handle;
   work.device = &context;
-  DeviceBuffer d_words(2 * sizeof(std::uint64_t));
   SteadyClockTimer timer;
   SampleSteps steps;
   steps.prepare = [] {};
@@ -329,7 +328,7 @@ void StreamedPlacement::State::run_in_core(const Algorithm& a, const SortProblem
     SortProblem q = p;
     if (p.range == RangeMode::measured && a.reads_key_facts) {
       std::uint64_t words[2] = {};
-      discover_key_facts_device(spec.key, d_keys[0].get(), spec.n, d_words.as<std::uint64_t>(), words, stream.handle);
+      discover_key_facts_device(spec.key, d_keys[0].get(), spec.n, stage_words.as<std::uint64_t>(), words, stream.handle);
       apply_key_facts(q.facts, spec.key, OrderedBounds{words[0], words[1]});
     }
     const int r = a.run_device(q, work);

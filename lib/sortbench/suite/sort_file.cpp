@@ -4,8 +4,6 @@
 #include <filesystem>
 #include <optional>
 
-#include <sys/resource.h>
-
 #include <fmt/format.h>
 
 #include "sortbench/algo/registry.hpp"
@@ -69,13 +67,6 @@ std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsor
 }
 
 namespace {
-
-// The process's peak resident memory (getrusage: kilobytes on Linux).
-std::uint64_t host_peak_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
-}
 
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
