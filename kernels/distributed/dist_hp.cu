@@ -1,13 +1,15 @@
 // dist-hp: the H-P sort (seed 004, Kozakai 2022) over G GPUs that moves histograms, not keys
-// (issue 15). For a bounded key range every rank only needs the global histogram:
-//   1. local histogram of the rank's slice with the single-GPU fast kernels (hp::histogram:
-//      shared-memory privatized, hybrid or global atomics, as hp-auto's rule picks for n/G);
-//   2. ncclAllReduce of the range-bin histogram (4 bytes a bin; O(range), not O(n), crosses);
+// (issues 15, 38). For a bounded key range every rank only needs the global histogram:
+//   1. local histogram of the rank's slice with the single-GPU fast path (hp::histogram: the
+//      variant hp-auto's rule picks for n/G keys — hp-tiled, in two levels past one level's
+//      buckets, shared-memory privatized, hybrid, or global atomics);
+//   2. ncclAllReduce of the range-bin histogram (4 bytes a bin, 8 from 2^32 keys; O(range),
+//      not O(n), crosses);
 //   3. every rank scans the global histogram into runs (value, global end) with hp's fused
 //      scan, clips the runs to its output slice [r*n/G, (r+1)*n/G) and expands them with hp's
 //      expansion kernels: exactly n/G keys per rank, no key exchange at all.
-// Departure from the single-GPU hp-auto: no CUB fallback; ranges past 2^32 bins or n >= 2^32
-// are unsupported (4-byte counts).
+// Departure from the single-GPU hp-auto: no CUB fallback (dist-auto chooses another sort where
+// this one loses); ranges past 2^32 bins and slices of 2^32 keys or more are unsupported.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -30,51 +32,72 @@ namespace {
 using namespace sb::hp::fast;
 using sb::hp::Carve;
 
-using RunsIn = thrust::transform_iterator<PackBin<>, thrust::counting_iterator<u64>>;
-template <typename W>
-using RunsOut = thrust::tabulate_output_iterator<EmitRun<W>>;
+template <typename Count>
+using RunsIn = thrust::transform_iterator<PackBin<Count>, thrust::counting_iterator<u64>>;
+template <typename W, typename Count>
+using RunsOut = thrust::tabulate_output_iterator<EmitRun<W, Count>>;
 
-// The rank's workspace: hp's histogram workspace (the histogram, global after the
-// all-reduce, and the hybrid's counters), the runs of the non-empty bins with their global
-// ends, the same ends clipped to the rank's slice, the expansion windows, and the scan's
-// temporary storage.
-template <typename W>
+// Global counts are 4 bytes a bin below 2^32 keys and 8 from there (the slice's own histogram
+// stays 4 bytes: a slice holds fewer than 2^32 keys).
+bool wide_counts(const SortProblem& p) {
+  if (p.params.count("count_bits")) return p.param_int("count_bits", 32) == 64;
+  return p.n() >= (u64{1} << 32);
+}
+
+// The rank's workspace: hp's histogram workspace (the slice's histogram, made global by the
+// all-reduce where counts are 4 bytes), the 8-byte global histogram where they are not, the
+// runs of the non-empty bins with their global ends, those ends clipped to the rank's slice,
+// the expansion windows, and the scan's temporary storage. p: the whole input; local: the slice.
+template <typename W, typename Count>
 struct HpArrays {
   void* histogram;
-  u32 *run_end, *clip_end, *len;
+  Count* global = nullptr;  // 8-byte counts only
+  Count *run_end, *len;
+  u32 *clip_end, *clip_len;  // the expansion searches 4-byte positions in the slice
   W* run_val;
   uint2* window;
   void* temp;
   std::size_t temp_bytes = 0, bytes = 0;
-  HpArrays(char* base, const SortProblem& p, u64 slice) {
+  HpArrays(char* base, const SortProblem& p, const SortProblem& local, u64 slice) {
     Carve c;
     const u64 range = hp::problem_range(p);
     const u64 m = hp::min_u64(p.n(), range);
-    histogram = base + c.take(hp::histogram_bytes(p, slice));
-    run_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
+    histogram = base + c.take(hp::histogram_bytes(local, slice));
+    if constexpr (sizeof(Count) == 8) global = reinterpret_cast<Count*>(base + c.take(range * sizeof(Count)));
+    run_end = reinterpret_cast<Count*>(base + c.take(m * sizeof(Count)));
     clip_end = reinterpret_cast<u32*>(base + c.take(m * sizeof(u32)));
     run_val = reinterpret_cast<W*>(base + c.take(m * sizeof(W)));
-    len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
+    len = reinterpret_cast<Count*>(base + c.take(sizeof(Count)));
+    clip_len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
     window = reinterpret_cast<uint2*>(base + c.take(hp::ceil_div(slice ? slice : 1, kExpandTile) * sizeof(uint2)));
-    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin<>{}),
-                                                RunsOut<W>(EmitRun<W>{}), static_cast<std::int64_t>(range)));
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes,
+                                                RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{}),
+                                                RunsOut<W, Count>(EmitRun<W, Count>{}), static_cast<std::int64_t>(range)));
     temp = base + c.take(temp_bytes);
     bytes = c.used;
   }
 };
 
+__global__ void widen_counts(const u32* in, u64 bins, u64* out) {
+  for (u64 i = global_thread(); i < bins; i += global_threads()) out[i] = in[i];
+}
+
 // The run ends as positions in the slice [begin, end): runs before it end at 0, runs after it
 // at its length, so hp's tile search skips both.
-__global__ void clip_runs(const u32* run_end, const u32* len, u64 begin, u64 end, u32* clip_end) {
-  const u32 runs = *len;
+template <typename Count>
+__global__ void clip_runs(const Count* run_end, const Count* len, u64 begin, u64 end, u32* clip_end, u32* clip_len) {
+  const u64 runs = *len;
+  if (global_thread() == 0) *clip_len = static_cast<u32>(runs);  // runs <= range <= 2^32 - 1 bins
   for (u64 j = global_thread(); j < runs; j += global_threads()) {
     const u64 e = run_end[j];
     clip_end[j] = static_cast<u32>((e < begin ? begin : (e > end ? end : e)) - begin);
   }
 }
 
-template <typename K>
-RankResult run_keys(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+// p: the whole input (range, n for the run ends); local: the same with the slice's n (hp's
+// histogram of the slice).
+template <typename K, typename Count>
+RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                     const PhaseMarks& marks) {
   using W = typename KeyTraits<K>::Ordered;
   const DeviceContext& dev = rank.ctx();
@@ -82,23 +105,34 @@ RankResult run_keys(const SortProblem& p, const RankSlice& s, const RankBuffers&
   const u64 range = hp::problem_range(p);
   const W min_word = hp::min_word_of<K>(p.facts.min_ordered);
   const u64 begin = s.begin, count = s.count;  // the output slice is the input slice's positions
-  HpArrays<W> a(static_cast<char*>(b.workspace), p, count);
-  // The hybrid's 2-byte low bits use the output buffer until the expansion.
-  u32* A = hp::histogram(p, b.keys[0], count, b.keys[1], a.histogram, dev);
+  HpArrays<W, Count> a(static_cast<char*>(b.workspace), p, local, count);
+  // hp-tiled's grouped low bits and the hybrid's use the output buffer until the expansion.
+  u32* counts = hp::histogram(local, b.keys[0], count, b.keys[1], a.histogram, dev);
   marks.mark(0, stream);
-  SB_NCCL_CHECK(ncclAllReduce(A, A, range, ncclUint32, ncclSum, rank.comm(), stream), rank.rank());
+  Count* A;
+  if constexpr (sizeof(Count) == 8) {
+    widen_counts<<<grid_for(range, 256, u64(dev.props.multiProcessorCount) * 8), 256, 0, stream>>>(counts, range,
+                                                                                                 a.global);
+    SB_CUDA_CHECK_LAUNCH();
+    A = a.global;
+    SB_NCCL_CHECK(ncclAllReduce(A, A, range, ncclUint64, ncclSum, rank.comm(), stream), rank.rank());
+  } else {
+    A = counts;
+    SB_NCCL_CHECK(ncclAllReduce(A, A, range, ncclUint32, ncclSum, rank.comm(), stream), rank.rank());
+  }
   marks.mark(1, stream);
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-      a.temp, temp_bytes, RunsIn(thrust::counting_iterator<u64>(0), PackBin<>{A}),
-      RunsOut<W>(EmitRun<W>{A, a.run_end, a.run_val, a.len, range, min_word}), static_cast<std::int64_t>(range),
-      stream));
+      a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{A}),
+      RunsOut<W, Count>(EmitRun<W, Count>{A, a.run_end, a.run_val, a.len, range, min_word}),
+      static_cast<std::int64_t>(range), stream));
   if (count) {
     const u64 runs_max = hp::min_u64(s.n, range);
-    clip_runs<<<grid_for(runs_max, 256), 256, 0, stream>>>(a.run_end, a.len, begin, begin + count, a.clip_end);
+    clip_runs<Count><<<grid_for(runs_max, 256), 256, 0, stream>>>(a.run_end, a.len, begin, begin + count,
+                                                                  a.clip_end, a.clip_len);
     SB_CUDA_CHECK_LAUNCH();
     const u64 tiles = hp::ceil_div(count, kExpandTile);
-    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.len, count, a.window);
+    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.clip_len, count, a.window);
     SB_CUDA_CHECK_LAUNCH();
     expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, stream>>>(a.clip_end, a.run_val, a.window, count,
                                                                                static_cast<W*>(b.keys[1]));
@@ -110,6 +144,10 @@ RankResult run_keys(const SortProblem& p, const RankSlice& s, const RankBuffers&
 
 using HpKeys = IntegerKeys;
 
+// Ranks the problem runs on: the context's world where the session set it (a support check
+// before the ranks start), else one.
+int world_of(const SortProblem& p) { return p.device ? std::max(p.device->world, 1) : 1; }
+
 }  // namespace
 
 Algorithm make_dist_hp() {
@@ -119,30 +157,48 @@ Algorithm make_dist_hp() {
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64, const DeviceContext&) {
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
-      return HpArrays<W>(nullptr, p, s.count).bytes;
+      const SortProblem local = slice_problem(p, s.count);
+      return wide_counts(p) ? HpArrays<W, u64>(nullptr, p, local, s.count).bytes
+                            : HpArrays<W, u32>(nullptr, p, local, s.count).bytes;
     });
   };
   ranks.prepare = [](const SortProblem& p, const DeviceContext& d) {
-    hp::prepare_histogram(p, slice_size(d.rank, p.n(), d.world), d);
+    const u64 slice = slice_size(d.rank, p.n(), d.world);
+    hp::prepare_histogram(slice_problem(p, slice), slice, d);
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
-    return dispatch_key<HpKeys>(p.shape.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
+    const SortProblem local = slice_problem(p, s.count);
+    return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
+      using K = decltype(k);
+      return wide_counts(p) ? run_keys<K, u64>(p, local, s, b, rank, marks) : run_keys<K, u32>(p, local, s, b, rank, marks);
+    });
   };
   ranks.details = [](const SortProblem& p, int world) {
-    return Details{{"histogram", hp::histogram_name(p, slice_size(0, p.n(), world))},
-                   {"histogram_bins", std::to_string(hp::problem_range(p))}};
+    const u64 slice = slice_size(0, p.n(), world);
+    return Details{{"histogram", hp::histogram_name(slice_problem(p, slice), slice)},
+                   {"histogram_bins", std::to_string(hp::problem_range(p))},
+                   {"count_bits", wide_counts(p) ? "64" : "32"}};
   };
   Algorithm a = distributed_algorithm(
       "dist-hp",
       "issue 15: H-P (seed 004) over NCCL ranks: local histogram (hp fast kernels), ncclAllReduce, each rank "
       "expands its n/G slice from the global prefix sums; no key exchange",
       std::move(ranks));
-  a.constraints = "integer keys; n < 2^32, range <= 2^32 bins (4-byte counts)";
-  a.params = {"histogram", "low_bits"};  // hp's histogram variant and the hybrid's bucket width
+  a.constraints = "integer keys; range <= 2^32 bins; fewer than 2^32 keys a rank (8-byte global counts from 2^32 keys)";
+  // hp's histogram variant and its buckets; count_bits=64 forces the 8-byte global counts.
+  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits"};
   declare_types<HpKeys, KeysOnly>(a);
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
-    return hp::histogram_unsupported(p, p.n());
+    if (p.params.count("count_bits")) {
+      const long bits = p.param_int("count_bits", 32);
+      if (bits != 32 && bits != 64)
+        throw UsageError(fmt::format("dist-hp: count_bits={} is not 32 or 64; use 64 to force 8-byte counts", bits));
+      if (bits == 32 && p.n() >= (u64{1} << 32))
+        throw UsageError("dist-hp: count_bits=32 cannot count 2^32 keys or more; use 64");
+    }
+    const u64 slice = slice_size(0, p.n(), world_of(p));
+    return hp::histogram_unsupported(slice_problem(p, slice), slice);
   };
   return a;
 }

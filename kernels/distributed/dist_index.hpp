@@ -119,4 +119,106 @@ inline double predict_sample_sort_s(double n, double key_bytes, const LocalRates
          (f.world() > 1 ? local / r.merge_keys_per_s : 0.0);
 }
 
+// ---- dist-auto (issue 38) ----
+//
+// dist-auto predicts each way of sorting the distributed input from the rates measured on the
+// ranks when the run starts (measure/fabric_rates.hpp) and the bytes each way moves, and takes
+// the fastest:
+//   one GPU:     every rank sends its slice to rank 0, which sorts the whole input with CUB on
+//                the range's bits (for inputs no larger than the L2: a sort that small is made
+//                of latencies, and the others pay several collectives for it);
+//   dist-hp:     where hp-auto's rule picks an H-P histogram for n/G keys of the range;
+//   sample sort: always possible.
+// Times are bytes of memory traffic over the copy rate (a copy reads and writes each byte, so
+// it moves 2 bytes a byte copied), scaled by how much of it each kind of kernel reaches, plus
+// the collectives' latencies and the kernel launches each way waits on.
+
+enum class DistChoice { one_gpu, hp, sample_sort };
+
+inline const char* dist_choice_name(DistChoice c) {
+  switch (c) {
+    case DistChoice::one_gpu: return "one-gpu";
+    case DistChoice::hp: return "dist-hp";
+    case DistChoice::sample_sort: break;
+  }
+  return "dist-sample-sort";
+}
+
+struct DistRates {
+  double copy_gbs = 0;      // device memory: GB copied per second (cudaMemcpy)
+  double exchange_gbs = 0;  // GB a GPU sends per second in an all-to-all
+  double latency_s = 0;     // one small collective
+  double launch_s = 0;      // one kernel launch
+};
+
+struct DistShape {
+  std::uint64_t n = 0;
+  int world = 1;
+  unsigned key_bytes = 4, value_bytes = 0;
+  unsigned range_bits = 32;   // bits a radix sort of the range sorts (the key's width for floats)
+  unsigned key_bits = 32;     // the sample sort's local sort: every bit of the key
+  bool hp = false;            // dist-hp takes it with an H-P histogram
+  std::uint64_t range = 0;    // dist-hp's bins
+  unsigned hp_levels = 1;     // 2: hp-tiled partitions first (12 more bytes a key)
+  unsigned count_bytes = 4;   // dist-hp's global counts
+  bool one_gpu = false;       // small enough to gather on rank 0
+};
+
+// Share of the copy rate each kind of kernel reaches on its traffic: CUB's onesweep passes, hp's
+// histogram and expansion, CUB's merge. Ratios, measured on an H100 (cub-radix-bits at 2^31 keys
+// moved 1.85 TB/s against a 2.6 TB/s copy; docs/distributed.md, dist-auto): they carry to
+// another GPU where its kernels are bound by the same memory.
+constexpr double kRadixShare = 0.65, kHpShare = 0.6, kMergeShare = 0.7;
+
+inline unsigned radix_passes(unsigned bits) { return bits ? (bits + 7) / 8 : 1; }
+
+// CUB's radix sort of m elements on `bits` bits: one read to count every digit, then a read and
+// a write of keys and values per 8-bit pass; a few launches per pass.
+inline double radix_sort_s(double m, unsigned bits, unsigned k, unsigned v, const DistRates& r) {
+  const unsigned passes = radix_passes(bits);
+  const double traffic = m * k + passes * m * 2.0 * (k + v);
+  return traffic / (2.0 * r.copy_gbs * 1e9) / kRadixShare + (2.0 + 2.0 * passes) * r.launch_s;
+}
+
+inline double dist_one_gpu_s(const DistShape& s, const DistRates& r) {
+  const double g = s.world;
+  const double gather = g > 1 ? s.n * double(s.key_bytes + s.value_bytes) * (g - 1) / g / (r.exchange_gbs * 1e9) +
+                                    r.latency_s
+                              : 0.0;
+  return gather + radix_sort_s(double(s.n), s.range_bits, s.key_bytes, s.value_bytes, r);
+}
+
+inline double dist_hp_s(const DistShape& s, const DistRates& r) {
+  const double g = s.world, m = double(s.n) / g, k = s.key_bytes;
+  // Read the keys (two levels: write and read them again partitioned), write and read 2 bytes
+  // of low bits, write the output; per bin: count, all-reduce, scan, runs, clip, search.
+  const double per_key = k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0 + k;
+  const double per_bin = 4.0 * s.count_bytes + k + 8.0;
+  const double local = (m * per_key + double(s.range) * per_bin) / (2.0 * r.copy_gbs * 1e9) / kHpShare;
+  const double reduce = g > 1 ? 2.0 * (g - 1) / g * s.count_bytes * double(s.range) / (r.exchange_gbs * 1e9) : 0.0;
+  return local + reduce + 2.0 * r.latency_s + 12.0 * r.launch_s;
+}
+
+inline double dist_sample_sort_s(const DistShape& s, const DistRates& r) {
+  const double g = s.world, m = double(s.n) / g, e = s.key_bytes + s.value_bytes;
+  double t = radix_sort_s(m, s.key_bits, s.key_bytes, s.value_bytes, r);
+  if (g > 1) {
+    unsigned rounds = 0;
+    for (int w = 1; w < s.world; w *= 2) ++rounds;
+    t += m * e * (g - 1) / g / (r.exchange_gbs * 1e9);                        // the all-to-all
+    t += rounds * m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare;      // the merges
+    t += 3.0 * r.latency_s + 3.0 * 2.0 * r.latency_s + 6.0 * r.launch_s;     // 3 collectives, 3 host round trips
+  }
+  return t;
+}
+
+// The fastest way by the predictions (ties to the one that moves fewer keys).
+inline DistChoice dist_choice(const DistShape& s, const DistRates& r) {
+  DistChoice best = DistChoice::sample_sort;
+  double t = dist_sample_sort_s(s, r);
+  if (s.hp && dist_hp_s(s, r) <= t) best = DistChoice::hp, t = dist_hp_s(s, r);
+  if (s.one_gpu && dist_one_gpu_s(s, r) < t) best = DistChoice::one_gpu;
+  return best;
+}
+
 }  // namespace sb::dist

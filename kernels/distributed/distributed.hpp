@@ -13,6 +13,15 @@ namespace sb::dist {
 
 Algorithm make_dist_hp();           // dist_hp.cu: histograms cross the link, keys do not
 Algorithm make_dist_sample_sort();  // dist_sample_sort.cu: every key crosses once
+// dist_auto.cu: chooses one of them, or one GPU, by the rule in dist_index.hpp.
+Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort);
+
+// The same problem with a slice's n: what a rank's local part of a family sort sees.
+inline SortProblem slice_problem(const SortProblem& p, std::uint64_t slice) {
+  SortProblem local = p;
+  local.shape.n = slice;
+  return local;
+}
 
 // A member of the family: what each rank runs (its workspace is sized per rank by the ranks
 // placement); the caller adds key types, constraints and further support checks.

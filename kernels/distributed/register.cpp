@@ -1,5 +1,5 @@
 // Registration of the distributed family. Built with NCCL (SORTBENCH_HAVE_NCCL) it adds
-// dist-hp and dist-sample-sort; without NCCL only this file is built, and the registry
+// dist-hp, dist-sample-sort and dist-auto; without NCCL only this file is built, and the registry
 // notes why the family is missing and how to get NCCL, which `list` and `info` print.
 #include "sortbench/algo/registry.hpp"
 
@@ -17,6 +17,9 @@ void register_distributed(Registry& r) {
   Algorithm sample = dist::make_dist_sample_sort();
   sample.pick_when = "keys over several GPUs of any type and range, or more than one GPU holds: one all-to-all";
   r.add(sample);
+  Algorithm chooser = dist::make_dist_auto(hp, sample);
+  chooser.pick_when = "input over several GPUs when you do not know which distributed sort wins: it predicts them";
+  r.add(chooser);
 #else
   r.note_unavailable("distributed",
                      "not built: NCCL was not found; get it with `python3 -m pip install nvidia-nccl-cu13` (or "

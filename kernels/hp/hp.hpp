@@ -36,6 +36,8 @@ const char* histogram_name(const SortProblem& p, std::uint64_t n);
 // buckets, 32-bit limits), or nullopt.
 std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint64_t n);
 std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n);
+// 2 where that histogram is hp-tiled's in two levels (the keys partitioned first), else 1.
+unsigned histogram_levels(const SortProblem& p, std::uint64_t n);
 void prepare_histogram(const SortProblem& p, std::uint64_t n, const DeviceContext& device);
 std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n, void* low, void* workspace,
                          const DeviceContext& device);

@@ -171,17 +171,21 @@ const char* choice_name(Choice c) {
   return "cub-radix-bits";
 }
 
-Choice choose(const SortProblem& p) {
+// hp-auto's whole rule on this device: the thresholds above and the device's shared memory.
+AutoRule full_rule(const SortProblem& p) {
   const unsigned pair_bits = widest_pair_width(p, false);
-  const AutoRule rule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
-                      kAutoSparseKeysPerBin, kMaxRange, kAutoTiledKeysPerBin,
-                      kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
-                      std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
-                      kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
-                      kAutoSplitKeysPerBin, kAutoSplitKeysPerValue};
+  return AutoRule{shared_range_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
+                  kAutoSparseKeysPerBin, kMaxRange, kAutoTiledKeysPerBin,
+                  kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
+                  std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
+                  kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
+                  kAutoSplitKeysPerBin, kAutoSplitKeysPerValue};
+}
+
+Choice choose(const SortProblem& p) {
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
-  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len}, rule);
+  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len}, full_rule(p));
 }
 
 Algorithm fast_member(std::string name, Histogram h, std::string source) {
@@ -200,8 +204,9 @@ Algorithm fast_member(std::string name, Histogram h, std::string source) {
 namespace fast {
 
 // The histogram another family reuses (dist-hp) for n of the problem's keys: --param
-// histogram=shared|hybrid|global when given, else the variant hp-auto's rule picks for that
-// n, the global one where it would hand over to CUB.
+// histogram=shared|hybrid|tiled|global when given, else the variant hp-auto's whole rule picks
+// for n keys of this range (hp-tiled, in two levels past one level's buckets, where hp-auto
+// sorts with it), the global one where it would hand over to CUB.
 Histogram histogram_for(const SortProblem& p, u64 n) {
   if (auto it = p.params.find("histogram"); it != p.params.end()) {
     if (it->second == "shared") return Histogram::shared;
@@ -210,11 +215,10 @@ Histogram histogram_for(const SortProblem& p, u64 n) {
     if (it->second == "tiled") return Histogram::tiled;
     throw UsageError(fmt::format("--param histogram={} is not shared, hybrid, tiled or global", it->second));
   }
-  const AutoRule rule{shared_bins_max(device_facts(p)), kMaxBuckets << kLowBits, kAutoDenseKeysPerBin,
-                      kAutoSparseKeysPerBin};
-  switch (auto_choice(n, problem_range(p), rule)) {
+  switch (auto_choice(AutoInput{n, problem_range(p), true, false, p.facts.len}, full_rule(p))) {
     case Choice::smem: return Histogram::shared;
     case Choice::hybrid: return Histogram::hybrid;
+    case Choice::tiled: return Histogram::tiled;
     default: return Histogram::global;
   }
 }
@@ -230,6 +234,10 @@ const char* histogram_name(const SortProblem& p, std::uint64_t n) {
     case Histogram::global: break;
   }
   return "global";
+}
+
+unsigned histogram_levels(const SortProblem& p, std::uint64_t n) {
+  return histogram_for(p, n) == Histogram::tiled ? tiled_levels(p) : 1;
 }
 
 std::optional<std::string> histogram_unsupported(const SortProblem& p, std::uint64_t n) {

@@ -75,6 +75,67 @@ TEST(DistGpu, RankOutOfMemoryStopsEveryRank) {
   EXPECT_EQ(r.output.find("dist-sample-sort"), std::string::npos) << "no partial table: " << r.output;
 }
 
+std::string detail(const nlohmann::json& row, const std::string& key) {
+  return row["details"].contains(key) ? row["details"][key].get<std::string>() : std::string();
+}
+
+// dist-auto (issue 38): each row says what it chose, with the predictions it chose from; the
+// choice is the fastest prediction, and the ones that cannot be in doubt are the expected ones.
+TEST(DistGpu, DistAutoChoosesByItsPredictions) {
+  struct Case {
+    const char* args;
+    const char* expected;  // "" where either sort may win on some fabric
+  };
+  const Case cases[] = {
+      {"-n 3", "one-gpu"},
+      {"-n 2^26 --delta 50 --sigma 50", "dist-hp"},
+      {"-n 2^24 --key f64 --dist real", ""},
+      {"-n 2^24 --dist zipf --delta 0.5", ""},
+  };
+  for (const Case& c : cases) {
+    const auto doc = run_two(std::string("--algo cub-radix,dist-auto ") + c.args);
+    expect_all_ok(doc, c.args);
+    for (const auto& row : doc["results"]) {
+      if (row["algorithm"] != "dist-auto") continue;
+      const std::string variant = detail(row, "variant");
+      if (*c.expected) EXPECT_EQ(variant, c.expected) << c.args << ": " << row.dump();
+      EXPECT_FALSE(detail(row, "speedup_vs_best_single").empty()) << row.dump();
+      EXPECT_FALSE(detail(row, "fabric_exchange_gbs").empty()) << row.dump();
+      double best = 1e300;
+      std::string best_name;
+      for (const auto& [key, name] : {std::pair<std::string, std::string>{"predicted_hp_ms", "dist-hp"},
+                                      {"predicted_sample_sort_ms", "dist-sample-sort"},
+                                      {"predicted_one_gpu_ms", "one-gpu"}})
+        if (const std::string t = detail(row, key); !t.empty() && std::stod(t) < best) best = std::stod(t), best_name = name;
+      EXPECT_EQ(variant, best_name) << c.args << ": " << row.dump();
+    }
+  }
+}
+
+// NCCL's connections are made before the first timed sample: with no warm-up the first sample
+// is not the 200 ms of a lazy connection set-up.
+TEST(DistGpu, FirstSampleIsNotConnectionSetUp) {
+  TempDir dir;
+  const std::string json = dir.file("out.json");
+  const CommandResult r = run_command(exe() + " run --gpus 2 --warmup 0 --reps 5 --budget 0 --max-noise 1 --quiet --json " +
+                                          json + " --algo dist-sample-sort,dist-hp -n 2^24 --delta 8",
+                                      true);
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.err;
+  const auto doc = nlohmann::json::parse(read_text(json));
+  expect_all_ok(doc, "warm-up 0");
+  for (const auto& row : doc["results"]) {
+    const double median = row["time_ms"]["median"], max = row["time_ms"]["max"];
+    EXPECT_LT(max, 3 * median + 2.0) << row.dump();
+  }
+}
+
+// dist-hp's 8-byte global counts (what n >= 2^32 needs), forced at a size the test affords.
+TEST(DistGpu, DistHpWideCounts) {
+  const auto doc = run_two("--algo dist-hp -n 3000017 --delta 4 --sigma 2 --param count_bits=64");
+  expect_all_ok(doc, "count_bits=64");
+  for (const auto& row : doc["results"]) EXPECT_EQ(detail(row, "count_bits"), "64") << row.dump();
+}
+
 // The same ranks as two processes (one per GPU) meeting in a shared directory: both print
 // the same verified row.
 TEST(DistGpu, TwoProcessesMeetThroughTheRendezvous) {

@@ -136,6 +136,11 @@ struct RankAlgorithm {
   std::function<std::uint64_t(const SortProblem&, std::uint64_t n, int world)> capacity;
   std::function<std::size_t(const SortProblem&, const RankSlice&, std::uint64_t capacity, const DeviceContext&)>
       workspace_bytes;
+  // Untimed, once per rank after the ranks have met and the key facts are global, before the
+  // work buffers are sized: may run collectives and record what it decided in the problem's
+  // params (dist-auto's choice), which capacity, workspace_bytes, run and details then read.
+  // The same decision on every rank: it must depend only on what every rank agrees on.
+  std::function<void(SortProblem&, const Rank&)> plan;
   // Untimed, once per rank before the samples (e.g. kernel attributes on the rank's device).
   std::function<void(const SortProblem&, const DeviceContext&)> prepare;
   std::function<RankResult(const SortProblem&, const RankSlice&, const RankBuffers&, const Rank&,

@@ -205,6 +205,40 @@ VerifyReport verify_slices(const Rank& rank, const K* in, u64 n_in, const K* out
   return report;
 }
 
+// NCCL connects its channels lazily, on a communicator's first collective of each algorithm and
+// first send to each peer: one round of each kind the families use, untimed, so that the first
+// timed sample (--warmup 0) does not pay for the connections (a 2^28-key sample took 229 ms
+// instead of 4.6 without it, issue 38).
+void connect_links(const Rank& rank) {
+  const int world = rank.world(), me = rank.rank();
+  if (world == 1) return;
+  // Past NCCL's small-message protocols, so the ring's large-message buffers connect too.
+  constexpr std::size_t kLargeBytes = std::size_t{16} << 20, kSmallBytes = 1024;
+  DeviceBuffer scratch(kLargeBytes + (world + 1) * kSmallBytes);
+  SB_CUDA_CHECK(cudaMemsetAsync(scratch.get(), 0, scratch.bytes(), rank.stream()));
+  char* large = scratch.as<char>();
+  char* small = large + kLargeBytes;  // a word to reduce, then one 1 KB slot a rank
+  SB_NCCL_CHECK(ncclAllReduce(large, large, kLargeBytes / 4, ncclUint32, ncclSum, rank.comm(), rank.stream()), me);
+  SB_NCCL_CHECK(ncclAllReduce(small, small, 1, ncclUint64, ncclMax, rank.comm(), rank.stream()), me);
+  SB_NCCL_CHECK(ncclAllGather(small + kSmallBytes * (me + 1), small + kSmallBytes, kSmallBytes, ncclUint8,
+                              rank.comm(), rank.stream()),
+                me);
+  // Point to point, small and large: rank q's part of each buffer is its own slot.
+  const std::size_t chunk = kLargeBytes / world;
+  for (const bool big : {false, true}) {
+    SB_NCCL_CHECK(ncclGroupStart(), me);
+    for (int q = 0; q < world; ++q) {
+      if (q == me) continue;
+      char* base = big ? large : small + kSmallBytes;
+      const std::size_t bytes = big ? chunk : kSmallBytes;
+      SB_NCCL_CHECK(send_bytes(base + me * bytes, bytes, q, rank), me);
+      SB_NCCL_CHECK(recv_bytes(base + q * bytes, bytes, q, rank), me);
+    }
+    SB_NCCL_CHECK(ncclGroupEnd(), me);
+  }
+  rank.wait();
+}
+
 // Min and max of the keys over all ranks, in ordered form (the facts range-aware sorts read).
 OrderedBounds global_key_facts(const Rank& rank, KeyType key, const void* keys, u64 count) {
   DeviceBuffer d_facts(2 * sizeof(u64));
@@ -295,6 +329,7 @@ struct Shared {
   StartGate gate;
   ncclUniqueId id{};
   std::vector<RankReport> reports;
+  Details details;  // the algorithm's, from the first local rank's problem (its facts and plan)
   // Every rank's median phase times and output count: [rank][phase..., count].
   std::vector<std::vector<double>> rank_rows;
 
@@ -342,17 +377,27 @@ void rank_body(Shared& s, int r) {
   const u64 n = p.n();
   const RankSlice slice{n, slice_begin(r, n, world), slice_size(r, n, world)};
   const std::size_t kb = key_bytes(p.shape.key);
-  const u64 capacity = std::max<u64>(s.algo.capacity(problem, n, world), 1);
-  const std::size_t ws = s.algo.workspace_bytes(problem, slice, capacity, ctx);
-  const u64 needed = slice.count * kb + 2 * capacity * kb + ws;
-  std::size_t free_bytes = 0, total_bytes = 0;
-  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (needed > free_bytes)
-    throw Error(ExitCode::device_memory,
-                fmt::format("rank {} (GPU {}) needs {} (its input slice of {} keys, two work buffers of {} keys and "
-                            "{} of workspace) but {} are free; lower -n or add GPUs (--gpus)",
-                            r, device, gib(needed), slice.count, capacity, gib(ws), gib(free_bytes)));
-  DeviceBuffer pristine(slice.count * kb), work0(capacity * kb), work1(capacity * kb), workspace(ws);
+  // The work buffers and workspace the algorithm asks for; checked here, before NCCL starts, so
+  // a rank without memory stops the others before they wait for it. An algorithm that plans
+  // after the ranks have met (plan) is checked again then, its input slice already held.
+  u64 held = 0;
+  auto work_needs = [&](u64& capacity, std::size_t& ws) {
+    capacity = std::max<u64>(s.algo.capacity(problem, n, world), 1);
+    ws = s.algo.workspace_bytes(problem, slice, capacity, ctx);
+    const u64 needed = slice.count * kb + 2 * capacity * kb + ws;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (needed > free_bytes + held)
+      throw Error(ExitCode::device_memory,
+                  fmt::format("rank {} (GPU {}) needs {} (its input slice of {} keys, two work buffers of {} keys and "
+                              "{} of workspace) but {} are free; lower -n or add GPUs (--gpus)",
+                              r, device, gib(needed), slice.count, capacity, gib(ws), gib(free_bytes)));
+  };
+  u64 capacity = 0;
+  std::size_t ws = 0;
+  work_needs(capacity, ws);
+  DeviceBuffer pristine(slice.count * kb);
+  held = pristine.bytes();
   s.request.source->slice(slice.begin, slice.count)->fill_device(pristine.get(), nullptr, stream.handle);
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
   std::optional<L2Flusher> l2;
@@ -391,9 +436,16 @@ void rank_body(Shared& s, int r) {
     }
   } guard{comm, s.failure};
   try {
+    connect_links(rank);
     const OrderedBounds facts = global_key_facts(rank, p.shape.key, pristine.get(), slice.count);
     apply_key_facts(problem.facts, p.shape.key, facts);
+    if (s.algo.plan) {
+      s.algo.plan(problem, rank);
+      work_needs(capacity, ws);
+    }
+    DeviceBuffer work0(capacity * kb), work1(capacity * kb), workspace(ws);
     if (s.algo.prepare) s.algo.prepare(problem, ctx);
+    if (r == s.first_local && s.algo.details) s.details = s.algo.details(problem, world);
 
     RankBuffers buffers;
     buffers.keys[0] = work0.get();
@@ -492,7 +544,7 @@ DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& pr
   out.samples_ms = s.reports[s.first_local].samples_ms;
   out.verification = s.reports[s.first_local].verification;
   Details& d = out.details;
-  if (algo.details) d = algo.details(problem, world);
+  d = s.details;
   d.emplace_back("world", std::to_string(world));
   std::string devices;
   for (int dev : request.devices) devices += (devices.empty() ? "" : ",") + std::to_string(dev);

@@ -1,0 +1,168 @@
+// dist-auto (issue 38): the distributed sort a user should have picked. When the ranks have met
+// it measures their fabric (measure/fabric_rates.hpp: the copy rate, the all-to-all rate, the
+// latencies), predicts dist-hp, dist-sample-sort and one GPU with the rule of dist_index.hpp
+// (CPU-tested), and runs the fastest; the row records the choice (details.variant) and the
+// predictions beside the measured rates. "One GPU" gathers every slice on rank 0, which sorts
+// the whole input with CUB on the range's bits (cub-radix-bits): the choice for inputs so small
+// that collectives cost more than the sort.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "../hp/hp.hpp"
+#include "dist_index.hpp"
+#include "distributed.hpp"
+#include "sortbench/algo/range_radix_sort.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/measure/fabric_rates.hpp"
+
+namespace sb::dist {
+namespace {
+
+using u64 = std::uint64_t;
+
+// One GPU: rank 0 receives every other slice behind its own (slices are in rank order) and
+// sorts the whole input; the other ranks end empty.
+RankAlgorithm one_gpu_ranks() {
+  RankAlgorithm ranks;
+  ranks.phases = {"local", "gather", "sort"};
+  ranks.capacity = [](const SortProblem&, u64 n, int) { return n; };
+  ranks.workspace_bytes = [](const SortProblem& p, const RankSlice&, u64, const DeviceContext& d) -> std::size_t {
+    return d.rank == 0 ? range_radix_sort_bytes(p) : 0;
+  };
+  ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+                 const PhaseMarks& marks) -> RankResult {
+    const cudaStream_t stream = rank.stream();
+    const int world = rank.world(), me = rank.rank();
+    const std::size_t kb = key_bytes(p.shape.key);
+    marks.mark(0, stream);
+    if (world > 1) {
+      SB_NCCL_CHECK(ncclGroupStart(), me);
+      if (me == 0) {
+        for (int q = 1; q < world; ++q)
+          if (const u64 count = slice_size(q, s.n, world))
+            SB_NCCL_CHECK(recv_bytes(static_cast<char*>(b.keys[0]) + slice_begin(q, s.n, world) * kb, count * kb, q,
+                                     rank),
+                          me);
+      } else if (s.count) {
+        SB_NCCL_CHECK(send_bytes(b.keys[0], s.count * kb, 0, rank), me);
+      }
+      SB_NCCL_CHECK(ncclGroupEnd(), me);
+    }
+    marks.mark(1, stream);
+    if (me != 0) {
+      marks.mark(2, stream);
+      return {0, 0};
+    }
+    DeviceBuffers whole;
+    whole.keys[0] = b.keys[0];
+    whole.keys[1] = b.keys[1];
+    whole.workspace = b.workspace;
+    whole.workspace_bytes = b.workspace_bytes;
+    whole.stream = stream;
+    whole.device = &rank.ctx();
+    const int sorted = s.n ? range_radix_sort(p, whole) : 0;
+    marks.mark(2, stream);
+    return {sorted, s.n};
+  };
+  return ranks;
+}
+
+// Bits a radix sort of the realized range sorts (every bit of a float key).
+unsigned range_bits_of(const SortProblem& p) {
+  const bool is_float = dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return KeyTraits<decltype(k)>::is_float; });
+  const unsigned width = unsigned(key_bytes(p.shape.key) * 8);
+  if (is_float) return width;
+  const u64 span = p.facts.max_ordered - p.facts.min_ordered;
+  unsigned bits = 0;
+  while (bits < 64 && (span >> bits)) ++bits;
+  return bits;
+}
+
+struct Members {
+  Algorithm hp, sample_sort;
+  std::shared_ptr<const RankAlgorithm> one_gpu = std::make_shared<const RankAlgorithm>(one_gpu_ranks());
+};
+
+DistShape shape_of(const SortProblem& p, const Members& m, int world, const FabricRates& rates) {
+  DistShape s;
+  s.n = p.n();
+  s.world = world;
+  s.key_bytes = unsigned(key_bytes(p.shape.key));
+  s.value_bytes = unsigned(payload_bytes(p.shape.payload));
+  s.range_bits = range_bits_of(p);
+  s.key_bits = s.key_bytes * 8;
+  const u64 slice = slice_size(0, p.n(), world);
+  const SortProblem local = slice_problem(p, slice);
+  s.hp = !m.hp.why_unsupported(p) && std::string(hp::histogram_name(local, slice)) != "global";
+  if (s.hp) {
+    s.range = hp::problem_range(p);
+    s.hp_levels = hp::histogram_levels(local, slice);
+    s.count_bytes = p.n() >= (u64{1} << 32) ? 8 : 4;
+  }
+  s.one_gpu = double(s.n) * (s.key_bytes + s.value_bytes) <= rates.l2_bytes;
+  return s;
+}
+
+DistRates rates_of(const FabricRates& f) { return {f.copy_gbs, f.exchange_gbs, f.latency_s, f.launch_s}; }
+
+// Where plan recorded the choice; before it (the harness's first look at the memory a rank
+// needs), the sample sort, which takes every input.
+const RankAlgorithm& chosen(const SortProblem& p, const Members& m) {
+  const auto it = p.params.find("variant");
+  if (it == p.params.end() || it->second == dist_choice_name(DistChoice::sample_sort)) return *m.sample_sort.ranks;
+  if (it->second == dist_choice_name(DistChoice::hp)) return *m.hp.ranks;
+  return *m.one_gpu;
+}
+
+}  // namespace
+
+Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort) {
+  auto m = std::make_shared<const Members>(Members{hp, sample_sort});
+  RankAlgorithm ranks;
+  ranks.phases = {"local", "exchange", "final"};
+  ranks.plan = [m](SortProblem& p, const Rank& rank) {
+    const FabricRates f = measure_fabric(rank);
+    const DistShape shape = shape_of(p, *m, rank.world(), f);
+    const DistRates r = rates_of(f);
+    p.params["variant"] = dist_choice_name(dist_choice(shape, r));
+    p.params["predicted_sample_sort_ms"] = fmt::format("{:.4f}", dist_sample_sort_s(shape, r) * 1e3);
+    if (shape.hp) p.params["predicted_hp_ms"] = fmt::format("{:.4f}", dist_hp_s(shape, r) * 1e3);
+    if (shape.one_gpu) p.params["predicted_one_gpu_ms"] = fmt::format("{:.4f}", dist_one_gpu_s(shape, r) * 1e3);
+    for (const auto& [name, value] : fabric_details(f)) p.params[name] = value;
+  };
+  ranks.capacity = [m](const SortProblem& p, u64 n, int world) { return chosen(p, *m).capacity(p, n, world); };
+  ranks.workspace_bytes = [m](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
+    return chosen(p, *m).workspace_bytes(p, s, capacity, d);
+  };
+  ranks.prepare = [m](const SortProblem& p, const DeviceContext& d) {
+    if (const auto& prepare = chosen(p, *m).prepare) prepare(p, d);
+  };
+  ranks.run = [m](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+                  const PhaseMarks& marks) { return chosen(p, *m).run(p, s, b, rank, marks); };
+  ranks.details = [m](const SortProblem& p, int world) {
+    const RankAlgorithm& member = chosen(p, *m);
+    Details d{{"variant", p.params.count("variant") ? p.params.at("variant") : "dist-sample-sort"}};
+    std::string phases;
+    for (const auto& ph : member.phases) phases += (phases.empty() ? "" : ",") + ph;
+    d.emplace_back("variant_phases", phases);
+    if (member.details)
+      for (auto& kv : member.details(p, world)) d.push_back(std::move(kv));
+    for (const char* name : {"predicted_hp_ms", "predicted_sample_sort_ms", "predicted_one_gpu_ms", "fabric_copy_gbs",
+                             "fabric_exchange_gbs", "fabric_latency_us", "fabric_launch_us"})
+      if (p.params.count(name)) d.emplace_back(name, p.params.at(name));
+    return d;
+  };
+  Algorithm a = distributed_algorithm(
+      "dist-auto",
+      "issue 38: dist-hp, dist-sample-sort or one GPU, chosen by a rule over the fabric rates measured on the ranks "
+      "(copy, all-to-all, latency) and the bytes each way moves (dist_index.hpp)",
+      std::move(ranks));
+  a.constraints = "every scalar key type (dist-hp only where it takes the input)";
+  a.params = sample_sort.params;
+  for (const auto& name : hp.params) a.params.push_back(name);
+  declare_types<ScalarKeys, KeysOnly>(a);
+  return a;
+}
+
+}  // namespace sb::dist

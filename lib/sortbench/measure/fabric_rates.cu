@@ -1,0 +1,105 @@
+// Measures the fabric a distributed run has (issue 38; fabric_rates.hpp): a device-to-device
+// copy, an all-to-all of every rank with ncclSend/ncclRecv, a one-word all-reduce and an empty
+// kernel, each the best of a few tries (the first pays for warm-up), then agreed over the ranks.
+#include "sortbench/measure/fabric_rates.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/measure/device_timing.hpp"
+
+namespace sb {
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+constexpr int kTries = 3;
+
+// The best of kTries of `body`, timed with events on the rank's stream.
+template <typename Body>
+double best_seconds(const Rank& rank, Body&& body) {
+  double best = 0;
+  for (int t = 0; t < kTries; ++t) {
+    EventPair events;
+    SB_CUDA_CHECK(cudaEventRecord(events.start(), rank.stream()));
+    body();
+    SB_CUDA_CHECK(cudaEventRecord(events.stop(), rank.stream()));
+    rank.wait();
+    const double s = events.elapsed_ms() / 1e3;
+    if (t == 0 || s < best) best = s;
+  }
+  return best;
+}
+
+}  // namespace
+
+FabricRates measure_fabric(const Rank& rank) {
+  const cudaStream_t stream = rank.stream();
+  const int world = rank.world(), me = rank.rank();
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Large enough that the copies run at their asymptotic rate, small enough to leave room.
+  const std::size_t copy_bytes = std::min<std::size_t>(std::size_t{256} << 20, free_bytes / 8);
+  const std::size_t per_peer = std::min<std::size_t>(std::size_t{32} << 20, free_bytes / (8 * world));
+  // Seconds of: one copy; one all-to-all; 20 all-reduces of a word; 50 empty kernels.
+  double seconds[4] = {0, 0, 0, 0};
+  {
+    DeviceBuffer a(copy_bytes), b(copy_bytes);
+    SB_CUDA_CHECK(cudaMemsetAsync(a.get(), 0, copy_bytes, stream));
+    seconds[0] = best_seconds(rank, [&] {
+      SB_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream));
+    });
+  }
+  DeviceBuffer word(sizeof(std::uint64_t));
+  SB_CUDA_CHECK(cudaMemsetAsync(word.get(), 0, sizeof(std::uint64_t), stream));
+  if (world > 1) {
+    DeviceBuffer send(per_peer * world), recv(per_peer * world);
+    SB_CUDA_CHECK(cudaMemsetAsync(send.get(), 0, send.bytes(), stream));
+    seconds[1] = best_seconds(rank, [&] {
+      rank.barrier(word.get());
+      SB_NCCL_CHECK(ncclGroupStart(), me);
+      for (int q = 0; q < world; ++q) {
+        if (q == me) continue;
+        SB_NCCL_CHECK(send_bytes(send.as<char>() + q * per_peer, per_peer, q, rank), me);
+        SB_NCCL_CHECK(recv_bytes(recv.as<char>() + q * per_peer, per_peer, q, rank), me);
+      }
+      SB_NCCL_CHECK(ncclGroupEnd(), me);
+    });
+    seconds[2] = best_seconds(rank, [&] {
+                   for (int i = 0; i < 20; ++i) rank.barrier(word.get());
+                 }) / 20;
+  }
+  seconds[3] = best_seconds(rank, [&] {
+                 for (int i = 0; i < 50; ++i) empty_kernel<<<1, 32, 0, stream>>>();
+                 SB_CUDA_CHECK_LAUNCH();
+               }) / 50;
+  // The slowest rank's times (and the smallest L2) on every rank.
+  double agreed[5] = {seconds[0], seconds[1], seconds[2], seconds[3], -double(rank.ctx().props.l2CacheSize)};
+  if (world > 1) {
+    DeviceBuffer d_agreed(sizeof agreed);
+    SB_CUDA_CHECK(cudaMemcpyAsync(d_agreed.get(), agreed, sizeof agreed, cudaMemcpyHostToDevice, stream));
+    SB_NCCL_CHECK(ncclAllReduce(d_agreed.get(), d_agreed.get(), 5, ncclFloat64, ncclMax, rank.comm(), stream), me);
+    SB_CUDA_CHECK(cudaMemcpyAsync(agreed, d_agreed.get(), sizeof agreed, cudaMemcpyDeviceToHost, stream));
+    rank.wait();
+  }
+  FabricRates r;
+  r.copy_gbs = copy_bytes / agreed[0] / 1e9;
+  r.exchange_gbs = world > 1 ? per_peer * double(world - 1) / agreed[1] / 1e9 : 0;
+  r.latency_s = agreed[2];
+  r.launch_s = agreed[3];
+  r.l2_bytes = -agreed[4];
+  return r;
+}
+
+Details fabric_details(const FabricRates& r) {
+  return {{"fabric_copy_gbs", fmt::format("{:.1f}", r.copy_gbs)},
+          {"fabric_exchange_gbs", fmt::format("{:.1f}", r.exchange_gbs)},
+          {"fabric_latency_us", fmt::format("{:.1f}", r.latency_s * 1e6)},
+          {"fabric_launch_us", fmt::format("{:.2f}", r.launch_s * 1e6)}};
+}
+
+}  // namespace sb

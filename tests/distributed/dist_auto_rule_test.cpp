@@ -1,0 +1,108 @@
+// dist-auto's rule (issue 38, kernels/distributed/dist_index.hpp): the predictions add their
+// terms and the choice follows the fabric, not one card. Rates below are round numbers of the
+// kind measure_fabric reports (an H100 pair over NVLink, a PCIe pair, a slow network).
+#include <gtest/gtest.h>
+
+#include "distributed/dist_index.hpp"
+
+namespace sb::dist {
+namespace {
+
+constexpr DistRates kNvlink{1300, 300, 20e-6, 3e-6};
+constexpr DistRates kPcie{1300, 20, 30e-6, 3e-6};
+
+DistShape uint_keys(std::uint64_t n, std::uint64_t range, int world = 2) {
+  DistShape s;
+  s.n = n;
+  s.world = world;
+  s.key_bytes = 4;
+  s.key_bits = 32;
+  unsigned bits = 0;
+  while (bits < 64 && ((range - 1) >> bits)) ++bits;
+  s.range_bits = bits;
+  s.range = range;
+  return s;
+}
+
+TEST(DistAutoRule, RadixPassesFollowTheBits) {
+  EXPECT_EQ(radix_passes(0), 1u);
+  EXPECT_EQ(radix_passes(8), 1u);
+  EXPECT_EQ(radix_passes(9), 2u);
+  EXPECT_EQ(radix_passes(32), 4u);
+  EXPECT_EQ(radix_passes(64), 8u);
+  // Twice the bits, about twice the passes' traffic.
+  const double t32 = radix_sort_s(1e9, 32, 4, 0, kNvlink), t16 = radix_sort_s(1e9, 16, 4, 0, kNvlink);
+  EXPECT_GT(t32, 1.6 * t16);
+  // A payload adds its bytes to every pass.
+  EXPECT_GT(radix_sort_s(1e9, 32, 4, 4, kNvlink), 1.5 * t32);
+}
+
+TEST(DistAutoRule, DenseRangeTakesTheHistogramSort) {
+  // n = 2^31, delta = sigma = 50: 43 M bins, hp-tiled in two levels.
+  DistShape s = uint_keys(std::uint64_t{1} << 31, 42949673);
+  s.hp = true;
+  s.hp_levels = 2;
+  EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::hp);
+  EXPECT_LT(dist_hp_s(s, kNvlink), 0.6 * dist_sample_sort_s(s, kNvlink));
+}
+
+TEST(DistAutoRule, HistogramOfTheWholeDomainLosesToTheSampleSort) {
+  // A 2^32-bin histogram is 16 GB to all-reduce: with the sample sort's 2^30 keys a rank it loses.
+  DistShape s = uint_keys(std::uint64_t{1} << 31, std::uint64_t{1} << 32);
+  s.hp = true;
+  s.hp_levels = 2;
+  EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::sample_sort);
+}
+
+TEST(DistAutoRule, WithoutTheHistogramSortTheSampleSortRuns) {
+  DistShape s = uint_keys(std::uint64_t{1} << 30, std::uint64_t{1} << 31);
+  EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::sample_sort);
+}
+
+TEST(DistAutoRule, TinyInputsGoToOneGpu) {
+  DistShape s = uint_keys(3, 1000);
+  s.one_gpu = true;
+  EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::one_gpu);
+  // Not allowed (larger than the L2): never chosen, however the predictions fall.
+  s.one_gpu = false;
+  EXPECT_NE(dist_choice(s, kNvlink), DistChoice::one_gpu);
+}
+
+TEST(DistAutoRule, TheLinkDecides) {
+  // 8 M keys that may be gathered: a link 15x slower makes both ways that ship keys dearer,
+  // and the choice is still the cheaper of the two on that link.
+  DistShape s = uint_keys(std::uint64_t{1} << 23, std::uint64_t{1} << 32);
+  s.one_gpu = true;
+  const double fast_gather = dist_one_gpu_s(s, kNvlink), slow_gather = dist_one_gpu_s(s, kPcie);
+  EXPECT_GT(slow_gather, fast_gather);
+  EXPECT_GT(dist_sample_sort_s(s, kPcie), dist_sample_sort_s(s, kNvlink));
+  // On the slow link the choice never ships more keys than the faster way needs.
+  const DistChoice slow = dist_choice(s, kPcie);
+  const double chosen = slow == DistChoice::one_gpu ? slow_gather : dist_sample_sort_s(s, kPcie);
+  EXPECT_LE(chosen, std::min(slow_gather, dist_sample_sort_s(s, kPcie)));
+}
+
+TEST(DistAutoRule, OneRankNeverPaysForAnExchange) {
+  DistShape s = uint_keys(std::uint64_t{1} << 28, std::uint64_t{1} << 32, 1);
+  EXPECT_DOUBLE_EQ(dist_sample_sort_s(s, kNvlink), radix_sort_s(double(s.n), 32, 4, 0, kNvlink));
+  s.one_gpu = true;
+  EXPECT_DOUBLE_EQ(dist_one_gpu_s(s, kNvlink), radix_sort_s(double(s.n), s.range_bits, 4, 0, kNvlink));
+}
+
+TEST(DistAutoRule, WideCountsDoubleTheAllReduce) {
+  DistShape s = uint_keys(std::uint64_t{1} << 32, 85899346);
+  s.hp = true;
+  s.hp_levels = 2;
+  const double four = dist_hp_s(s, kPcie);
+  s.count_bytes = 8;
+  EXPECT_GT(dist_hp_s(s, kPcie), four + 0.9 * 2.0 * 0.5 * 4.0 * double(s.range) / (kPcie.exchange_gbs * 1e9));
+}
+
+TEST(DistAutoRule, NamesAreTheAlgorithms) {
+  EXPECT_STREQ(dist_choice_name(DistChoice::hp), "dist-hp");
+  EXPECT_STREQ(dist_choice_name(DistChoice::sample_sort), "dist-sample-sort");
+  EXPECT_STREQ(dist_choice_name(DistChoice::one_gpu), "one-gpu");
+}
+
+}  // namespace
+}  // namespace sb::dist
