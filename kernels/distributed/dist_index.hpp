@@ -164,11 +164,13 @@ struct DistShape {
   bool one_gpu = false;       // small enough to gather on rank 0
 };
 
-// Share of the copy rate each kind of kernel reaches on its traffic: CUB's onesweep passes, hp's
-// histogram and expansion, CUB's merge. Ratios, measured on an H100 (cub-radix-bits at 2^31 keys
-// moved 1.85 TB/s against a 2.6 TB/s copy; docs/distributed.md, dist-auto): they carry to
-// another GPU where its kernels are bound by the same memory.
-constexpr double kRadixShare = 0.65, kHpShare = 0.6, kMergeShare = 0.7;
+// Share of the copy rate's traffic (2 bytes a byte copied) each kind of kernel reaches: CUB's
+// onesweep passes, hp's histogram and expansion, CUB's merge. Ratios, measured on an H200 pair
+// (cub-radix-bits on 2^31 keys of 26 bits moved 1.88 TB/s beside a 2.04 TB/s copy, i.e. 4.08
+// TB/s of traffic; dist-hp's local part at 2^30 keys a rank, dist-sample-sort's merge of 2^30;
+// docs/distributed.md, dist-auto): ratios to the GPU's own copy rate carry to another GPU whose
+// kernels are bound by the same memory, where a time would not.
+constexpr double kRadixShare = 0.46, kHpShare = 0.65, kMergeShare = 0.85;
 
 inline unsigned radix_passes(unsigned bits) { return bits ? (bits + 7) / 8 : 1; }
 

@@ -113,7 +113,8 @@ TEST(DistGpu, DistAutoChoosesByItsPredictions) {
 }
 
 // NCCL's connections are made before the first timed sample: with no warm-up the first sample
-// is not the 200 ms of a lazy connection set-up.
+// is not the 200 ms of a lazy connection set-up (it still loads each kernel's module on first
+// launch, a few ms, as a single GPU's first sample does).
 TEST(DistGpu, FirstSampleIsNotConnectionSetUp) {
   TempDir dir;
   const std::string json = dir.file("out.json");
@@ -125,7 +126,7 @@ TEST(DistGpu, FirstSampleIsNotConnectionSetUp) {
   expect_all_ok(doc, "warm-up 0");
   for (const auto& row : doc["results"]) {
     const double median = row["time_ms"]["median"], max = row["time_ms"]["max"];
-    EXPECT_LT(max, 3 * median + 2.0) << row.dump();
+    EXPECT_LT(max, 3 * median + 20.0) << row.dump();
   }
 }
 
