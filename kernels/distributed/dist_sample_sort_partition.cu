@@ -5,7 +5,8 @@
 // whole slice, then exchanges, then merges: its exchange waits for its sort. Here, per rank:
 //   1. s stratified samples of the UNSORTED slice, all-gathered; every rank selects the same
 //      G-1 splitters in the (key, rank, index-in-slice) order, the samples sort-first would
-//      pick from the same sample set (dist_index.hpp destination_of, CPU-tested);
+//      pick from the same sample set (dist_index.hpp select_splitters, destination_of,
+//      CPU-tested);
 //   2. one stable split of the slice by destination (count per tile, scan, scatter), its own
 //      part first; the per-destination counts all-gathered;
 //   3. the ncclSend/ncclRecv group of the remote parts on the rank's stream, and the sort of
@@ -17,10 +18,10 @@
 // merge. Keys are compared by their ordered (radix) bits throughout, as in sort-first.
 //
 // Memory: the received parts land in a third key-sized region of the workspace (capacity keys).
-// The kept run and the received run must end in the same work buffer, so the merge can write
-// the other; CUB's double-buffer sort decides on the host which buffer its result ends in, so
-// the received sort's spare half is placed after the kept run, in whichever buffer that is, and
-// its source is the workspace region, never the other buffer. Without the third region one of
+// The kept run and the received run must both end outside one work buffer, so the merge can
+// write all of it; CUB's double-buffer sort decides on the host which buffer its result ends
+// in, so the received sort's spare half is placed after the kept run, in whichever buffer that
+// is, and its source is the workspace region: neither run ends in the other buffer. Without the third region one of
 // the runs would have to be copied in the common case (both sorts an even number of passes).
 // Capacity: the samples of an unsorted slice are stratified, not regular, so a destination's
 // share has a statistical margin (dist_index.hpp partition_receive_capacity), not PSRS's bound.
