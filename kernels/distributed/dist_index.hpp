@@ -7,7 +7,12 @@
 // break ties by (rank, local index), so that all-equal keys still split evenly.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <tuple>
+#include <vector>
 
 #include "sortbench/core/hd.hpp"
 #include "sortbench/core/slices.hpp"
@@ -50,6 +55,106 @@ SB_HD_INLINE std::uint64_t splitter_sample(std::uint64_t d, std::uint64_t per_ra
 SB_HD_INLINE std::uint64_t receive_capacity(std::uint64_t n, std::uint64_t world, std::uint64_t samples) {
   const std::uint64_t m_max = (n + world - 1) / world;
   return m_max + world * ((m_max + samples) / (samples + 1)) + world;
+}
+
+// ---- sample sort, partition first (issue 38) ----
+// The splitters come from the UNSORTED slice, so the slice can be split by destination before
+// any sort and the exchange can run beside the local sort of the part a rank keeps. Every
+// element is named by (ordered key bits, rank, index in the rank's input slice): a total order
+// in which equal keys follow rank and input position, so an input of one repeated key still
+// splits evenly. Destinations are intervals of that order between consecutive splitters.
+
+// A splitter in the (key, rank, index) order; an empty rank's sample has rank == world, after
+// every real rank's element of the largest key.
+struct Splitter {
+  std::uint64_t key;
+  std::uint32_t rank;
+  std::uint64_t index;
+};
+
+// Whether the element (key, rank, index) comes before the splitter in the total order.
+SB_HD_INLINE bool precedes(std::uint64_t key, std::uint32_t rank, std::uint64_t index, const Splitter& s) {
+  if (key != s.key) return key < s.key;
+  if (rank != s.rank) return rank < s.rank;
+  return index < s.index;
+}
+
+// The destination rank of the element: how many of the `count` splitters (sorted in the
+// order) it does not precede. A splitter's own element goes to the rank the splitter opens,
+// as split_point sends it in the sort-first path; a binary search, log2 G comparisons.
+SB_HD_INLINE std::uint32_t destination_of(std::uint64_t key, std::uint32_t rank, std::uint64_t index,
+                                          const Splitter* splitters, std::uint32_t count) {
+  std::uint32_t lo = 0, hi = count;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (precedes(key, rank, index, splitters[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// A sample as the ranks exchange it: ordered key bits, rank, index in the rank's slice; an
+// empty rank's samples are all ones and sort last.
+struct TaggedSample {
+  std::uint64_t key, rank, index;
+};
+inline bool tagged_before(const TaggedSample& x, const TaggedSample& y) {
+  return std::tie(x.key, x.rank, x.index) < std::tie(y.key, y.rank, y.index);
+}
+
+// The G - 1 splitters from all G * s samples: the samples at d * s (splitter_sample) of their
+// (key, rank, index) order, the ones sort-first takes from the sorted samples. nth_element
+// finds each in the part after the previous one, O(G s) instead of a sort on the host's
+// critical path. Reorders `samples`.
+inline std::vector<Splitter> select_splitters(std::vector<TaggedSample>& samples, std::uint32_t world,
+                                              std::uint64_t per_rank) {
+  std::vector<Splitter> splitters;
+  auto from = samples.begin();
+  for (std::uint32_t d = 1; d < world; ++d) {
+    const auto at = samples.begin() + static_cast<std::ptrdiff_t>(splitter_sample(d, per_rank));
+    std::nth_element(from, at, samples.end(), tagged_before);
+    from = at + 1;
+    splitters.push_back({at->key, at->rank == ~std::uint64_t{0} ? world : static_cast<std::uint32_t>(at->rank),
+                         at->index});
+  }
+  return splitters;
+}
+
+// Where a rank puts its part for destination d in the partitioned slice: its own part first
+// (slot 0, so the kept part starts at 0 and its sort needs no offset), then the ranks after it.
+SB_HD_INLINE std::uint32_t destination_slot(std::uint32_t d, std::uint32_t me, std::uint32_t world) {
+  return (d + world - me) % world;
+}
+
+// Sample j of an unsorted slice of m >= 1 elements: one position in each of `samples` equal
+// strata, at a hashed offset inside the stratum. A stratified sample, not a regular one: on an
+// unsorted slice no position is known to hold a given rank, and a fixed stride would alias
+// with a periodic input; the hash keeps it deterministic. Strata of m < samples may be empty;
+// their samples repeat the next element.
+SB_HD_INLINE std::uint64_t stratified_sample_position(std::uint64_t j, std::uint64_t samples, std::uint64_t m) {
+  const std::uint64_t begin = slice_begin(j, m, samples);
+  const std::uint64_t size = slice_begin(j + 1, m, samples) - begin;
+  if (size == 0) return begin < m ? begin : m - 1;
+  std::uint64_t h = (j + 1) * 0x9E3779B97F4A7C15ull;  // splitmix64's finalizer
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  return begin + h % size;
+}
+
+// Receive capacity of the partition-first exchange. Its G * s samples are a stratified sample
+// of the input, so the fraction of it below a splitter misses its target d / G by a standard
+// deviation of at most 1 / (2 sqrt(G s)), i.e. sqrt(G / s) / 2 of a slice m; a destination lies
+// between two splitters. The margin is 6 sqrt(G / s) m (six such deviations at each end): at
+// G = 2 and s = 16384, 6.6 % of a slice. Small inputs (n <= exact_below) take n: any split fits.
+// The exchange still checks the real counts and stops with a message if one does not fit.
+inline std::uint64_t partition_receive_capacity(std::uint64_t n, std::uint64_t world, std::uint64_t samples,
+                                                std::uint64_t exact_below) {
+  if (n <= exact_below || world <= 1) return n;
+  const std::uint64_t m_max = (n + world - 1) / world;
+  const double margin = 6.0 * std::sqrt(double(world) / double(samples)) * double(m_max);
+  const std::uint64_t c = m_max + static_cast<std::uint64_t>(std::ceil(margin)) + world;
+  return c < n ? c : n;
 }
 
 // ---- H-P with a payload: the boundary bins ----

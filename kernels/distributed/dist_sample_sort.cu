@@ -22,6 +22,7 @@
 
 #include "../hp/hp_index.hpp"
 #include "dist_index.hpp"
+#include "dist_sample_sort_partition.hpp"
 #include "distributed.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/launch.hpp"
@@ -227,24 +228,33 @@ RankResult run_keys(const SortProblem&, const RankSlice& s, const RankBuffers& b
 Algorithm make_dist_sample_sort() {
   RankAlgorithm ranks;
   ranks.phases = {"local", "exchange", "merge"};
-  ranks.capacity = [](const SortProblem&, u64 n, int world) {
+  ranks.capacity = [](const SortProblem& p, u64 n, int world) {
+    if (sample_sort_exchange(p) == SampleSortExchange::partition_first) return partition_first_capacity(n, world);
     return world == 1 ? n : receive_capacity(n, world, kSamplesPerRank);
   };
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
+    if (sample_sort_exchange(p) == SampleSortExchange::partition_first)
+      return partition_first_workspace_bytes(p, s, capacity, d);
     return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
       return SampleArrays<decltype(k)>(nullptr, s.count, capacity, d.world).bytes;
     });
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
+    if (sample_sort_exchange(p) == SampleSortExchange::partition_first)
+      return run_partition_first(p, s, b, rank, marks);
     return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
   };
-  ranks.details = [](const SortProblem&, int) { return Details{{"samples_per_rank", std::to_string(kSamplesPerRank)}}; };
+  ranks.details = [](const SortProblem& p, int) {
+    if (sample_sort_exchange(p) == SampleSortExchange::partition_first) return partition_first_details();
+    return Details{{"exchange", "sort"}, {"samples_per_rank", std::to_string(kSamplesPerRank)}};
+  };
   Algorithm a = distributed_algorithm(
       "dist-sample-sort",
       "SIGMOD 2022 multi-GPU sorting study (Maltenberger et al.): local CUB radix sort, regular sampling, "
       "splitters, one ncclSend/ncclRecv all-to-all, pairwise CUB merges of the received runs",
       std::move(ranks));
+  a.params = {"exchange"};  // sort (sort first, the default) or partition (dist_sample_sort_partition.cu)
   declare_types<ScalarKeys, KeysOnly>(a);
   return a;
 }

@@ -91,7 +91,17 @@ void Rank::copy_aside(void* dst, const void* src, std::size_t bytes) const {
   SB_CUDA_CHECK(cudaEventRecord(side_.done, side_.stream));
 }
 
-void Rank::join() const { SB_CUDA_CHECK(cudaStreamWaitEvent(ctx_.stream, side_.done, 0)); }
+cudaStream_t Rank::fork_aside() const {
+  SB_CUDA_CHECK(cudaEventRecord(side_.forked, ctx_.stream));
+  SB_CUDA_CHECK(cudaStreamWaitEvent(side_.stream, side_.forked, 0));
+  return side_.stream;
+}
+
+// done is recorded here, not only by copy_aside, so work enqueued through fork_aside is joined too.
+void Rank::join() const {
+  SB_CUDA_CHECK(cudaEventRecord(side_.done, side_.stream));
+  SB_CUDA_CHECK(cudaStreamWaitEvent(ctx_.stream, side_.done, 0));
+}
 
 PhaseMarks::PhaseMarks(std::size_t phases) : ends_(phases) {
   for (auto& e : ends_) SB_CUDA_CHECK(cudaEventCreate(&e));

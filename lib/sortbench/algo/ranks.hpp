@@ -74,6 +74,10 @@ class Rank {
   // A device-to-device copy on the side stream, ordered after the main stream's work so far;
   // join() makes the main stream wait for it.
   void copy_aside(void* dst, const void* src, std::size_t bytes) const;
+  // The side stream, ordered after the main stream's work so far, for any work that should run
+  // beside what the main stream does next (a sort beside an exchange); join() waits for it.
+  cudaStream_t fork_aside() const;
+  // Makes the main stream wait for everything on the side stream so far.
   void join() const;
 
  private:

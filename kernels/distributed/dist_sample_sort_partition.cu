@@ -1,0 +1,470 @@
+// dist-sample-sort, partition first (issue 38, item 6): the sample sort of the SIGMOD 2022
+// multi-GPU sorting study (Maltenberger, Ilic, Tolovski, Rabl: "Evaluating multi-GPU sorting
+// with modern interconnects") with PSRS-style splitters (Shi and Schaeffer 1992), reordered so
+// the all-to-all overlaps a local sort. The sort-first path (dist_sample_sort.cu) sorts the
+// whole slice, then exchanges, then merges: its exchange waits for its sort. Here, per rank:
+//   1. s stratified samples of the UNSORTED slice, all-gathered; every rank selects the same
+//      G-1 splitters in the (key, rank, index-in-slice) order, the samples sort-first would
+//      pick from the same sample set (dist_index.hpp select_splitters, destination_of,
+//      CPU-tested);
+//   2. one stable split of the slice by destination (count per tile, scan, scatter), its own
+//      part first; the per-destination counts all-gathered;
+//   3. the ncclSend/ncclRecv group of the remote parts on the rank's stream, and the sort of
+//      the kept part on the side stream beside it;
+//   4. the sort of the received parts (one CUB sort of their concatenation), then one CUB merge
+//      of the kept and the received runs, for any G.
+// Phases: "local" ends when the split and its counts are known, "exchange" when both the
+// all-to-all and the kept part's sort have, "merge" after the received part's sort and the
+// merge. Keys are compared by their ordered (radix) bits throughout, as in sort-first.
+//
+// Memory: the received parts land in a third key-sized region of the workspace (capacity keys).
+// The kept run and the received run must both end outside one work buffer, so the merge can
+// write all of it; CUB's double-buffer sort decides on the host which buffer its result ends
+// in, so the received sort's spare half is placed after the kept run, in whichever buffer that
+// is, and its source is the workspace region: neither run ends in the other buffer. Without the third region one of
+// the runs would have to be copied in the common case (both sorts an even number of passes).
+// Capacity: the samples of an unsorted slice are stratified, not regular, so a destination's
+// share has a statistical margin (dist_index.hpp partition_receive_capacity), not PSRS's bound.
+#include "dist_sample_sort_partition.hpp"
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include <cub/device/device_merge.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <fmt/format.h>
+
+#include "../hp/hp_index.hpp"
+#include "dist_index.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/launch.hpp"
+
+namespace sb::dist {
+
+namespace {
+
+using u64 = std::uint64_t;
+using u32 = std::uint32_t;
+using hp::Carve;
+
+// Samples per rank. Not sorted runs but stratified samples, so the splitters' error falls as
+// 1 / sqrt(G s) rather than G / s: 16 times sort-first's 1024 keeps the margin near 6 %
+// (G = 2); the G * s samples are gathered and searched on the host (nth_element, not a sort).
+constexpr u64 kSamplesPerRank = 16384;
+// Inputs this small take capacity n: any split fits, whatever the samples.
+constexpr u64 kExactCapacityBelow = u64{1} << 24;
+constexpr int kBlock = 256;
+constexpr int kItems = 8;
+constexpr u64 kTile = u64{kBlock} * kItems;
+constexpr int kWarps = kBlock / 32;
+// The split keeps per-destination counters in shared memory: (1 + warps) * G words.
+constexpr int kMaxWorld = 256;
+
+struct OrderedLess {
+  template <typename K>
+  __host__ __device__ bool operator()(const K& a, const K& b) const {
+    return KeyTraits<K>::ordered(a) < KeyTraits<K>::ordered(b);
+  }
+};
+
+template <typename V>
+constexpr bool kHasValues = !std::is_same_v<V, NoValue>;
+
+// The work buffers typed: keys[0] (and vals[0]) hold the slice; vals are null without values.
+template <typename K, typename V>
+struct Columns {
+  K* keys[2] = {nullptr, nullptr};
+  V* vals[2] = {nullptr, nullptr};
+};
+
+u64 tiles_of(u64 count) { return (count + kTile - 1) / kTile; }
+
+// p + i for a column that may be absent (null values of a keys-only run stay null).
+template <typename T>
+T* at_offset(T* p, u64 i) {
+  return p ? p + i : nullptr;
+}
+
+template <typename K, typename V>
+struct PartitionArrays {
+  void* temp;
+  std::size_t temp_bytes = 0;
+  TaggedSample* samples;  // world * s: this rank's at rank * s, then all of them after the gather
+  Splitter* splitters;  // world - 1
+  u64* slot_counts;     // [slot][tile] elements of each destination slot per tile, then one 0
+  u64* slot_offsets;    // their exclusive scan: where each tile's part of each slot starts
+  u64* counts;          // [q][d] elements rank q sends rank d, all-gathered
+  K* received_keys;     // capacity: the remote parts, by source rank
+  V* received_vals;     // capacity, with values only
+  std::size_t bytes = 0;
+  PartitionArrays(char* base, u64 count, u64 capacity, int world) {
+    const u64 scanned = u64(world) * tiles_of(count) + 1;
+    std::size_t sort_bytes = 0, merge_bytes = 0, scan_bytes = 0;
+    cub::DoubleBuffer<K> keys(nullptr, nullptr);
+    if constexpr (kHasValues<V>) {
+      cub::DoubleBuffer<V> vals(nullptr, nullptr);
+      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, vals, std::int64_t(capacity)));
+      SB_CUDA_CHECK(cub::DeviceMerge::MergePairs(nullptr, merge_bytes, static_cast<const K*>(nullptr),
+                                                 static_cast<const V*>(nullptr), std::int64_t(capacity),
+                                                 static_cast<const K*>(nullptr), static_cast<const V*>(nullptr),
+                                                 std::int64_t(capacity), static_cast<K*>(nullptr),
+                                                 static_cast<V*>(nullptr), OrderedLess{}));
+    } else {
+      SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys, std::int64_t(capacity)));
+      SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, merge_bytes, static_cast<const K*>(nullptr),
+                                                std::int64_t(capacity), static_cast<const K*>(nullptr),
+                                                std::int64_t(capacity), static_cast<K*>(nullptr), OrderedLess{}));
+    }
+    SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const u64*>(nullptr),
+                                                static_cast<u64*>(nullptr), std::int64_t(scanned)));
+    temp_bytes = std::max({sort_bytes, merge_bytes, scan_bytes});
+    Carve c;
+    temp = base + c.take(temp_bytes);
+    samples = reinterpret_cast<TaggedSample*>(base + c.take(world * kSamplesPerRank * sizeof(TaggedSample)));
+    splitters = reinterpret_cast<Splitter*>(base + c.take(std::max(world - 1, 1) * sizeof(Splitter)));
+    slot_counts = reinterpret_cast<u64*>(base + c.take(scanned * sizeof(u64)));
+    slot_offsets = reinterpret_cast<u64*>(base + c.take(scanned * sizeof(u64)));
+    counts = reinterpret_cast<u64*>(base + c.take(std::size_t(world) * world * sizeof(u64)));
+    received_keys = reinterpret_cast<K*>(base + c.take(capacity * sizeof(K)));
+    received_vals = nullptr;
+    if constexpr (kHasValues<V>) received_vals = reinterpret_cast<V*>(base + c.take(capacity * sizeof(V)));
+    bytes = c.used;
+  }
+};
+
+template <typename K>
+__global__ void take_stratified_samples(const K* keys, u64 count, u64 samples, u32 rank, TaggedSample* out) {
+  for (u64 j = blockIdx.x * u64{blockDim.x} + threadIdx.x; j < samples; j += u64{gridDim.x} * blockDim.x) {
+    if (count) {
+      const u64 at = stratified_sample_position(j, samples, count);
+      out[j] = {static_cast<u64>(KeyTraits<K>::ordered(keys[at])), rank, at};
+    } else {
+      out[j] = {~u64{0}, ~u64{0}, ~u64{0}};  // an empty rank's samples sort last
+    }
+  }
+}
+
+// Dynamic shared memory of the split kernels: the splitters, then per-slot words.
+std::size_t split_shared_bytes(int world) {
+  return (world - 1) * sizeof(Splitter) + (1 + kWarps) * std::size_t(world) * sizeof(u64);
+}
+
+__device__ void load_splitters(const Splitter* from, Splitter* to, u32 count) {
+  for (u32 i = threadIdx.x; i < count; i += blockDim.x) to[i] = from[i];
+}
+
+// The destination slots of a tile's elements, striped (item j of thread t is element
+// tile * kTile + j * kBlock + t, so consecutive threads read consecutive keys); past the
+// slice, slot `world` (none).
+template <typename K>
+__device__ void tile_slots(const K (&keys)[kItems], u64 tile_begin, u64 count, const Splitter* splitters, u32 world,
+                           u32 me, u32 (&slot)[kItems]) {
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const u64 i = tile_begin + u64(j) * kBlock + threadIdx.x;
+    slot[j] = world;
+    if (i < count) {
+      const u32 d = destination_of(static_cast<u64>(KeyTraits<K>::ordered(keys[j])), me, i, splitters, world - 1);
+      slot[j] = destination_slot(d, me, world);
+    }
+  }
+}
+
+// Per tile, how many of its elements go to each slot: slot_counts[slot * tiles + tile]. The
+// lanes of a warp with the same slot add once (one shared atomic per slot per warp and item).
+template <typename K>
+__global__ void __launch_bounds__(kBlock) count_slots(const K* keys, u64 count, const Splitter* splitters, u32 world,
+                                                      u32 me, u64 tiles, u64* slot_counts) {
+  extern __shared__ u64 shared_words[];
+  Splitter* sp = reinterpret_cast<Splitter*>(shared_words);
+  u32* tile_count = reinterpret_cast<u32*>(sp + (world - 1));
+  load_splitters(splitters, sp, world - 1);
+  for (u32 s = threadIdx.x; s < world; s += blockDim.x) tile_count[s] = 0;
+  __syncthreads();
+  const u64 tile = blockIdx.x, begin = tile * kTile;
+  K k[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const u64 i = begin + u64(j) * kBlock + threadIdx.x;
+    if (i < count) k[j] = keys[i];
+  }
+  u32 slot[kItems];
+  tile_slots(k, begin, count, sp, world, me, slot);
+  const u32 lane = threadIdx.x & 31;
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const u32 peers = __match_any_sync(0xffffffffu, slot[j]);
+    if (slot[j] < world && lane == u32(__ffs(peers) - 1)) atomicAdd(&tile_count[slot[j]], u32(__popc(peers)));
+  }
+  __syncthreads();
+  for (u32 s = threadIdx.x; s < world; s += blockDim.x) slot_counts[u64(s) * tiles + tile] = tile_count[s];
+  if (tile == 0 && threadIdx.x == 0) slot_counts[u64(world) * tiles] = 0;  // the scan's last entry: the total
+}
+
+// The stable split: every element to slot_offsets[its slot's tile entry] plus its rank among
+// the tile's elements of that slot, in input order. Each of the kItems rounds places one
+// element per thread: a warp's lanes of one slot take consecutive places (their rank among
+// the warp's peers), the warps of the block follow each other per slot (a scan of the warps'
+// counts), and a slot's running place carries over to the next round. Consecutive lanes of
+// one slot write consecutive addresses.
+template <typename K, typename V>
+__global__ void __launch_bounds__(kBlock)
+    scatter_by_slot(const K* keys, const V* vals, u64 count, const Splitter* splitters, u32 world, u32 me, u64 tiles,
+                    const u64* slot_offsets, K* out_keys, V* out_vals) {
+  extern __shared__ u64 shared_words[];
+  Splitter* sp = reinterpret_cast<Splitter*>(shared_words);
+  u64* running = reinterpret_cast<u64*>(sp + (world - 1));  // [slot]: the next place of the tile's elements
+  u64* warp_at = running + world;                            // [warp][slot]: the warp's count, then its first place
+  const u64 tile = blockIdx.x, begin = tile * kTile;
+  load_splitters(splitters, sp, world - 1);
+  for (u32 s = threadIdx.x; s < world; s += blockDim.x) running[s] = slot_offsets[u64(s) * tiles + tile];
+  for (u32 x = threadIdx.x; x < kWarps * world; x += blockDim.x) warp_at[x] = 0;
+  K k[kItems];
+  [[maybe_unused]] V v[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const u64 i = begin + u64(j) * kBlock + threadIdx.x;
+    if (i < count) {
+      k[j] = keys[i];
+      if constexpr (kHasValues<V>) v[j] = vals[i];
+    }
+  }
+  __syncthreads();
+  u32 slot[kItems];
+  tile_slots(k, begin, count, sp, world, me, slot);
+  const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const u32 lanes_below = (1u << lane) - 1;
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const u32 peers = __match_any_sync(0xffffffffu, slot[j]);
+    const bool valid = slot[j] < world;
+    if (valid && lane == u32(__ffs(peers) - 1)) warp_at[warp * world + slot[j]] = __popc(peers);
+    __syncthreads();
+    for (u32 s = threadIdx.x; s < world; s += blockDim.x) {
+      u64 at = running[s];
+      for (int w = 0; w < kWarps; ++w) {
+        const u64 c = warp_at[w * world + s];
+        warp_at[w * world + s] = at;
+        at += c;
+      }
+      running[s] = at;
+    }
+    __syncthreads();
+    if (valid) {
+      const u64 place = warp_at[warp * world + slot[j]] + __popc(peers & lanes_below);
+      out_keys[place] = k[j];
+      if constexpr (kHasValues<V>) out_vals[place] = v[j];
+    }
+    __syncthreads();
+    for (u32 x = threadIdx.x; x < kWarps * world; x += blockDim.x) warp_at[x] = 0;
+    __syncthreads();
+  }
+}
+
+// This rank's row of the count matrix: row[d] elements for destination d.
+__global__ void slot_totals(const u64* slot_offsets, u64 tiles, u32 world, u32 me, u64* row) {
+  for (u32 d = threadIdx.x; d < world; d += blockDim.x) {
+    const u64 s = destination_slot(d, me, world);
+    row[d] = slot_offsets[(s + 1) * tiles] - slot_offsets[s * tiles];
+  }
+}
+
+// CUB's double-buffer sort of n elements from cur (spare alt); returns 0 when the result is in
+// the buffer it started in, 1 when in the spare one. CUB decides it on the host.
+template <typename K, typename V>
+int sort_run(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
+             cudaStream_t stream) {
+  cub::DoubleBuffer<K> k(keys, keys_alt);
+  if constexpr (kHasValues<V>) {
+    cub::DoubleBuffer<V> v(vals, vals_alt);
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, std::int64_t(n), 0, int(sizeof(K) * 8),
+                                                  stream));
+  } else {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, std::int64_t(n), 0, int(sizeof(K) * 8), stream));
+  }
+  return k.selector;
+}
+
+template <typename K, typename V>
+void exchange_part(void* send_keys, void* send_vals, u64 send, void* recv_keys, void* recv_vals, u64 recv, int peer,
+                   const Rank& rank) {
+  const int me = rank.rank();
+  if (send) SB_NCCL_CHECK(send_bytes(send_keys, send * sizeof(K), peer, rank), me);
+  if (recv) SB_NCCL_CHECK(recv_bytes(recv_keys, recv * sizeof(K), peer, rank), me);
+  if constexpr (kHasValues<V>) {
+    if (send) SB_NCCL_CHECK(send_bytes(send_vals, send * sizeof(V), peer, rank), me);
+    if (recv) SB_NCCL_CHECK(recv_bytes(recv_vals, recv * sizeof(V), peer, rank), me);
+  }
+}
+
+template <typename K, typename V>
+RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuffers& b, const Rank& rank,
+                     const PhaseMarks& marks) {
+  const cudaStream_t stream = rank.stream();
+  const int world = rank.world(), me = rank.rank();
+  PartitionArrays<K, V> a(static_cast<char*>(b.workspace), s.count, b.capacity, world);
+  if (world == 1) {
+    const int where = s.count ? sort_run(a.temp, a.temp_bytes, col.keys[0], col.keys[1], col.vals[0], col.vals[1],
+                                         s.count, stream)
+                              : 0;
+    for (int ph = 0; ph < 3; ++ph) marks.mark(ph, stream);
+    return {where, s.count};
+  }
+
+  // 1. Splitters from stratified samples of the unsorted slice, the same on every rank.
+  const u64 per = kSamplesPerRank;
+  take_stratified_samples<K><<<grid_for(per, 256), 256, 0, stream>>>(col.keys[0], s.count, per, u32(me),
+                                                                      a.samples + me * per);
+  SB_CUDA_CHECK_LAUNCH();
+  SB_NCCL_CHECK(ncclAllGather(a.samples + me * per, a.samples, per * sizeof(TaggedSample), ncclUint8, rank.comm(), stream),
+                me);
+  std::vector<TaggedSample> all(world * per);
+  SB_CUDA_CHECK(
+      cudaMemcpyAsync(all.data(), a.samples, all.size() * sizeof(TaggedSample), cudaMemcpyDeviceToHost, stream));
+  rank.wait();
+  const std::vector<Splitter> splitters = select_splitters(all, u32(world), per);
+  SB_CUDA_CHECK(cudaMemcpyAsync(a.splitters, splitters.data(), splitters.size() * sizeof(Splitter),
+                                cudaMemcpyHostToDevice, stream));
+
+  // 2. The stable split by destination into keys[1], this rank's own part first.
+  u64* row = a.counts + std::size_t(me) * world;
+  if (s.count) {
+    const u64 tiles = tiles_of(s.count);
+    const std::size_t shared = split_shared_bytes(world);
+    count_slots<K><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], s.count, a.splitters, u32(world),
+                                                                u32(me), tiles, a.slot_counts);
+    SB_CUDA_CHECK_LAUNCH();
+    std::size_t temp_bytes = a.temp_bytes;
+    SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.slot_counts, a.slot_offsets,
+                                                std::int64_t(u64(world) * tiles + 1), stream));
+    scatter_by_slot<K, V><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], col.vals[0], s.count, a.splitters,
+                                                                       u32(world), u32(me), tiles, a.slot_offsets,
+                                                                       col.keys[1], col.vals[1]);
+    SB_CUDA_CHECK_LAUNCH();
+    slot_totals<<<1, kBlock, 0, stream>>>(a.slot_offsets, tiles, u32(world), u32(me), row);
+    SB_CUDA_CHECK_LAUNCH();
+  } else {
+    SB_CUDA_CHECK(cudaMemsetAsync(row, 0, world * sizeof(u64), stream));
+  }
+  SB_NCCL_CHECK(ncclAllGather(row, a.counts, world, ncclUint64, rank.comm(), stream), me);
+  std::vector<u64> counts(std::size_t(world) * world);  // counts[q * world + d]: from rank q to rank d
+  SB_CUDA_CHECK(cudaMemcpyAsync(counts.data(), a.counts, counts.size() * sizeof(u64), cudaMemcpyDeviceToHost, stream));
+  rank.wait();
+  std::vector<u64> slot_begin(world + 1, 0);  // where each slot starts in keys[1]
+  for (int slot = 0; slot < world; ++slot)
+    slot_begin[slot + 1] = slot_begin[slot] + counts[std::size_t(me) * world + (me + slot) % world];
+  std::vector<u64> recv_begin(world + 1, 0);  // where the part from rank q lands in the received region
+  for (int q = 0; q < world; ++q) recv_begin[q + 1] = recv_begin[q] + (q == me ? 0 : counts[std::size_t(q) * world + me]);
+  const u64 kept = counts[std::size_t(me) * world + me], received = recv_begin[world], total = kept + received;
+  if (total > b.capacity)
+    throw Error(ExitCode::internal,
+                fmt::format("rank {}: the splitters send it {} keys, more than the {} its buffers hold (the partition "
+                            "exchange's sampling margin, dist_index.hpp partition_receive_capacity); run it with "
+                            "--param exchange=sort, and report the input",
+                            me, total, b.capacity));
+  marks.mark(0, stream);
+
+  // 3. The all-to-all on the rank's stream, launched first so its kernel is resident before
+  // the sort's blocks fill the GPU; the kept part's sort beside it on the side stream, from
+  // keys[1] with keys[0]'s head as its spare half (the split has read keys[0]).
+  const cudaStream_t side = rank.fork_aside();
+  SB_NCCL_CHECK(ncclGroupStart(), me);
+  for (int q = 0; q < world; ++q) {
+    if (q == me) continue;
+    const u64 at = slot_begin[destination_slot(u32(q), u32(me), u32(world))];
+    exchange_part<K, V>(col.keys[1] + at, at_offset(col.vals[1], at), counts[std::size_t(me) * world + q],
+                        a.received_keys + recv_begin[q], at_offset(a.received_vals, recv_begin[q]),
+                        counts[std::size_t(q) * world + me], q, rank);
+  }
+  SB_NCCL_CHECK(ncclGroupEnd(), me);
+  // The buffer the kept run ends in; with nothing kept, keys[0] (free since the split).
+  int kept_buffer = 0;
+  if (kept)
+    kept_buffer = sort_run(a.temp, a.temp_bytes, col.keys[1], col.keys[0], col.vals[1], col.vals[0], kept, side) == 0
+                      ? 1
+                      : 0;
+  rank.join();
+  marks.mark(1, stream);
+
+  // 4. The received parts sorted together, from the workspace region with the kept run's
+  // buffer past the kept run as the spare half, so both runs end outside the other buffer;
+  // then one merge into that other buffer.
+  K* run_keys = a.received_keys;
+  V* run_vals = a.received_vals;
+  const int keep = kept_buffer, other = 1 - kept_buffer;
+  if (received &&
+      sort_run(a.temp, a.temp_bytes, a.received_keys, col.keys[keep] + kept, a.received_vals,
+               at_offset(col.vals[keep], kept), received, stream) == 1) {
+    run_keys = col.keys[keep] + kept;
+    run_vals = at_offset(col.vals[keep], kept);
+  }
+  int result = keep;
+  if (kept && received) {
+    std::size_t temp_bytes = a.temp_bytes;
+    if constexpr (kHasValues<V>)
+      SB_CUDA_CHECK(cub::DeviceMerge::MergePairs(a.temp, temp_bytes, col.keys[keep], col.vals[keep],
+                                                 std::int64_t(kept), run_keys, run_vals, std::int64_t(received),
+                                                 col.keys[other], col.vals[other], OrderedLess{}, stream));
+    else
+      SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(a.temp, temp_bytes, col.keys[keep], std::int64_t(kept), run_keys,
+                                                std::int64_t(received), col.keys[other], OrderedLess{}, stream));
+    result = other;
+  } else if (received && run_keys == a.received_keys) {
+    // Nothing kept and the sorted run still in the workspace: it moves to keys[keep].
+    SB_CUDA_CHECK(cudaMemcpyAsync(col.keys[keep], run_keys, received * sizeof(K), cudaMemcpyDeviceToDevice, stream));
+    if constexpr (kHasValues<V>)
+      SB_CUDA_CHECK(
+          cudaMemcpyAsync(col.vals[keep], run_vals, received * sizeof(V), cudaMemcpyDeviceToDevice, stream));
+  }
+  marks.mark(2, stream);
+  return {result, total};
+}
+
+}  // namespace
+
+SampleSortExchange sample_sort_exchange(const SortProblem& p) {
+  const auto it = p.params.find("exchange");
+  if (it == p.params.end() || it->second == "sort") return SampleSortExchange::sort_first;
+  if (it->second == "partition") return SampleSortExchange::partition_first;
+  throw UsageError(fmt::format("--param exchange={} is not sort or partition", it->second));
+}
+
+std::uint64_t partition_first_capacity(std::uint64_t n, int world) {
+  return partition_receive_capacity(n, std::uint64_t(world), kSamplesPerRank, kExactCapacityBelow);
+}
+
+std::size_t partition_first_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity,
+                                            const DeviceContext& d) {
+  if (d.world > kMaxWorld)
+    throw UsageError(fmt::format("dist-sample-sort --param exchange=partition takes at most {} ranks, not {}; use "
+                                 "--param exchange=sort",
+                                 kMaxWorld, d.world));
+  // Keys only until RankBuffers carries values; run_typed takes any V of AllValues.
+  return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
+    return PartitionArrays<decltype(k), NoValue>(nullptr, s.count, capacity, d.world).bytes;
+  });
+}
+
+RankResult run_partition_first(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+                               const PhaseMarks& marks) {
+  return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
+    using K = decltype(k);
+    Columns<K, NoValue> col;
+    col.keys[0] = static_cast<K*>(b.keys[0]);
+    col.keys[1] = static_cast<K*>(b.keys[1]);
+    return run_typed<K, NoValue>(s, col, b, rank, marks);
+  });
+}
+
+Details partition_first_details() {
+  return Details{{"exchange", "partition"},
+                 {"samples_per_rank", std::to_string(kSamplesPerRank)},
+                 {"phases", "local: stratified samples, splitters, split by destination, counts; exchange: the "
+                            "all-to-all beside the sort of the kept part (ends when both have); merge: the sort of "
+                            "the received part and one merge of the two runs"}};
+}
+
+}  // namespace sb::dist
