@@ -46,7 +46,8 @@ class PlacedPart final : public RankFileOutput::Part {
 class TextPart final : public RankFileOutput::Part {
  public:
   TextPart(const std::string& path, const RankFileOutput::Target& t, std::uint64_t count)
-      : writer_(as_usage_error([&] { return std::make_unique<ColumnWriter>(path, t.format, t.type, count, t.path); })) {}
+      : writer_(as_usage_error(
+            [&] { return std::make_unique<ColumnWriter>(path, t.format, t.type, count, t.path); })) {}
   void append(const void* data, std::uint64_t count) override {
     as_usage_error([&] { writer_->append(data, count); });
   }
