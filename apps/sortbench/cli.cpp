@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "sortbench/core/errors.hpp"
@@ -110,6 +112,29 @@ std::vector<int> rank_devices(const DeviceOptions& o) {
   for (int g = 0; g < o.gpus; ++g) devices.push_back(g);
   if (devices.empty()) devices.push_back(o.device);  // a distributed sort on one GPU
   return devices;
+}
+
+void add_process_rank_options(CLI::App& cmd, ProcessRankOptions& o,
+                              std::pair<CLI::Option*, CLI::Option*> rank_options) {
+  cmd.add_option("--rank", o.rank, "one process per GPU: this process's rank (with --world, --rendezvous; on --device)")
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(rank_options.first)
+      ->excludes(rank_options.second);
+  cmd.add_option("--world", o.world, "one process per GPU: the number of ranks")->check(CLI::Range(1, 65536));
+  cmd.add_option("--rendezvous", o.rendezvous,
+                 "one process per GPU: an empty directory every rank can read, where they exchange the NCCL id");
+}
+
+bool checked_process_rank(const CLI::App& cmd, const ProcessRankOptions& o) {
+  if (!cmd.count("--rank") && !cmd.count("--world") && !cmd.count("--rendezvous")) return false;
+  if (!cmd.count("--rank") || !cmd.count("--world") || !cmd.count("--rendezvous"))
+    throw UsageError("--rank, --world and --rendezvous go together: give all three (one process per GPU)");
+  if (o.rank >= o.world)
+    throw UsageError(fmt::format("--rank {} is not below --world {}; ranks are 0..{}", o.rank, o.world, o.world - 1));
+  if (!std::filesystem::is_directory(o.rendezvous))
+    throw UsageError(fmt::format("--rendezvous {} is not a directory; make an empty one that every rank can read",
+                                 o.rendezvous));
+  return true;
 }
 
 void add_memory_options(CLI::App& cmd, MemoryOptions& o) {

@@ -54,6 +54,17 @@ void use_device_option(const DeviceOptions& o);
 // The ranks of a distributed algorithm: --devices, else GPUs 0..--gpus-1, else one on --device.
 std::vector<int> rank_devices(const DeviceOptions& o);
 
+// One process per GPU (docs/distributed.md): --rank, --world and --rendezvous, which exclude
+// --gpus and --devices (run; sort since issue 38).
+struct ProcessRankOptions {
+  int rank = -1, world = 0;
+  std::string rendezvous;  // where the processes' ranks meet
+};
+void add_process_rank_options(CLI::App& cmd, ProcessRankOptions& o, std::pair<CLI::Option*, CLI::Option*> rank_options);
+// Whether this process is one rank of several, after checking that the three options go together
+// and name a rank below the world and an existing directory (UsageError).
+bool checked_process_rank(const CLI::App& cmd, const ProcessRankOptions& o);
+
 // Where the input lives (issue 37): --placement auto|gpu|host and --gpu-memory-limit SIZE.
 struct MemoryOptions {
   std::string placement = "auto";

@@ -25,8 +25,7 @@ struct RunOptions {
   DeviceOptions where;           // --backend, --device, --gpus, --devices
   MemoryOptions memory;          // --placement, --gpu-memory-limit
   int reps = 10, warmup = 1, radix_bits = 0;
-  int rank = -1, world = 0;      // --rank r --world N: this process is one rank (on --device)
-  std::string rendezvous;        // --rendezvous DIR: where the processes' ranks meet
+  ProcessRankOptions process;    // --rank r --world N --rendezvous DIR: this process is one rank (on --device)
   double max_noise_pct = 1.0, budget_s = 2.0, throttle_threshold = kDefaultThrottleThreshold;
   bool no_flush_l2 = false, quiet = false, energy = false;
   std::string json, csv;
@@ -115,17 +114,10 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
   if (backend == Backend::cpu && (cmd.count("--gpu-memory-limit") || plan.placement))
     throw UsageError("--placement and --gpu-memory-limit place work on the GPU but --backend cpu uses none; drop them");
   plan.devices = rank_devices(o.where);
-  if (cmd.count("--rank") || cmd.count("--world") || cmd.count("--rendezvous")) {
-    if (!cmd.count("--rank") || !cmd.count("--world") || !cmd.count("--rendezvous"))
-      throw UsageError("--rank, --world and --rendezvous go together: give all three (one process per GPU)");
-    if (o.rank >= o.world)
-      throw UsageError(fmt::format("--rank {} is not below --world {}; ranks are 0..{}", o.rank, o.world, o.world - 1));
-    if (!std::filesystem::is_directory(o.rendezvous))
-      throw UsageError(fmt::format("--rendezvous {} is not a directory; make an empty one that every rank can read",
-                                   o.rendezvous));
-    plan.process_rank = o.rank;
-    plan.process_world = o.world;
-    plan.rendezvous = o.rendezvous;
+  if (checked_process_rank(cmd, o.process)) {
+    plan.process_rank = o.process.rank;
+    plan.process_world = o.process.world;
+    plan.rendezvous = o.process.rendezvous;
   }
   plan.settings.warmup = o.warmup;
   plan.settings.min_reps = o.reps;
@@ -250,14 +242,7 @@ Command add_run(CLI::App& app) {
       ->check(CLI::Range(1, 16));
   add_device_option(*cmd, o->where);
   add_memory_options(*cmd, o->memory);
-  const auto [gpus, devices] = add_rank_options(*cmd, o->where);
-  cmd->add_option("--rank", o->rank, "one process per GPU: this process's rank (with --world, --rendezvous; on --device)")
-      ->check(CLI::NonNegativeNumber)
-      ->excludes(gpus)
-      ->excludes(devices);
-  cmd->add_option("--world", o->world, "one process per GPU: the number of ranks")->check(CLI::Range(1, 65536));
-  cmd->add_option("--rendezvous", o->rendezvous,
-                  "one process per GPU: an empty directory every rank can read, where they exchange the NCCL id");
+  add_process_rank_options(*cmd, o->process, add_rank_options(*cmd, o->where));
   cmd->add_option("--json", o->json, "write results as JSON (docs/schema.md)");
   cmd->add_option("--csv", o->csv, "write results as CSV");
   cmd->add_flag("--quiet", o->quiet, "print only the results table");

@@ -1,5 +1,6 @@
 // sortbench sort IN -o OUT: sort a user's file (GPU or CPU), verify, write in the input's format;
 // --json writes the phase report beside it (issue 35 item 8; docs/schema.md "sort --json").
+// Issue 38: --gpus N / --devices / --rank sort the file on ranks, one output file.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@ namespace {
 struct SortOptions {
   std::string input, output, values_out, key, algo = "auto", json;
   DeviceOptions where;
+  ProcessRankOptions process;
   MemoryOptions memory;
   FileOptions file;
   bool argsort = false, quiet = false;
@@ -54,6 +56,12 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
   if (o.memory.gpu_memory_limit.size()) sort["gpu_memory_limit_bytes"] = parsed_memory_limit(o.memory);
   if (!o.file.values.empty()) sort["values"] = o.file.values;
   if (!o.values_out.empty()) sort["values_output"] = o.values_out;
+  if (r.placement == "ranks") {
+    nlohmann::json details = nlohmann::json::object();
+    for (const auto& [name, value] : r.rank_details) details[name] = value;
+    sort["ranks"] = {{"world", r.world}, {"devices", r.devices}, {"details", details}};
+    if (r.process_rank >= 0) sort["ranks"]["process_rank"] = r.process_rank;
+  }
   return {{"schema_version", kSchemaVersion}, {"context", ctx}, {"sort", sort}};
 }
 
@@ -84,13 +92,24 @@ int run_sort(const CLI::App& cmd, const SortOptions& o) {
   q.algo = o.algo;
   q.backend = backend;
   q.gpu_memory_limit = parsed_memory_limit(o.memory);
+  if (checked_process_rank(cmd, o.process)) {
+    q.devices = {o.where.device};
+    q.process_rank = o.process.rank;
+    q.process_world = o.process.world;
+    q.rendezvous = o.process.rendezvous;
+  } else if (cmd.count("--gpus") || cmd.count("--devices")) {
+    q.devices = rank_devices(o.where);
+  }
+  if (q.on_ranks() && q.gpu_memory_limit)
+    throw UsageError("--gpu-memory-limit streams one GPU's sort but ranks hold their shards whole; drop one of them");
   if (o.quiet) set_progress_enabled(false);  // a file larger than the GPU prints progress otherwise
   if (backend == Backend::cpu && q.gpu_memory_limit)
     throw UsageError("--gpu-memory-limit caps the GPU's memory but --backend cpu uses none; drop it");
   const SortFileReport r = sort_file(q);
   if (!o.json.empty()) write_file_atomically(o.json, sort_document(o, r, backend).dump(2) + "\n");
   if (!o.quiet) {
-    std::cout << fmt::format("sorted {} {} keys with {}{}\n", r.n, to_string(r.key), r.algorithm,
+    std::cout << fmt::format("sorted {} {} keys with {}{}{}\n", r.n, to_string(r.key), r.algorithm,
+                             r.world ? fmt::format(" on {} ranks", r.world) : "",
                              r.why.empty() ? "" : " (auto: " + r.why + ")");
     double total = 0;
     for (const auto& [phase, ms] : r.phases_ms) {
@@ -118,10 +137,12 @@ Command add_sort(CLI::App& app) {
   add_file_options(*cmd, o->file);
   cmd->add_option("--values-out", o->values_out, "with --values: where to write the values in the keys' new order");
   cmd->add_option("--key", o->key, "key type: " + key_type_choices() + " (raw: required; .npy: must agree)");
-  cmd->add_option("--algo", o->algo, "an algorithm name, or auto (chosen from the measured input)")
+  cmd->add_option("--algo", o->algo,
+                  "an algorithm name, or auto (chosen from the measured input; on ranks: dist-sample-sort)")
       ->capture_default_str();
   add_backend_option(*cmd, o->where);
   add_device_option(*cmd, o->where);
+  add_process_rank_options(*cmd, o->process, add_rank_options(*cmd, o->where));
   cmd->add_option("--gpu-memory-limit", o->memory.gpu_memory_limit,
                   "the GPU memory the sort may use, e.g. 4G (suffixes as -n); a file that needs more streams "
                   "through the GPU in chunks");

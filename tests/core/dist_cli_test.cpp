@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "support/command.hpp"
@@ -45,6 +46,27 @@ TEST(DistCli, ProcessOptionsGoTogether) {
 TEST(DistCli, GpusAndDevicesExcludeEachOther) {
   expect_usage_error("run --algo cub-radix --gpus 2 --devices 0,1", "--devices");
   expect_usage_error("run --algo cub-radix --gpus 0", "--gpus");
+}
+
+// Issue 38: sort takes the same rank options as run, checked before any GPU is touched.
+TEST(DistCli, SortOnRanksRefusesWhatCannotGoTogether) {
+  sb::test::TempDir dir;
+  sb::test::write_text(dir.file("in.txt"), "3\n1\n2\n");
+  const std::string sort = "sort " + dir.file("in.txt") + " -o " + dir.file("out.txt");
+  expect_usage_error(sort + " --gpus 2 --devices 0,1", "--devices");
+  expect_usage_error(sort + " --gpus 2 --rank 0 --world 2 --rendezvous " + dir.path(), "--rank");
+  expect_usage_error(sort + " --rank 0", "--rank, --world and --rendezvous go together");
+  expect_usage_error(sort + " --rank 2 --world 2 --rendezvous " + dir.path(), "--rank 2 is not below --world 2");
+  expect_usage_error(sort + " --backend cpu --gpus 2", "--gpus places work on a GPU but --backend cpu");
+  expect_usage_error(sort + " --gpus 2 --gpu-memory-limit 4G", "ranks hold their shards whole");
+  const sb::test::CommandResult list = run("list");
+  if (list.output.find("dist-sample-sort") != std::string::npos) {
+    expect_usage_error(sort + " --gpus 2 --algo cub-radix", "--algo cub-radix sorts on one GPU");
+    expect_usage_error(sort + " --gpus 2 --algo cub-radix", "dist-sample-sort");
+  } else {
+    expect_usage_error(sort + " --gpus 2", "this build has no NCCL");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.txt"))) << "no output from a refused sort";
 }
 
 }  // namespace

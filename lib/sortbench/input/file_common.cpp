@@ -39,21 +39,40 @@ bool File::read_at(void* dst, std::uint64_t bytes, std::uint64_t offset) const {
     const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30));
     const ssize_t got = ::pread(fd_, out, chunk, static_cast<off_t>(offset));
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
+    if (got <= 0) {
+      read_errno_ = got < 0 ? errno : 0;
+      return false;
+    }
     out += got, offset += static_cast<std::uint64_t>(got), bytes -= static_cast<std::uint64_t>(got);
   }
   return true;
 }
 
-MappedFile::MappedFile(const FileRequest& r, const File& f) : size_(f.size()) {
+std::string File::read_failure(std::uint64_t wanted_end) const {
+  if (read_errno_) return std::strerror(read_errno_);
+  struct stat st {};
+  const std::uint64_t now = ::fstat(fd_, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  return fmt::format("the file ends at byte {} but its data runs to byte {} (it was truncated after it was opened)",
+                     now, wanted_end);
+}
+
+MappedFile::MappedFile(const FileRequest& r, const File& f) : MappedFile(r, f, 0, f.size()) {}
+
+MappedFile::MappedFile(const FileRequest& r, const File& f, std::uint64_t offset, std::uint64_t length)
+    : size_(static_cast<std::size_t>(length)) {
   if (!size_) return;
-  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), 0);
+  // mmap's offset is a multiple of the page size: map from the page that holds `offset`.
+  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t start = offset / page * page;
+  mapped_bytes_ = static_cast<std::size_t>(offset - start + length);
+  void* p = ::mmap(nullptr, mapped_bytes_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), static_cast<off_t>(start));
   if (p == MAP_FAILED) fail(r, std::string("cannot map the file: ") + std::strerror(errno), "check the file");
-  data_ = static_cast<const char*>(p);
+  mapping_ = p;
+  data_ = static_cast<const char*>(p) + (offset - start);
 }
 
 MappedFile::~MappedFile() {
-  if (data_) ::munmap(const_cast<char*>(data_), size_);
+  if (mapping_) ::munmap(mapping_, mapped_bytes_);
 }
 
 void byteswap_in_place(unsigned char* p, std::uint64_t n, std::size_t width) {
@@ -74,7 +93,7 @@ void read_chunks(const FileRequest& r, const File& f, ColumnSink& sink, FileColu
   for (std::uint64_t done = 0; done < bytes;) {
     const std::uint64_t m = std::min(ColumnSink::kMaxChunk, bytes - done);
     unsigned char* dst = sink.room(done, m);
-    if (!f.read_at(dst, m, offset + done)) fail(r, "read failed", "check the file");
+    if (!f.read_at(dst, m, offset + done)) fail(r, f.read_failure(offset + bytes), "write the file again");
     if (swap) byteswap_in_place(dst, m / width, width);
     add_nans(c.nans, c.key, dst, done / width, m / width);
     sink.filled(done, m);

@@ -27,22 +27,30 @@ class File {
   std::uint64_t size() const { return size_; }
   // Reads exactly bytes at offset into dst, in large chunks.
   bool read_at(void* dst, std::uint64_t bytes, std::uint64_t offset) const;
+  // Why the last read_at failed, in words: the system's error, or (issue 38) that the file now ends
+  // before `wanted_end`, as when it was truncated after its header or length was read.
+  std::string read_failure(std::uint64_t wanted_end) const;
 
  private:
   int fd_ = -1;
   std::uint64_t size_ = 0;
+  mutable int read_errno_ = 0;
 };
 
-// A read-only private mapping of a whole file (empty files map nothing).
+// A read-only private mapping of a whole file, or of bytes [offset, offset + length) of it (a text
+// shard: issue 38); empty spans map nothing.
 class MappedFile {
  public:
   MappedFile(const FileRequest& r, const File& f);
+  MappedFile(const FileRequest& r, const File& f, std::uint64_t offset, std::uint64_t length);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   std::string_view view() const { return data_ ? std::string_view(data_, size_) : std::string_view(); }
 
  private:
+  void* mapping_ = nullptr;
+  std::size_t mapped_bytes_ = 0;
   const char* data_ = nullptr;
   std::size_t size_ = 0;
 };
@@ -93,7 +101,7 @@ ColumnInfo probe_npy(const FileRequest& r, const File& f);
 FileColumn read_npy(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink);
 ColumnInfo probe_raw(const FileRequest& r, const File& f);
 FileColumn read_raw(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink);
-ColumnInfo probe_text(const FileRequest& r, const File& f);
+ColumnInfo probe_text(const FileRequest& r, const File& f, std::uint64_t stride);
 FileColumn read_text(const FileRequest& r, const File& f, const ElementRange& range, ColumnSink& sink);
 
 }  // namespace sb::file_detail

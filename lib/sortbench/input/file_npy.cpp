@@ -206,7 +206,7 @@ FileColumn read_npy(const FileRequest& r, const File& f, const ElementRange& ran
   for (std::uint64_t done = 0; done < c.n; done += block_rows) {
     const std::uint64_t m = std::min(block_rows, c.n - done);
     if (!f.read_at(block.data(), m * row_bytes, l.data_offset + (rows.first + done) * row_bytes))
-      fail(r, "read failed", "check the file");
+      fail(r, f.read_failure(l.data_offset + (rows.first + c.n) * row_bytes), "write the file again");
     unsigned char* dst = sink.room(done * width, m * width);
     for (std::uint64_t i = 0; i < m; ++i)
       std::memcpy(dst + i * width, block.data() + i * row_bytes + l.column * width, width);

@@ -2,7 +2,8 @@
 // column, and generated positions where a payload is asked for without a value file. Read
 // once into host memory (a benchmark), or streamed from the file on every fill (sort: through
 // a small pinned ring into the GPU, never a host buffer of the file's size). A slice reads
-// just its rows (npy, raw) or lines (text) where the file is streamed.
+// just its rows (npy, raw) or lines (text) where the file is streamed: issue 38, a rank of a
+// distributed sort reads its shard so (text from the probe's line index).
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -22,7 +23,7 @@ namespace {
 
 static_assert(ColumnSink::kMaxChunk <= PinnedRing::kSlotBytes, "a file chunk must fit a ring slot");
 
-ColumnInfo info_of(const FileColumn& c) { return {c.path, c.format, c.key, c.dtype, c.n, c.file_bytes}; }
+ColumnInfo info_of(const FileColumn& c) { return {c.path, c.format, c.key, c.dtype, c.n, c.file_bytes, nullptr}; }
 
 // The hash is over the column as read (native byte order), so the same keys saved big-endian
 // or as another file name are recognized as the same input; a streamed file is not hashed.
@@ -96,7 +97,13 @@ class FileSource final : public FileInputSource, public std::enable_shared_from_
       }
     } else {
       keys_info_ = probe_column(r.keys);
-      if (request_.values) values_info_ = probe_column(*request_.values);
+      // Every later read of a range (a rank's shard, a streamed chunk) starts from the probe's
+      // index of a text file's lines instead of reading the lines before it again.
+      request_.keys.lines = keys_info_.lines;
+      if (request_.values) {
+        values_info_ = probe_column(*request_.values);
+        request_.values->lines = values_info_->lines;
+      }
     }
     spec_.n = keys_info_.n;
     spec_.key = keys_info_.key;
@@ -140,9 +147,6 @@ class FileSource final : public FileInputSource, public std::enable_shared_from_
     if (values_info_)
       j["values"] = describe(*values_info_, values_ ? std::optional<std::uint64_t>(values_hash_) : std::nullopt);
     return j;
-  }
-  std::optional<std::string> why_no_shards() const override {
-    return std::string("distributed runs generate their input on the ranks; a file input is not split over them yet");
   }
 
   void fill_host(void* keys, void* vals) const override { fill_host_range(0, spec_.n, keys, vals); }
@@ -238,7 +242,6 @@ class FileSlice final : public InputSource {
     j["slice"] = {{"begin", begin_}, {"count", spec_.n}};
     return j;
   }
-  std::optional<std::string> why_no_shards() const override { return file_->why_no_shards(); }
   std::shared_ptr<const InputSource> slice(std::uint64_t begin, std::uint64_t count) const override {
     check_slice(begin, count, spec_.n);
     return std::make_shared<FileSlice>(file_, begin_ + begin, count);

@@ -3,6 +3,8 @@
 // Issue 35 item 5: input_file.cpp split by format. Issue 39 item 3: a leading UTF-8 byte-order
 // mark is skipped and a first line that is not a number is a header without --column; an
 // integer no 64-bit integer type holds is refused with its line rather than inferred as f64.
+// Issue 38: the probe keeps an index of where every stride-th cell's line starts, so a rank's
+// shard is read from near its first line, mapping only its own part of the file.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -56,10 +58,23 @@ struct Cell {
   std::size_t line_begin = 0, line_end = 0;  // the line's bytes in the text, its '\n' included
 };
 
+// Where a parse starts: at the text's start, or (issue 38) at a checkpoint of the probe's index,
+// with the column already found in the header and the lines before it counted.
+struct TextStart {
+  bool resumed = false;
+  std::uint64_t lines_before = 0;
+  std::size_t column_index = 0;
+};
+
 // Splits the text into the cells of the wanted column, line by line.
 class CellReader {
  public:
-  CellReader(const FileRequest& r, std::string_view text) : r_(r), text_(text) {
+  CellReader(const FileRequest& r, std::string_view text, const TextStart& start = {}) : r_(r), text_(text) {
+    if (start.resumed) {
+      line_ = start.lines_before;
+      column_ = start.column_index;
+      return;
+    }
     if (r.column.empty()) return;
     // A CSV with a header line: find the column.
     const auto eol = text_.find('\n');
@@ -127,6 +142,7 @@ class CellReader {
     }
     return false;
   }
+  std::size_t column() const { return column_; }
 
  private:
   const FileRequest& r_;
@@ -175,6 +191,14 @@ struct TextScan {
     std::uint64_t line = 0;
   };
   std::optional<Overflow> overflow;
+  // The probe's line index (stride 0: none kept): where every stride-th cell's line starts.
+  std::uint64_t stride = 0;
+  std::vector<TextLineIndex::Checkpoint> checkpoints;
+  std::size_t column_index = 0;
+  void mark(std::uint64_t cell, std::size_t line_begin, std::uint64_t line) {
+    if (stride && cell % stride == 0 && cell / stride == checkpoints.size())
+      checkpoints.push_back({cell, line_begin, line - 1});
+  }
   void keep(std::size_t line_begin, std::size_t line_end) {
     if (kept++ == 0) begin = line_begin;
     end = line_end;
@@ -195,12 +219,12 @@ struct TextScan {
 // through parse_cell for its meaning or its error.
 template <typename K>
 bool parse_lines(const FileRequest& r, std::string_view text, const CellWindow& w, std::vector<K>& out,
-                 TextScan& scan, bool inferring) {
+                 TextScan& scan, bool inferring, std::uint64_t lines_before) {
   const char* const b = text.data();
   const char* p = b;
   const char* const e = p + text.size();
   const char* line_begin = p;
-  std::uint64_t line = 1;
+  std::uint64_t line = lines_before + 1;
   auto line_end = [&](const char* eol) { return static_cast<std::size_t>((eol < e ? eol + 1 : e) - b); };
   while (p < e) {
     while (p < e && blank(*p)) ++p;
@@ -212,6 +236,7 @@ bool parse_lines(const FileRequest& r, std::string_view text, const CellWindow& 
     }
     const std::uint64_t index = scan.cells;
     const bool keep = !w.before(index) && !w.after(index);
+    if (keep || w.parse_every_cell || w.before(index)) scan.mark(index, static_cast<std::size_t>(line_begin - b), line);
     if (!keep && !w.parse_every_cell) {
       if (!w.before(index)) break;
       const char* eol = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(e - p)));
@@ -254,20 +279,24 @@ bool parse_lines(const FileRequest& r, std::string_view text, const CellWindow& 
 
 template <typename K>
 bool parse_column(const FileRequest& r, std::string_view text, const CellWindow& w, std::vector<K>& out,
-                  TextScan& scan, bool inferring) {
+                  TextScan& scan, bool inferring, const TextStart& start = {}) {
   out.clear();
+  const std::uint64_t stride = scan.stride;
   scan = {};
+  scan.stride = stride;
   // A range bounds the count, and so does the text: a cell takes at least two bytes ("7\n").
   out.reserve(w.range.count ? static_cast<std::size_t>(std::min<std::uint64_t>(*w.range.count, text.size() / 2 + 1))
                             : static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  if (r.column.empty()) return parse_lines(r, text, w, out, scan, inferring);
-  CellReader cells(r, text);
+  if (r.column.empty()) return parse_lines(r, text, w, out, scan, inferring, start.lines_before);
+  CellReader cells(r, text, start);
+  scan.column_index = cells.column();
   Cell cell;
   for (;;) {
     const std::uint64_t index = scan.cells;
     const bool keep = !w.before(index) && !w.after(index);
     if (!keep && !w.parse_every_cell && !w.before(index)) break;
     if (!cells.next(cell, keep || w.parse_every_cell)) break;
+    scan.mark(index, cell.line_begin, cell.line);
     ++scan.cells;
     if (!keep && !w.parse_every_cell) continue;
     K v{};
@@ -307,12 +336,16 @@ void refuse_integer_overflow(const FileRequest& r, const TextScan& as_i64, const
 struct TextLayout {
   FileRequest request;
   std::string_view text;
+  std::uint64_t text_offset = 0;  // the byte-order mark's bytes
 };
 
 TextLayout layout_of(const FileRequest& r, std::string_view text) {
   TextLayout layout{r, text};
   constexpr std::string_view bom = "\xEF\xBB\xBF";
-  if (text.substr(0, bom.size()) == bom) layout.text.remove_prefix(bom.size());
+  if (text.substr(0, bom.size()) == bom) {
+    layout.text.remove_prefix(bom.size());
+    layout.text_offset = bom.size();
+  }
   if (!r.column.empty()) return layout;
   const auto eol = layout.text.find('\n');
   const std::string_view first = trim(layout.text.substr(0, eol));
@@ -351,10 +384,69 @@ ColumnInfo text_info(const FileRequest& r, const File& f, KeyType key, std::uint
   return info;
 }
 
+// The parsed cells of a range handed to the sink in chunks, as every other reader hands them.
+template <typename K>
+void hand_over(const std::vector<K>& values, KeyType key, ColumnSink& sink, FileColumn& c) {
+  sink.sized(key, c.n);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+  const std::uint64_t total = c.n * key_bytes(key);
+  for (std::uint64_t done = 0; done < total;) {
+    const std::uint64_t m = std::min(ColumnSink::kMaxChunk, total - done);
+    std::memcpy(sink.room(done, m), bytes + done, m);
+    sink.filled(done, m);
+    done += m;
+  }
+  add_nans(c.nans, key, bytes, 0, c.n);
+}
+
+// A range read through the probe's index (issue 38): the key type and the column are the probe's,
+// and only the lines from the checkpoint at or before the range to the checkpoint after it are
+// mapped and read.
+FileColumn read_text_indexed(const FileRequest& request, const File& f, const ElementRange& range, ColumnSink& sink) {
+  const TextLineIndex& index = *request.lines;
+  const auto& marks = index.checkpoints;
+  const TextLineIndex::Checkpoint from = marks[std::min<std::uint64_t>(range.first / index.stride, marks.size() - 1)];
+  std::uint64_t end = index.file_bytes;
+  if (range.count && *range.count <= index.cells) {
+    const std::uint64_t after = (range.first + *range.count + index.stride - 1) / index.stride;
+    if (after < marks.size()) end = index.text_offset + marks[after].byte;
+  }
+  const std::uint64_t begin = std::min(index.text_offset + from.byte, end);
+  // A mapping past the file's end faults on first touch: a file cut short since the probe is refused
+  // (by the ranks whose lines it lost; the others still read theirs).
+  if (end > f.size())
+    fail(request,
+         fmt::format("the file ends at byte {} but its lines ran to byte {} when they were counted (it was "
+                     "truncated since)",
+                     f.size(), end),
+         "write the file again");
+  const MappedFile mapped(request, f, begin, end - begin);
+  FileRequest r = request;
+  r.column = index.column;
+  const KeyType key = request.key.value_or(index.key);
+  if (key == KeyType::u32x4) fail(r, "--key u32x4 cannot be read from text", "give a scalar --key");
+  const TextStart start{true, from.lines_before, index.column_index};
+  const CellWindow window{ElementRange{range.first - from.cell, range.count}, false};
+  FileColumn c;
+  dispatch_key<ScalarKeys>(key, [&](auto k) {
+    using K = decltype(k);
+    std::vector<K> values;
+    TextScan scan;
+    parse_column(r, mapped.view(), window, values, scan, false, start);
+    // The parse reads to the mapped end only where the range runs past the column's end (the mapping
+    // then runs to the file's end): the cells before the checkpoint and those it counted are the column.
+    const ColumnSlice slice = resolve_range(r, range, from.cell + scan.cells);
+    c = column_of(text_info(r, f, key, index.cells), range, slice, scan.end - scan.begin);
+    hand_over(values, key, sink, c);
+  });
+  return c;
+}
+
 }  // namespace
 
 FileColumn read_text(const FileRequest& request, const File& f, const ElementRange& range, ColumnSink& sink) {
   if (request.offset) fail(request, "--offset applies to raw binary only", "drop --offset");
+  if (request.lines && !request.lines->checkpoints.empty()) return read_text_indexed(request, f, range, sink);
   // Mapped, not copied: the parser reads the page cache directly.
   const MappedFile mapped(request, f);
   const TextLayout layout = layout_of(request, mapped.view());
@@ -365,16 +457,7 @@ FileColumn read_text(const FileRequest& request, const File& f, const ElementRan
     // A range the parse did not fill made it read to the end: scan.cells is then the column's length.
     const ColumnSlice slice = resolve_range(r, range, scan.cells);
     c = column_of(text_info(r, f, key, scan.cells), range, slice, scan.end - scan.begin);
-    sink.sized(key, c.n);
-    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
-    const std::uint64_t total = c.n * key_bytes(key);
-    for (std::uint64_t done = 0; done < total;) {
-      const std::uint64_t m = std::min(ColumnSink::kMaxChunk, total - done);
-      std::memcpy(sink.room(done, m), bytes + done, m);
-      sink.filled(done, m);
-      done += m;
-    }
-    add_nans(c.nans, key, bytes, 0, c.n);
+    hand_over(values, key, sink, c);
   };
   std::optional<KeyType> key = r.key;
   TextScan scan;
@@ -410,7 +493,7 @@ FileColumn read_text(const FileRequest& request, const File& f, const ElementRan
   return c;
 }
 
-ColumnInfo probe_text(const FileRequest& request, const File& f) {
+ColumnInfo probe_text(const FileRequest& request, const File& f, std::uint64_t stride) {
   if (request.offset) fail(request, "--offset applies to raw binary only", "drop --offset");
   const MappedFile mapped(request, f);
   const TextLayout layout = layout_of(request, mapped.view());
@@ -418,14 +501,30 @@ ColumnInfo probe_text(const FileRequest& request, const File& f) {
   const std::string_view text = layout.text;
   std::optional<KeyType> key = r.key;
   TextScan scan;
+  scan.stride = stride;
+  // The lines' index comes with the count, from the parse that settled the key type.
+  auto indexed = [&](KeyType k) {
+    ColumnInfo info = text_info(r, f, k, scan.cells);
+    auto index = std::make_shared<TextLineIndex>();
+    index->stride = stride;
+    index->checkpoints = std::move(scan.checkpoints);
+    index->cells = scan.cells;
+    index->text_offset = layout.text_offset;
+    index->file_bytes = f.size();
+    index->column = r.column;
+    index->column_index = scan.column_index;
+    index->key = k;
+    info.lines = std::move(index);
+    return info;
+  };
   if (!key) {
     // Every cell parsed, none kept.
     const CellWindow parse_only{ElementRange{0, 0}, true};
     std::vector<std::int64_t> i64;
-    if (parse_column(r, text, parse_only, i64, scan, true)) return text_info(r, f, KeyType::i64, scan.cells);
+    if (parse_column(r, text, parse_only, i64, scan, true)) return indexed(KeyType::i64);
     const TextScan as_i64 = scan;
     std::vector<std::uint64_t> u64;
-    if (parse_column(r, text, parse_only, u64, scan, true)) return text_info(r, f, KeyType::u64, scan.cells);
+    if (parse_column(r, text, parse_only, u64, scan, true)) return indexed(KeyType::u64);
     refuse_integer_overflow(r, as_i64, scan);
     key = KeyType::f64;
   }
@@ -435,7 +534,7 @@ ColumnInfo probe_text(const FileRequest& request, const File& f) {
   const CellWindow count_only{ElementRange{~std::uint64_t{0}, 0}, false};
   std::vector<double> none;
   parse_column(r, text, count_only, none, scan, false);
-  return text_info(r, f, *key, scan.cells);
+  return indexed(*key);
 }
 
 }  // namespace sb::file_detail

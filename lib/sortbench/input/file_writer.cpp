@@ -1,6 +1,7 @@
 // Writing a column as .npy (version 1.0, 64-byte aligned data), raw or text, in pieces so a
 // GPU download can stream into the file. Issue 35 item 5: input_file.cpp split by format; issue 37:
 // a failed write says what happened to the disk in words, naming the file the user asked for.
+// Issue 38: a part of a .npy or raw column written at its place, by one rank of several.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <charconv>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -157,6 +159,54 @@ std::uint64_t ColumnWriter::close() {
   s.text.clear();
   s.out.close();
   return s.bytes;
+}
+
+ColumnPartWriter::ColumnPartWriter(const std::string& path, FileFormat format, KeyType key, std::uint64_t n,
+                                   std::uint64_t first, const std::string& name)
+    : name_(name.empty() ? path : name), width_(key_bytes(key)) {
+  if (format == FileFormat::text)
+    throw std::logic_error("ColumnPartWriter: text has no fixed place per element; write each part on its own");
+  const std::string header = format == FileFormat::npy ? npy_header(key, n) : std::string();
+  // No O_TRUNC: the other parts may already be in the file.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw Error(ExitCode::output, fmt::format("cannot write {}: {}; choose another path", name_, std::strerror(errno)));
+  const std::uint64_t total = header.size() + n * width_;
+  if (::ftruncate(fd_, static_cast<off_t>(total)) != 0) fail(errno);
+  next_byte_ = header.size() + first * width_;
+  if (first == 0 && !header.empty()) put(header.data(), header.size(), 0);
+}
+
+ColumnPartWriter::~ColumnPartWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ColumnPartWriter::put(const void* data, std::uint64_t bytes, std::uint64_t at) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  while (bytes) {
+    const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30));
+    const ssize_t put = ::pwrite(fd_, p, chunk, static_cast<off_t>(at));
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) fail(put < 0 ? errno : ENOSPC);
+    p += put, at += static_cast<std::uint64_t>(put), bytes -= static_cast<std::uint64_t>(put);
+  }
+}
+
+void ColumnPartWriter::append(const void* data, std::uint64_t count) {
+  put(data, count * width_, next_byte_);
+  next_byte_ += count * width_;
+}
+
+void ColumnPartWriter::close() {
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail(errno);
+}
+
+void ColumnPartWriter::fail(int err) const {
+  throw Error(ExitCode::output,
+              fmt::format("writing {} failed: {}; free space or choose another path", name_, write_problem(err)));
 }
 
 void write_column(const std::string& out_path, FileFormat format, KeyType key, const void* data, std::uint64_t n) {

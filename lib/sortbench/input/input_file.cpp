@@ -128,12 +128,12 @@ FileColumn read_column_range(const FileRequest& request, std::uint64_t first, st
   return read_range(request, {first, count}, alloc);
 }
 
-ColumnInfo probe_column(const FileRequest& request) {
+ColumnInfo probe_column(const FileRequest& request, std::uint64_t text_stride) {
   const File f(request);
   switch (format_of(request)) {
     case FileFormat::npy: return file_detail::probe_npy(request, f);
     case FileFormat::raw: return file_detail::probe_raw(request, f);
-    case FileFormat::text: return file_detail::probe_text(request, f);
+    case FileFormat::text: return file_detail::probe_text(request, f, text_stride);
   }
   fail(request, "unknown format", "give --format npy|raw|text");
 }

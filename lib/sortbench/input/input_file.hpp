@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sortbench/core/types.hpp"
 
@@ -53,6 +54,27 @@ class HostArray {
   std::size_t bytes_ = 0;
 };
 
+// Where a text column's cells start, as probe_column finds them while it counts the lines (issue 38):
+// a read of a range given it (FileRequest::lines) starts at the checkpoint at or before the range's
+// first cell and maps only the bytes up to the checkpoint after its last, so a rank's shard of a
+// text file costs reading and memory in proportion to the shard, not to the file.
+struct TextLineIndex {
+  static constexpr std::uint64_t kDefaultStride = std::uint64_t{1} << 16;
+  struct Checkpoint {
+    std::uint64_t cell = 0;          // a multiple of stride
+    std::uint64_t byte = 0;          // where its line starts, from the text's start (past a byte-order mark)
+    std::uint64_t lines_before = 0;  // lines of the text before that one (for the messages' line numbers)
+  };
+  std::uint64_t stride = kDefaultStride;  // cells from one checkpoint to the next
+  std::vector<Checkpoint> checkpoints;    // checkpoint k is cell k * stride
+  std::uint64_t cells = 0;                // the column's length
+  std::uint64_t text_offset = 0;          // bytes before the text (a UTF-8 byte-order mark)
+  std::uint64_t file_bytes = 0;           // the file's size when probed
+  std::string column;                     // the column read: --column, or a one-column header's name
+  std::size_t column_index = 0;           // its 0-based position in the header (with column)
+  KeyType key = KeyType::i64;             // the column's type: given, or inferred from every cell
+};
+
 // What to read. key: the type the user named with --key (must agree with a .npy dtype; the
 // type of raw data; text is parsed as it, or as i64/u64/f64 when absent).
 struct FileRequest {
@@ -62,6 +84,9 @@ struct FileRequest {
   std::string column;  // npy 2-D: a 0-based index; text: a header name or a 0-based index
   std::uint64_t offset = 0;  // raw: bytes to skip (a header)
   std::string role = "--input";  // names the option in messages: --input, --values
+  // Text: the probe's index of this file (ColumnInfo::lines), so a range is read from near its
+  // start with the probe's key type; null: the range is found by reading the lines before it.
+  std::shared_ptr<const TextLineIndex> lines;
 };
 
 // Float keys: the NaN count and first position (a NaN has no place in an order), or 0.
@@ -125,8 +150,9 @@ struct ColumnInfo {
   std::string dtype;  // as FileColumn::dtype
   std::uint64_t n = 0;
   std::uint64_t file_bytes = 0;  // the whole file
+  std::shared_ptr<const TextLineIndex> lines;  // text: where every text_stride-th cell's line starts
 };
-ColumnInfo probe_column(const FileRequest& request);
+ColumnInfo probe_column(const FileRequest& request, std::uint64_t text_stride = TextLineIndex::kDefaultStride);
 
 // A column with NaN keys: a UsageError naming the count and the first position.
 void refuse_nan_keys(const FileColumn& column, const std::string& role);
@@ -157,6 +183,29 @@ class ColumnWriter {
  private:
   struct State;
   std::unique_ptr<State> state_;
+};
+
+// One part of a .npy or raw column that several writers (the ranks of a distributed sort: issue 38)
+// write into one file at once: elements [first, first + count) of n, written at their place. The
+// file is created if absent and sized to the whole column by every part (so no part waits on
+// another); the part that starts at element 0 writes the .npy header. Errors as ColumnWriter's.
+class ColumnPartWriter {
+ public:
+  ColumnPartWriter(const std::string& path, FileFormat format, KeyType key, std::uint64_t n, std::uint64_t first,
+                   const std::string& name = {});
+  ~ColumnPartWriter();
+  ColumnPartWriter(const ColumnPartWriter&) = delete;
+  ColumnPartWriter& operator=(const ColumnPartWriter&) = delete;
+  void append(const void* data, std::uint64_t count);
+  void close();
+
+ private:
+  void put(const void* data, std::uint64_t bytes, std::uint64_t at);
+  [[noreturn]] void fail(int err) const;
+  std::string name_;
+  int fd_ = -1;
+  std::uint64_t next_byte_ = 0;
+  std::size_t width_ = 0;
 };
 
 // The whole column at once.

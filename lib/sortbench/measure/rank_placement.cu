@@ -153,7 +153,7 @@ __global__ void slice_check_kernel(const K* in, u64 n_in, const K* out, u64 n_ou
 // The rank's verification: local counts all-reduced, and every rank's (count, first, last)
 // gathered so the boundaries are checked on the host, identically on every rank.
 template <typename K>
-VerifyReport verify_slices(const Rank& rank, const K* in, u64 n_in, const K* out, u64 n_out, u64 n) {
+VerifyReport verify_slices(const Rank& rank, const K* in, u64 n_in, const K* out, u64 n_out, u64 n, u64* offset) {
   const int world = rank.world();
   DeviceBuffer counts(sizeof(SliceCounts));
   SB_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, sizeof(SliceCounts), rank.stream()));
@@ -187,6 +187,7 @@ VerifyReport verify_slices(const Rank& rank, const K* in, u64 n_in, const K* out
   std::vector<SliceEnds> slices(world);
   for (int r = 0; r < world; ++r) {
     slices[r] = {all[3 * r], all[3 * r + 1], all[3 * r + 2]};
+    if (r == rank.rank()) *offset = total;
     total += all[3 * r];
   }
   int previous = 0;
@@ -353,6 +354,17 @@ struct Shared {
   int device_of(int rank) const { return request.process_rank >= 0 ? request.devices.at(0) : request.devices.at(rank); }
 };
 
+// A rank's shard of the input onto its GPU (issue 38): a file it cannot open or read stops every
+// rank with one line naming the rank and the file (exit 2).
+void fill_shard(const InputSource& source, const RankSlice& slice, int r, void* d_keys, void* d_vals,
+                cudaStream_t stream) {
+  try {
+    source.slice(slice.begin, slice.count)->fill_device(d_keys, d_vals, stream);
+  } catch (const UsageError& e) {
+    throw Error(ExitCode::usage, fmt::format("rank {}: cannot read {}", r, e.what()));
+  }
+}
+
 // An error message that names its rank.
 std::string with_rank(int r, int device, const std::string& message) {
   return message.rfind("rank ", 0) == 0 ? message : fmt::format("rank {} (GPU {}): {}", r, device, message);
@@ -398,7 +410,7 @@ void rank_body(Shared& s, int r) {
   work_needs(capacity, ws);
   DeviceBuffer pristine(slice.count * kb);
   held = pristine.bytes();
-  s.request.source->slice(slice.begin, slice.count)->fill_device(pristine.get(), nullptr, stream.handle);
+  fill_shard(*s.request.source, slice, r, pristine.get(), nullptr, stream.handle);
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
   std::optional<L2Flusher> l2;
   if (s.request.settings.flush_l2) l2.emplace();
@@ -473,11 +485,19 @@ void rank_body(Shared& s, int r) {
     RankAgreement rule(s.request.settings, rank, decision.as<double>());
     report.samples_ms = measure(rule, timer, steps, {&phases}).samples_ms;
     report.out_count = result.count;
+    u64 out_offset = 0;
     report.verification = dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
       using K = decltype(k);
       return verify_slices<K>(rank, pristine.as<K>(), slice.count, static_cast<const K*>(buffers.keys[result.buffer]),
-                              result.count, n);
+                              result.count, n, &out_offset);
     });
+    // The verification is all-reduced, so every rank writes (and meets at the barrier) or none does.
+    if (s.request.output && report.verification.ok) {
+      s.request.output(RankOutput{r, device, buffers.keys[result.buffer], nullptr, result.count, out_offset,
+                                  stream.handle});
+      rank.barrier(word.get());
+      rank.wait();
+    }
     // Per-rank medians of the phases and the output count, summed into every rank's table.
     const std::size_t cols = s.algo.phases.size() + 1;
     std::vector<double> table(cols * world, 0.0);

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <cuda_runtime_api.h>
 
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/input/input_source.hpp"
@@ -14,6 +17,19 @@
 #include "sortbench/measure/verify.hpp"
 
 namespace sb {
+
+// A rank's sorted part, handed to DistributedRequest::output (issue 38): on the rank's device, on
+// its stream; `offset` is the global position of its first element (the exclusive prefix of the
+// ranks' output counts, which may be uneven).
+struct RankOutput {
+  int rank = 0;
+  int device = 0;
+  const void* keys = nullptr;
+  const void* values = nullptr;  // null without a value column
+  std::uint64_t count = 0;
+  std::uint64_t offset = 0;
+  cudaStream_t stream = nullptr;
+};
 
 struct DistributedRequest {
   const InputSource* source = nullptr;  // each rank fills its own slice from it (InputSource::slice)
@@ -25,6 +41,10 @@ struct DistributedRequest {
   int process_rank = -1;
   int process_world = 0;
   std::string rendezvous;
+  // Called on each rank once the run verified (the last sample's output). A throw stops every rank
+  // as any rank's failure does; after it returned on every rank the ranks pass one barrier, so a
+  // run_on_ranks that returns means every rank's output was written (sort --gpus commits then).
+  std::function<void(const RankOutput&)> output;
 };
 
 struct DistributedOutcome {

@@ -14,8 +14,13 @@
 #include "sortbench/measure/device_info.hpp"
 #include "sortbench/measure/file_sink.hpp"
 #include "sortbench/measure/harness.hpp"
+#include "sortbench/measure/rank_file_output.hpp"
 #include "sortbench/measure/session.hpp"
 #include "sortbench/report/report.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#if SORTBENCH_HAVE_NCCL
+#include "sortbench/measure/rank_placement.hpp"
+#endif
 
 namespace sb {
 
@@ -110,6 +115,110 @@ const Algorithm* pick_algorithm(const SortFileRequest& q, const InputShape& shap
   return a;
 }
 
+#if SORTBENCH_HAVE_NCCL
+// A rank's sorted column downloaded in pieces and written as its part of the output.
+void write_rank_part(const RankOutput& o, const void* d_column, std::size_t width, RankFileOutput& out) {
+  const auto part = out.part(o.rank, o.offset, o.count);
+  const std::uint64_t piece = std::max<std::uint64_t>(1, (std::uint64_t{8} << 20) / width);
+  std::vector<unsigned char> host(std::min(o.count, piece) * width);
+  const auto* d = static_cast<const unsigned char*>(d_column);
+  for (std::uint64_t done = 0; done < o.count;) {
+    const std::uint64_t m = std::min(piece, o.count - done);
+    SB_CUDA_CHECK(cudaMemcpyAsync(host.data(), d + done * width, m * width, cudaMemcpyDeviceToHost, o.stream));
+    SB_CUDA_CHECK(cudaStreamSynchronize(o.stream));
+    part->append(host.data(), m);
+    done += m;
+  }
+  part->close();
+}
+
+std::string distributed_names() {
+  std::string names;
+  for (const Algorithm& a : registry().all())
+    if (a.distributed()) names += (names.empty() ? "" : ", ") + a.name;
+  return names;
+}
+#endif
+
+// The file sorted by ranks (issue 38): each rank reads its shard (InputSource::shard, in the ranks
+// placement), the ranks sort and verify together, and each writes its part at its global offset
+// into one output file, renamed into place once every rank wrote (in process mode by rank 0).
+SortFileReport sort_on_ranks(const SortFileRequest& q, FileInputRequest source_request, SortFileReport rep) {
+#if SORTBENCH_HAVE_NCCL
+  const Algorithm* algo = registry().find(q.algo == "auto" ? kDefaultDistributedSort : q.algo);
+  rep.algorithm = algo->name;
+  if (q.algo == "auto") rep.why = fmt::format("on ranks: {}, the distributed sort of every key type", algo->name);
+  const auto source = make_file_source(source_request, {}, FileReading::streamed);
+  const InputSpec& spec = source->spec();
+  rep.n = spec.n;
+  rep.key = spec.key;
+  const ColumnInfo& keys = source->keys_column();
+  const ColumnInfo* values = source->values_column();
+  rep.bytes_read = keys.file_bytes + (values ? values->file_bytes : 0);
+  // The key facts (min, max) are measured by the ranks on their shards; the shape decides here.
+  const SortProblem probe{spec.shape(), KeyFacts{}, {}, RangeMode::given};
+  if (auto why = algo->why_unsupported(probe))
+    throw UsageError(fmt::format("{} cannot sort this input on ranks: {}; sort it on one GPU (drop --gpus) or give "
+                                 "another --algo",
+                                 algo->name, *why));
+
+  const bool processes = q.process_rank >= 0;
+  const int world = processes ? q.process_world : static_cast<int>(q.devices.size());
+  RankFileOutput keys_out({q.output, keys.format, spec.key}, spec.n, world,
+                          processes ? shared_aside_path(q.output, q.rendezvous) : std::string());
+  std::optional<RankFileOutput> values_out;
+  if (values)
+    values_out.emplace(RankFileOutput::Target{q.values_output, values->format, values->key}, spec.n, world,
+                       processes ? shared_aside_path(q.values_output, q.rendezvous) : std::string());
+
+  DistributedRequest request;
+  request.source = source.get();
+  request.devices = q.devices;
+  request.settings = single_sample_settings();
+  request.process_rank = q.process_rank;
+  request.process_world = q.process_world;
+  request.rendezvous = q.rendezvous;
+  request.output = [&](const RankOutput& o) {
+    write_rank_part(o, o.keys, key_bytes(spec.key), keys_out);
+    if (values_out) {
+      if (!o.values) throw std::logic_error("the ranks placement handed over no values for --values-out");
+      write_rank_part(o, o.values, key_bytes(values->key), *values_out);
+    }
+  };
+  const double t0 = steady_now_s();
+  const DistributedOutcome out = run_on_ranks(*algo->ranks, probe, request);
+  const double wall_ms = (steady_now_s() - t0) * 1e3;
+  if (!out.verification.ok)
+    throw Error(ExitCode::verification_failed,
+                fmt::format("{} produced a wrong result ({}); nothing was written; report it, or give another --algo",
+                            algo->name, out.verification.message));
+  const double sort_ms = out.samples_ms.empty() ? 0.0 : out.samples_ms.front();
+  rep.phases_ms.emplace_back("sort", sort_ms);
+  // Each rank reads its shard, verifies and writes its part on its own; the slowest rank's sort is
+  // the one phase the ranks time together.
+  rep.phases_ms.emplace_back("read-verify-write", std::max(0.0, wall_ms - sort_ms));
+  // Past run_on_ranks every rank's part is written: the committing process renames.
+  if (!processes || q.process_rank == 0) {
+    rep.bytes_written = keys_out.commit();
+    if (values_out) rep.bytes_written += values_out->commit();
+  } else {
+    keys_out.leave_to_committer();
+    if (values_out) values_out->leave_to_committer();
+  }
+  rep.verified_on = "gpu";
+  rep.placement = "ranks";
+  rep.world = world;
+  rep.devices = q.devices;
+  rep.process_rank = q.process_rank;
+  rep.rank_details = out.details;
+  rep.host_peak_bytes = host_peak_bytes();
+  return rep;
+#else
+  (void)q, (void)source_request;
+  return rep;
+#endif
+}
+
 }  // namespace
 
 SortFileReport sort_file(const SortFileRequest& q) {
@@ -125,9 +234,20 @@ SortFileReport sort_file(const SortFileRequest& q) {
     throw UsageError("--values-out needs --values FILE (the column to carry along); give it or drop --values-out");
   }
   const bool gpu = q.backend == Backend::gpu;
-  if (gpu)
-    if (auto why = cuda_unavailable_reason())
-      throw Error(ExitCode::no_device, *why + "; use --backend cpu to sort with the CPU");
+  if (q.on_ranks()) {
+    if (!gpu) throw UsageError("ranks sort on GPUs but --backend cpu was given; drop one of them");
+#if SORTBENCH_HAVE_NCCL
+    const Algorithm* a = registry().find(q.algo == "auto" ? kDefaultDistributedSort : q.algo);
+    if (a && !a->distributed())
+      throw UsageError(fmt::format("--algo {} sorts on one GPU but ranks were asked for (--gpus, --devices or "
+                                   "--rank); give a distributed algorithm ({}) or auto",
+                                   a->name, distributed_names()));
+#else
+    throw UsageError(fmt::format("ranks were asked for but this build has no NCCL (distributed sorts); sort {} on "
+                                 "one GPU (drop --gpus)",
+                                 q.input.path));
+#endif
+  }
   if (q.algo != "auto") {
     const Algorithm* a = registry().find(q.algo);
     if (!a) throw UsageError(fmt::format("--algo {} is not an algorithm; see 'sortbench list' or give --algo auto", q.algo));
@@ -135,6 +255,9 @@ SortFileReport sort_file(const SortFileRequest& q) {
       throw UsageError(fmt::format("{} runs on the {} but --backend {} was given; choose a {} algorithm or auto",
                                    a->name, to_string(a->backend), to_string(q.backend), to_string(q.backend)));
   }
+  if (gpu)
+    if (auto why = cuda_unavailable_reason())
+      throw Error(ExitCode::no_device, *why + "; use --backend cpu to sort with the CPU");
 
   // source: the file, streamed into its placement (on the GPU path through a small pinned ring
   // while each chunk's copy to the device runs: read, host-to-device); the key facts are min and
@@ -146,6 +269,15 @@ SortFileReport sort_file(const SortFileRequest& q) {
     source_request.values->role = "--values";
   }
   source_request.positions = q.argsort;
+  if (q.on_ranks()) return sort_on_ranks(q, source_request, rep);
+  if (q.algo != "auto" && registry().find(q.algo)->distributed()) {
+    // A distributed algorithm named without ranks: one rank, on the current GPU.
+    SortFileRequest one_rank = q;
+    int device = 0;
+    SB_CUDA_CHECK(cudaGetDevice(&device));
+    one_rank.devices = {device};
+    return sort_on_ranks(one_rank, source_request, rep);
+  }
   const auto source = make_file_source(source_request, {}, FileReading::streamed);
   const InputSpec& spec = source->spec();
   rep.n = spec.n;

@@ -5,7 +5,9 @@
 // verify (sorted, same multiset; argsort and values: every element carried along; on the GPU
 // where a copy of the input fits), write (downloaded through the same kind of ring while
 // written, to a temporary name beside the output, renamed into place only when everything
-// passed, so a failure never leaves a partial output).
+// passed, so a failure never leaves a partial output). Issue 38: with ranks (--gpus N, --devices,
+// or one process per GPU) each rank reads its shard of the file, the ranks sort it together, and
+// each writes its sorted part at its global offset into one output file (rank_file_output.hpp).
 #pragma once
 
 #include <optional>
@@ -18,6 +20,9 @@
 
 namespace sb {
 
+// The distributed algorithm sort runs on ranks unless --algo names one: the one that chooses.
+inline constexpr const char* kDefaultDistributedSort = "dist-auto";
+
 struct SortFileRequest {
   FileRequest input;
   std::string output;
@@ -29,6 +34,14 @@ struct SortFileRequest {
   // The GPU memory the sort may use (bytes; 0: what is free). A file that needs more streams
   // through the GPU in chunks (issue 37).
   std::uint64_t gpu_memory_limit = 0;
+  // Ranks (issue 38): one per listed GPU of this process, or (process_rank >= 0) this process is
+  // rank process_rank of process_world, on devices[0], meeting the others in `rendezvous`. Empty
+  // and -1: one GPU (or the CPU) sorts the whole file.
+  std::vector<int> devices;
+  int process_rank = -1;
+  int process_world = 0;
+  std::string rendezvous;
+  bool on_ranks() const { return !devices.empty() || process_rank >= 0; }
 };
 
 struct SortFileReport {
@@ -43,6 +56,12 @@ struct SortFileReport {
   // output file, no host copy of either).
   std::string placement = "gpu";
   std::uint64_t host_peak_bytes = 0;  // the process's peak resident memory
+  // On ranks (placement "ranks"): how many, their GPUs, this process's rank in process mode (else
+  // -1), and the ranks placement's details (each rank's count and phase times, topology).
+  int world = 0;
+  std::vector<int> devices;
+  int process_rank = -1;
+  std::vector<std::pair<std::string, std::string>> rank_details;
 };
 
 // Throws UsageError (exit 2) for every problem with the files or options, Error(no_device)
