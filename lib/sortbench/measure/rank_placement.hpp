@@ -25,6 +25,9 @@ struct DistributedRequest {
   int process_rank = -1;
   int process_world = 0;
   std::string rendezvous;
+  // With a payload whose values name input positions (generated, not data): the algorithm
+  // claims stability, and the verification checks equal keys keep increasing positions.
+  bool check_stable = false;
 };
 
 struct DistributedOutcome {
