@@ -116,7 +116,8 @@ Algorithm make_dist_hp() {
   RankAlgorithm ranks;
   ranks.phases = {"histogram", "allreduce", "expand"};
   ranks.capacity = [](const SortProblem&, u64 n, int world) { return (n + world - 1) / world; };
-  ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64, const DeviceContext&) {
+  ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
+    if (p.has_payload()) return dist_hp_pairs_workspace_bytes(p, s, capacity, d.world);
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
       return HpArrays<W>(nullptr, p, s.count).bytes;
@@ -127,6 +128,7 @@ Algorithm make_dist_hp() {
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
+    if (p.has_payload()) return run_dist_hp_pairs(p, s, b, rank, marks);
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
   };
   ranks.details = [](const SortProblem& p, int world) {
@@ -138,9 +140,11 @@ Algorithm make_dist_hp() {
       "issue 15: H-P (seed 004) over NCCL ranks: local histogram (hp fast kernels), ncclAllReduce, each rank "
       "expands its n/G slice from the global prefix sums; no key exchange",
       std::move(ranks));
-  a.constraints = "integer keys; n < 2^32, range <= 2^32 bins (4-byte counts)";
+  a.constraints = "integer keys; n < 2^32, range <= 2^32 bins (4-byte counts); with a payload the pairs are sorted "
+                  "locally and exchanged once on exact splitters (dist_hp_pairs.cu)";
   a.params = {"histogram", "low_bits"};  // hp's histogram variant and the hybrid's bucket width
-  declare_types<HpKeys, KeysOnly>(a);
+  declare_types<HpKeys, AllValues>(a);
+  a.stable = true;  // with a payload (dist_hp_pairs.cu): stable local sort, cuts in rank order, lower ranks first
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     return hp::histogram_unsupported(p, p.n());
   };
