@@ -223,9 +223,11 @@ VerifyReport verify_slices(const Rank& rank, const K* in, const V* in_vals, u64 
   rank.wait();
   u64 total = 0;
   std::vector<SliceEnds> slices(world);
+  std::vector<SliceEndPositions> positions(world);
   for (int r = 0; r < world; ++r) {
     const u64* e = all.data() + kEndWords * r;
     slices[r] = {e[0], e[1], e[2]};
+    positions[r] = {e[3], e[4]};
     total += e[0];
   }
   int previous = 0;
@@ -234,15 +236,7 @@ VerifyReport verify_slices(const Rank& rank, const K* in, const V* in_vals, u64 
                                previous)};
   if (total != n)
     return {false, fmt::format("the ranks hold {} elements in all, not the input's {}", total, n)};
-  // Equal keys on both sides of a boundary between non-empty ranks: positions must increase.
-  u64 unstable_across = 0;
-  const u64* before = nullptr;
-  for (int r = 0; check_stable && r < world; ++r) {
-    const u64* e = all.data() + kEndWords * r;
-    if (!e[0]) continue;
-    if (before && before[2] == e[1] && before[4] > e[3]) ++unstable_across;
-    before = e;
-  }
+  const u64 unstable_across = check_stable ? unstable_boundaries(slices.data(), positions.data(), world) : 0;
   VerifyCounts v;
   v.unsorted = c.unsorted;
   v.first_unsorted = n;  // a rank-local position would mislead; the count says how many
