@@ -100,9 +100,11 @@ struct PairArrays {
   PairArrays(char* base, const SortProblem& p, u64 count, u64 capacity, int world) {
     const u64 range = hp::problem_range(p);
     std::size_t scan_bytes = 0;
-    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, CountsIn(thrust::counting_iterator<u64>(0), BinCount{}),
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes,
+                                                CountsIn(thrust::counting_iterator<u64>(0), BinCount{}),
                                                 BinsOut(RecordBoundaryBins{}), static_cast<std::int64_t>(range)));
-    temp_bytes = std::max({range_radix_sort_bytes(local_problem(p, count)), scan_bytes, merge_temp_bytes<K, V>(capacity)});
+    temp_bytes =
+        std::max({range_radix_sort_bytes(local_problem(p, count)), scan_bytes, merge_temp_bytes<K, V>(capacity)});
     Carve c;
     histogram = base + c.take(hp::histogram_bytes(p, count));
     temp = base + c.take(temp_bytes);

@@ -115,7 +115,8 @@ struct SampleArrays {
 };
 
 template <typename K, typename V>
-RankResult run(const SortProblem&, const RankSlice& s, const RankBuffers& b, const Rank& rank, const PhaseMarks& marks) {
+RankResult run(const SortProblem&, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+               const PhaseMarks& marks) {
   const cudaStream_t stream = rank.stream();
   const int world = rank.world(), me = rank.rank();
   SampleArrays<K, V> a(static_cast<char*>(b.workspace), s.count, b.capacity, world);

@@ -134,7 +134,8 @@ TEST(DistGpu, AValueApartFromItsKeyFailsVerification) {
       EXPECT_TRUE(good.ok) << what << ": " << good.message;
       const VerifyReport bad = verify_on_two(swapped, spec);
       EXPECT_FALSE(bad.ok) << what << ": a swapped value passed";
-      EXPECT_NE(bad.message.find("values moved apart from their keys"), std::string::npos) << what << ": " << bad.message;
+      EXPECT_NE(bad.message.find("values moved apart from their keys"), std::string::npos)
+          << what << ": " << bad.message;
 
       const InputSpec equal = make_spec(100003, Distribution::uniform, KeyType::u32, payload, std::nullopt, 1);
       const VerifyReport stable = verify_on_two(*real->ranks, equal);
