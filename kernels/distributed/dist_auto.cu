@@ -34,18 +34,22 @@ RankAlgorithm one_gpu_ranks() {
                  const PhaseMarks& marks) -> RankResult {
     const cudaStream_t stream = rank.stream();
     const int world = rank.world(), me = rank.rank();
-    const std::size_t kb = key_bytes(p.shape.key);
+    const std::size_t kb = key_bytes(p.shape.key), vb = p.has_payload() ? payload_bytes(p.shape.payload) : 0;
     marks.mark(0, stream);
     if (world > 1) {
+      // Keys, then values where there are: every slice lands at its global position.
       SB_NCCL_CHECK(ncclGroupStart(), me);
-      if (me == 0) {
-        for (int q = 1; q < world; ++q)
-          if (const u64 count = slice_size(q, s.n, world))
-            SB_NCCL_CHECK(recv_bytes(static_cast<char*>(b.keys[0]) + slice_begin(q, s.n, world) * kb, count * kb, q,
-                                     rank),
-                          me);
-      } else if (s.count) {
-        SB_NCCL_CHECK(send_bytes(b.keys[0], s.count * kb, 0, rank), me);
+      for (const auto& [column, width] : {std::pair<void*, std::size_t>{b.keys[0], kb}, {b.values[0], vb}}) {
+        if (!width) continue;
+        if (me == 0) {
+          for (int q = 1; q < world; ++q)
+            if (const u64 count = slice_size(q, s.n, world))
+              SB_NCCL_CHECK(recv_bytes(static_cast<char*>(column) + slice_begin(q, s.n, world) * width, count * width,
+                                       q, rank),
+                            me);
+        } else if (s.count) {
+          SB_NCCL_CHECK(send_bytes(column, s.count * width, 0, rank), me);
+        }
       }
       SB_NCCL_CHECK(ncclGroupEnd(), me);
     }
@@ -57,6 +61,8 @@ RankAlgorithm one_gpu_ranks() {
     DeviceBuffers whole;
     whole.keys[0] = b.keys[0];
     whole.keys[1] = b.keys[1];
+    whole.vals[0] = b.values[0];
+    whole.vals[1] = b.values[1];
     whole.workspace = b.workspace;
     whole.workspace_bytes = b.workspace_bytes;
     whole.stream = stream;
@@ -95,6 +101,7 @@ DistShape shape_of(const SortProblem& p, const Members& m, int world, const Fabr
   const u64 slice = slice_size(0, p.n(), world);
   const SortProblem local = slice_problem(p, slice);
   s.hp = !m.hp.why_unsupported(p) && std::string(hp::histogram_name(local, slice)) != "global";
+  s.payload = p.has_payload();
   if (s.hp) {
     s.range = hp::problem_range(p);
     s.hp_levels = hp::histogram_levels(local, slice);
@@ -161,7 +168,8 @@ Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort) {
   a.constraints = "every scalar key type (dist-hp only where it takes the input)";
   a.params = sample_sort.params;
   for (const auto& name : hp.params) a.params.push_back(name);
-  declare_types<ScalarKeys, KeysOnly>(a);
+  declare_types<ScalarKeys, AllValues>(a);
+  a.stable = true;  // each way is, with a payload: dist-hp and dist-sample-sort (their notes), CUB on one GPU
   return a;
 }
 

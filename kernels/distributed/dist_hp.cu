@@ -154,7 +154,8 @@ Algorithm make_dist_hp() {
   RankAlgorithm ranks;
   ranks.phases = {"histogram", "allreduce", "expand"};
   ranks.capacity = [](const SortProblem&, u64 n, int world) { return (n + world - 1) / world; };
-  ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64, const DeviceContext&) {
+  ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
+    if (p.has_payload()) return dist_hp_pairs_workspace_bytes(p, s, capacity, d.world);
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
       const SortProblem local = slice_problem(p, s.count);
@@ -168,6 +169,7 @@ Algorithm make_dist_hp() {
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
+    if (p.has_payload()) return run_dist_hp_pairs(p, s, b, rank, marks);
     const SortProblem local = slice_problem(p, s.count);
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
       using K = decltype(k);
@@ -185,10 +187,12 @@ Algorithm make_dist_hp() {
       "issue 15: H-P (seed 004) over NCCL ranks: local histogram (hp fast kernels), ncclAllReduce, each rank "
       "expands its n/G slice from the global prefix sums; no key exchange",
       std::move(ranks));
-  a.constraints = "integer keys; range <= 2^32 bins; fewer than 2^32 keys a rank (8-byte global counts from 2^32 keys)";
+  a.constraints = "integer keys; range <= 2^32 bins; fewer than 2^32 keys a rank (8-byte global counts from 2^32 keys); "
+                  "with a payload the pairs are sorted locally and exchanged once on exact splitters (dist_hp_pairs.cu)";
   // hp's histogram variant and its buckets; count_bits=64 forces the 8-byte global counts.
   a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits"};
-  declare_types<HpKeys, KeysOnly>(a);
+  declare_types<HpKeys, AllValues>(a);
+  a.stable = true;  // with a payload (dist_hp_pairs.cu): stable local sort, cuts in rank order, lower ranks first
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
     if (p.params.count("count_bits")) {
       const long bits = p.param_int("count_bits", 32);
@@ -197,6 +201,8 @@ Algorithm make_dist_hp() {
       if (bits == 32 && p.n() >= (u64{1} << 32))
         throw UsageError("dist-hp: count_bits=32 cannot count 2^32 keys or more; use 64");
     }
+    if (p.has_payload() && p.n() >= (u64{1} << 32))
+      return std::string("with a payload the global counts are 4 bytes: fewer than 2^32 pairs; use dist-sample-sort");
     const u64 slice = slice_size(0, p.n(), world_of(p));
     return hp::histogram_unsupported(slice_problem(p, slice), slice);
   };

@@ -171,6 +171,57 @@ SB_HD_INLINE std::uint64_t below_in_bin(std::uint64_t boundary, std::uint64_t bi
   return d < local_count ? d : local_count;
 }
 
+// The boundaries that fall in a bin: destination boundary d (1 <= d < G) lies at global position
+// slice_begin(d, n, G), and the bin covering [bin_start, bin_end) holds boundaries
+// first_boundary_from(bin_start) .. while slice_begin(d) < bin_end. The smallest d >= 1 whose
+// boundary is not below `position`; G when none is.
+SB_HD_INLINE std::uint64_t first_boundary_from(std::uint64_t position, std::uint64_t n, std::uint64_t world) {
+  std::uint64_t lo = 1, hi = world;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (slice_begin(mid, n, world) >= position) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// The bin `bin` covers global positions [begin, end) of the sorted input (a non-empty bin of the
+// global histogram): records it and its start for every boundary d it holds, at d - 1 of bins
+// and starts (several boundaries when one key spans slices).
+SB_HD_INLINE void record_boundary_bin(std::uint64_t bin, std::uint64_t begin, std::uint64_t end, std::uint64_t n,
+                                      std::uint64_t world, std::uint64_t* bins, std::uint64_t* starts) {
+  for (std::uint64_t d = first_boundary_from(begin, n, world); d < world && slice_begin(d, n, world) < end; ++d) {
+    bins[d - 1] = bin;
+    starts[d - 1] = begin;
+  }
+}
+
+// Every rank's piece sizes for the exchange, counts[q * G + d] from rank q to rank d, from the
+// G - 1 boundary bins: bin_start[d - 1] is the global start of the bin holding boundary d,
+// below[q * (G - 1) + d - 1] the number of rank q's elements in lower bins and
+// in_bin[q * (G - 1) + d - 1] its elements in that bin. Rank q cuts its sorted run for boundary
+// d at below + below_in_bin(boundary, bin start, the bin's count on ranks < q, in_bin); every
+// destination receives exactly its slice (a bin's elements take global positions in rank order,
+// so the pieces concatenate to the global order and the result is stable). 64-bit throughout.
+inline void hp_pair_send_counts(std::uint64_t n, std::uint64_t world, const std::uint64_t* bin_start,
+                                const std::uint64_t* below, const std::uint64_t* in_bin, std::uint64_t* counts) {
+  const std::uint64_t bounds = world - 1;
+  for (std::uint64_t q = 0; q < world; ++q) {
+    std::uint64_t previous = 0;
+    for (std::uint64_t d = 1; d <= world; ++d) {
+      std::uint64_t cut = slice_size(q, n, world);
+      if (d < world) {
+        std::uint64_t rank_prefix = 0;
+        for (std::uint64_t r = 0; r < q; ++r) rank_prefix += in_bin[r * bounds + d - 1];
+        cut = below[q * bounds + d - 1] +
+              below_in_bin(slice_begin(d, n, world), bin_start[d - 1], rank_prefix, in_bin[q * bounds + d - 1]);
+      }
+      counts[q * world + d - 1] = cut - previous;
+      previous = cut;
+    }
+  }
+}
+
 // ---- cost model (docs/distributed.md) ----
 
 // The machine: `hosts` hosts of `gpus_per_host` GPUs; every GPU sends over the in-host link
@@ -267,6 +318,7 @@ struct DistShape {
   unsigned hp_levels = 1;     // 2: hp-tiled partitions first (12 more bytes a key)
   unsigned count_bytes = 4;   // dist-hp's global counts
   bool one_gpu = false;       // small enough to gather on rank 0
+  bool payload = false;       // dist-hp sorts and exchanges pairs (dist_hp_pairs.cu)
 };
 
 // Share of the copy rate's traffic (2 bytes a byte copied) each kind of kernel reaches: CUB's
@@ -295,8 +347,19 @@ inline double dist_one_gpu_s(const DistShape& s, const DistRates& r) {
   return gather + radix_sort_s(double(s.n), s.range_bits, s.key_bytes, s.value_bytes, r);
 }
 
+inline double dist_sample_sort_s(const DistShape& s, const DistRates& r);
+
 inline double dist_hp_s(const DistShape& s, const DistRates& r) {
   const double g = s.world, m = double(s.n) / g, k = s.key_bytes;
+  if (s.payload) {
+    // Pairs: the slice's histogram, a stable sort on the range's bits, the all-reduce, then
+    // the sample sort's exchange and merge on exact cuts (its local sort sorts every bit).
+    const double exchange_and_merge = dist_sample_sort_s(s, r) - radix_sort_s(m, s.key_bits, s.key_bytes, s.value_bytes, r);
+    const double hist = (m * (k + 4.0) + double(s.range) * 4.0) / (2.0 * r.copy_gbs * 1e9) / kHpShare;
+    const double reduce = g > 1 ? 2.0 * (g - 1) / g * 4.0 * double(s.range) / (r.exchange_gbs * 1e9) : 0.0;
+    return hist + radix_sort_s(m, s.range_bits, s.key_bytes, s.value_bytes, r) + reduce + exchange_and_merge +
+           2.0 * r.latency_s;
+  }
   // Read the keys (two levels: write and read them again partitioned), write and read 2 bytes
   // of low bits, write the output; per bin: count, all-reduce, scan, runs, clip, search.
   const double per_key = k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0 + k;

@@ -11,16 +11,21 @@
 // A rank ends with its part of the global order, not exactly n/G keys: the imbalance is in
 // the row's details. Keys are compared by their ordered (radix) bits throughout, so the
 // splitters, the CUB radix sort and the merge agree, -0.0 before +0.0 included.
+// With a payload (u32, u64 or index values, issue 38) the local sort is CUB's SortPairs, the
+// values travel with their keys (dist_exchange.cuh) and the merge takes the lower rank first
+// among equal keys: the result is stable (equal keys keep their global input order), since the
+// local radix sort is stable and the splitters' (rank, index) tie-break cuts every rank's equal
+// keys in that order.
 #include <algorithm>
 #include <tuple>
 #include <vector>
 
-#include <cub/device/device_merge.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <fmt/format.h>
 
 #include "../hp/hp_index.hpp"
+#include "dist_exchange.cuh"
 #include "dist_index.hpp"
 #include "dist_sample_sort_partition.hpp"
 #include "distributed.hpp"
@@ -35,13 +40,6 @@ using hp::Carve;
 
 // Samples per rank: the imbalance bound is about G / s (dist_index.hpp receive_capacity).
 constexpr u64 kSamplesPerRank = 1024;
-
-struct OrderedLess {
-  template <typename K>
-  __host__ __device__ bool operator()(const K& a, const K& b) const {
-    return KeyTraits<K>::ordered(a) < KeyTraits<K>::ordered(b);
-  }
-};
 
 // A sample on the wire: ordered key bits, rank, index in the rank's sorted run.
 struct Sample {
@@ -82,7 +80,23 @@ __global__ void bound_splitters(const K* sorted, u64 count, const u64* keys, int
   bounds[2 * d + 1] = lo2;
 }
 
-template <typename K>
+// The local sort: CUB's double-buffer radix sort of keys (and values unless V is NoValue) on
+// all key bits; with temp == nullptr only sets temp_bytes. Returns the buffer holding the run.
+template <typename K, typename V>
+int sort_local(void* temp, std::size_t& temp_bytes, const RankBuffers& b, u64 count, cudaStream_t stream) {
+  cub::DoubleBuffer<K> keys(static_cast<K*>(b.keys[0]), static_cast<K*>(b.keys[1]));
+  if constexpr (std::is_same_v<V, NoValue>) {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, static_cast<std::int64_t>(count), 0,
+                                                 int(sizeof(K) * 8), stream));
+  } else {
+    cub::DoubleBuffer<V> vals(static_cast<V*>(b.values[0]), static_cast<V*>(b.values[1]));
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, vals, static_cast<std::int64_t>(count), 0,
+                                                  int(sizeof(K) * 8), stream));
+  }
+  return keys.selector;
+}
+
+template <typename K, typename V>
 struct SampleArrays {
   void* temp;
   std::size_t temp_bytes = 0;
@@ -90,14 +104,9 @@ struct SampleArrays {
   u64* words;       // splitter keys (world - 1), their bounds (2 (world - 1)), send counts (world * world)
   std::size_t bytes = 0;
   SampleArrays(char* base, u64 count, u64 capacity, int world) {
-    std::size_t sort_bytes = 0, merge_bytes = 0;
-    cub::DoubleBuffer<K> keys(nullptr, nullptr);
-    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys, static_cast<std::int64_t>(count)));
-    SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, merge_bytes, static_cast<const K*>(nullptr),
-                                              static_cast<std::int64_t>(capacity), static_cast<const K*>(nullptr),
-                                              static_cast<std::int64_t>(capacity), static_cast<K*>(nullptr),
-                                              OrderedLess{}));
-    temp_bytes = std::max(sort_bytes, merge_bytes);
+    std::size_t sort_bytes = 0;
+    sort_local<K, V>(nullptr, sort_bytes, RankBuffers{}, count, nullptr);
+    temp_bytes = std::max(sort_bytes, merge_temp_bytes<K, V>(capacity));
     Carve c;
     temp = base + c.take(temp_bytes);
     samples = reinterpret_cast<Sample*>(base + c.take(world * kSamplesPerRank * sizeof(Sample)));
@@ -106,22 +115,17 @@ struct SampleArrays {
   }
 };
 
-template <typename K>
-RankResult run_keys(const SortProblem&, const RankSlice& s, const RankBuffers& b, const Rank& rank,
-                    const PhaseMarks& marks) {
+template <typename K, typename V>
+RankResult run(const SortProblem&, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+               const PhaseMarks& marks) {
   const cudaStream_t stream = rank.stream();
   const int world = rank.world(), me = rank.rank();
-  SampleArrays<K> a(static_cast<char*>(b.workspace), s.count, b.capacity, world);
+  SampleArrays<K, V> a(static_cast<char*>(b.workspace), s.count, b.capacity, world);
   // The double-buffer form of CUB's sort needs no key-sized temporary storage (a 2^34-key
   // input leaves no room for one); the sorted run ends in either buffer.
-  cub::DoubleBuffer<K> keys(static_cast<K*>(b.keys[0]), static_cast<K*>(b.keys[1]));
   std::size_t temp_bytes = a.temp_bytes;
-  if (s.count)
-    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(a.temp, temp_bytes, keys, static_cast<std::int64_t>(s.count), 0,
-                                                 int(sizeof(K) * 8), stream));
-  const int sorted_buffer = keys.selector;
-  K* sorted = keys.Current();
-  K* in = keys.Alternate();  // receives the runs
+  const int sorted_buffer = s.count ? sort_local<K, V>(a.temp, temp_bytes, b, s.count, stream) : 0;
+  const K* sorted = static_cast<const K*>(b.keys[sorted_buffer]);
   marks.mark(0, stream);
   if (world == 1) {
     marks.mark(1, stream);
@@ -165,62 +169,8 @@ RankResult run_keys(const SortProblem&, const RankSlice& s, const RankBuffers& b
     const SampleTag tag{static_cast<std::uint32_t>(sp.rank == ~u64{0} ? world : sp.rank), sp.index};
     cut[d] = std::max(cut[d - 1], split_point(bounds[2 * (d - 1)], bounds[2 * (d - 1) + 1], std::uint32_t(me), tag));
   }
-  std::vector<u64> counts(std::size_t(world) * world);  // counts[q * world + d]: from rank q to rank d
-  for (int d = 0; d < world; ++d) counts[me * world + d] = cut[d + 1] - cut[d];
-  SB_CUDA_CHECK(cudaMemcpyAsync(d_counts + me * world, counts.data() + me * world, world * sizeof(u64),
-                                cudaMemcpyHostToDevice, stream));
-  SB_NCCL_CHECK(ncclAllGather(d_counts + me * world, d_counts, world, ncclUint64, rank.comm(), stream), me);
-  SB_CUDA_CHECK(cudaMemcpyAsync(counts.data(), d_counts, counts.size() * sizeof(u64), cudaMemcpyDeviceToHost, stream));
-  rank.wait();
-  std::vector<u64> run_begin(world + 1, 0);  // where the run from rank q lands in the receive buffer
-  for (int q = 0; q < world; ++q) run_begin[q + 1] = run_begin[q] + counts[q * world + me];
-  const u64 total = run_begin[world];
-  if (total > b.capacity)
-    throw Error(ExitCode::internal, fmt::format("rank {}: the splitters send it {} keys, more than the {} its buffers "
-                                                "hold (regular sampling should bound this); report it",
-                                                me, total, b.capacity));
-
-  // The all-to-all, into the buffer the sort left free; the rank's own run is copied beside it
-  // on the side stream, so the copy overlaps the transfer instead of following it.
-  if (cut[me + 1] > cut[me])
-    rank.copy_aside(in + run_begin[me], sorted + cut[me], (cut[me + 1] - cut[me]) * sizeof(K));
-  SB_NCCL_CHECK(ncclGroupStart(), me);
-  for (int q = 0; q < world; ++q) {
-    if (q == me) continue;
-    const u64 send = cut[q + 1] - cut[q], recv = counts[q * world + me];
-    if (send) SB_NCCL_CHECK(send_bytes(sorted + cut[q], send * sizeof(K), q, rank), me);
-    if (recv) SB_NCCL_CHECK(recv_bytes(in + run_begin[q], recv * sizeof(K), q, rank), me);
-  }
-  SB_NCCL_CHECK(ncclGroupEnd(), me);
-  if (cut[me + 1] > cut[me]) rank.join();
-  marks.mark(1, stream);
-
-  // Pairwise merges of the received runs, ping-ponging between the two buffers.
-  std::vector<u64> runs(run_begin);
-  int src = 0;  // of buf, whose buffer 0 is the receive buffer
-  K* buf[2] = {in, sorted};
-  while (runs.size() > 2) {
-    std::vector<u64> next{0};
-    for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
-      const u64 b0 = runs[i], b1 = runs[i + 1];
-      const u64 b2 = i + 2 < runs.size() ? runs[i + 2] : b1;
-      if (i + 2 < runs.size()) {
-        temp_bytes = a.temp_bytes;
-        SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(a.temp, temp_bytes, buf[src] + b0, std::int64_t(b1 - b0),
-                                                  buf[src] + b1, std::int64_t(b2 - b1), buf[1 - src] + b0,
-                                                  OrderedLess{}, stream));
-      } else if (b1 > b0) {
-        SB_CUDA_CHECK(cudaMemcpyAsync(buf[1 - src] + b0, buf[src] + b0, (b1 - b0) * sizeof(K),
-                                      cudaMemcpyDeviceToDevice, stream));
-      }
-      next.push_back(b2);
-    }
-    runs = next;
-    src = 1 - src;
-  }
-  marks.mark(2, stream);
-  const int receive_buffer = 1 - sorted_buffer;
-  return {src == 0 ? receive_buffer : sorted_buffer, total};
+  const std::vector<u64> counts = gather_send_counts(cut, d_counts, rank);
+  return exchange_and_merge<K, V>(b, sorted_buffer, cut, counts, a.temp, a.temp_bytes, rank, marks, 1, 2);
 }
 
 }  // namespace
@@ -235,15 +185,17 @@ Algorithm make_dist_sample_sort() {
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
     if (sample_sort_exchange(p) == SampleSortExchange::partition_first)
       return partition_first_workspace_bytes(p, s, capacity, d);
-    return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
-      return SampleArrays<decltype(k)>(nullptr, s.count, capacity, d.world).bytes;
+    return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
+      return SampleArrays<decltype(k), decltype(v)>(nullptr, s.count, capacity, d.world).bytes;
     });
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
     if (sample_sort_exchange(p) == SampleSortExchange::partition_first)
       return run_partition_first(p, s, b, rank, marks);
-    return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) { return run_keys<decltype(k)>(p, s, b, rank, marks); });
+    return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
+      return run<decltype(k), decltype(v)>(p, s, b, rank, marks);
+    });
   };
   ranks.details = [](const SortProblem& p, int) {
     if (sample_sort_exchange(p) == SampleSortExchange::partition_first) return partition_first_details();
@@ -252,10 +204,19 @@ Algorithm make_dist_sample_sort() {
   Algorithm a = distributed_algorithm(
       "dist-sample-sort",
       "SIGMOD 2022 multi-GPU sorting study (Maltenberger et al.): local CUB radix sort, regular sampling, "
-      "splitters, one ncclSend/ncclRecv all-to-all, pairwise CUB merges of the received runs",
+      "splitters, one ncclSend/ncclRecv all-to-all, pairwise CUB merges of the received runs; values travel "
+      "with their keys (issue 38)",
       std::move(ranks));
   a.params = {"exchange"};  // sort (sort first, the default) or partition (dist_sample_sort_partition.cu)
-  declare_types<ScalarKeys, KeysOnly>(a);
+  declare_types<ScalarKeys, AllValues>(a);
+  a.stable = true;  // with a payload: stable local sort, (rank, index) splitters, lower ranks first in the merge
+  a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
+    // Its merge of the kept run with the received one cannot put lower ranks first among equal
+    // keys from both sides of this rank, so it would not be stable.
+    if (p.has_payload() && sample_sort_exchange(p) == SampleSortExchange::partition_first)
+      return std::string("exchange=partition takes keys alone; use exchange=sort (the default) with a payload");
+    return std::nullopt;
+  };
   return a;
 }
 

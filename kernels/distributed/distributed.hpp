@@ -23,6 +23,12 @@ inline SortProblem slice_problem(const SortProblem& p, std::uint64_t slice) {
   return local;
 }
 
+// dist-hp with a payload (dist_hp_pairs.cu): exact splitters from the global histogram, pairs
+// exchanged once and merged; the rank's workspace and its run.
+std::size_t dist_hp_pairs_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity, int world);
+RankResult run_dist_hp_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+                             const PhaseMarks& marks);
+
 // A member of the family: what each rank runs (its workspace is sized per rank by the ranks
 // placement); the caller adds key types, constraints and further support checks.
 inline Algorithm distributed_algorithm(std::string name, std::string source, RankAlgorithm ranks) {

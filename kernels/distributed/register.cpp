@@ -12,7 +12,7 @@ namespace sb {
 void register_distributed(Registry& r) {
 #if SORTBENCH_HAVE_NCCL
   Algorithm hp = dist::make_dist_hp();
-  hp.pick_when = "integer keys over several GPUs with a range one histogram covers: no key crosses the links";
+  hp.pick_when = "integer keys over several GPUs with a range one histogram covers: keys alone never cross the links";
   r.add(hp);
   Algorithm sample = dist::make_dist_sample_sort();
   sample.pick_when = "keys over several GPUs of any type and range, or more than one GPU holds: one all-to-all";

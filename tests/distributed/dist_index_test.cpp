@@ -190,6 +190,19 @@ TEST(DistVerify, BoundaryCheckSkipsEmptyRanks) {
   EXPECT_EQ(first_boundary_violation(none, 2, &previous), -1);
 }
 
+TEST(DistVerify, StabilityAcrossBoundariesComparesEqualKeysOnly) {
+  // Rank 1 is empty; ranks 0 and 2 meet on key 5, rank 2 and 3 on key 9.
+  const SliceEnds ends[] = {{2, 1, 5}, {0, 0, 0}, {3, 5, 9}, {1, 9, 9}};
+  const SliceEndPositions in_order[] = {{0, 10}, {0, 0}, {11, 3}, {40, 40}};
+  EXPECT_EQ(unstable_boundaries(ends, in_order, 4), 0u);
+  const SliceEndPositions swapped[] = {{0, 12}, {0, 0}, {11, 50}, {40, 40}};  // 12 > 11 on key 5, 50 > 40 on key 9
+  EXPECT_EQ(unstable_boundaries(ends, swapped, 4), 2u);
+  // Different keys at a boundary: their positions say nothing about stability.
+  const SliceEnds distinct[] = {{2, 1, 4}, {3, 5, 9}};
+  const SliceEndPositions far[] = {{0, 99}, {1, 2}};
+  EXPECT_EQ(unstable_boundaries(distinct, far, 2), 0u);
+}
+
 TEST(DistCostModel, FormulasAddTheirTerms) {
   const LocalRates r{1e10, 5e9, 2e10};
   const Fabric one{1, 1, 300, 50, 20e-6};

@@ -1,16 +1,25 @@
 // Distributed sorts on two GPUs (issue 15), through the real executable: every distributed
 // algorithm on G = 2 for the GPU test matrix's distributions, sizes not divisible by G, n < G,
-// all keys equal, and a rank that runs out of memory. Label gpu-multi; main() exits 77
-// (skipped) with the reason when fewer than two GPUs answer.
+// all keys equal, and a rank that runs out of memory; with payloads (issue 38) the same inputs
+// verified as (key, value) pairs, and a value moved apart from its key caught by the ranks'
+// verification. Label gpu-multi; main() exits 77 (skipped) with the reason when fewer than two
+// GPUs answer.
 #include <cuda_runtime_api.h>
 
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "sortbench/algo/ranks.hpp"
+#include "sortbench/algo/registry.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/input/input_source.hpp"
+#include "sortbench/measure/rank_placement.hpp"
 #include "support/command.hpp"
+#include "support/sortbench_test.hpp"
 
 namespace sb::test {
 namespace {
@@ -53,6 +62,89 @@ TEST(DistGpu, TinyAndEqualInputs) {
   for (const auto& row : doc["results"])
     for (const auto& d : row["details"].items())
       if (d.key() == "imbalance") EXPECT_LT(std::stod(d.value().get<std::string>()), 1.01) << row.dump();
+}
+
+// Values travel with their keys: both algorithms with every payload on the inputs above.
+TEST(DistGpu, PayloadsTravelWithTheirKeys) {
+  for (const char* payload : {"u32", "u64", "index"}) {
+    const std::string algos = std::string("--algo dist-hp,dist-sample-sort --payload ") + payload;
+    for (const char* dist : {"uniform", "zipf"}) {
+      const std::string args = algos + " -n 1000003 --delta 4 --sigma 2 --dist " + dist;
+      expect_all_ok(run_two(args), args);
+    }
+    expect_all_ok(run_two(algos + " -n 777777 --key i32 --delta 8 --min-val -3000"), algos + ", i32 keys");
+    expect_all_ok(run_two(algos + " -n 1000001 --len 1"), algos + ", all keys equal");
+    // Few distinct values: the slice boundaries fall inside bins.
+    expect_all_ok(run_two(algos + " -n 1000003 --len 3"), algos + ", three distinct keys");
+    for (const char* n : {"1", "3"}) expect_all_ok(run_two(algos + " -n " + n), algos + ", n = " + n);
+  }
+  expect_all_ok(run_two("--algo dist-sample-sort --payload u64 -n 2^20 --key f64"), "f64 keys with u64 values");
+}
+
+// The algorithm with rank 0 swapping the values of its first and last output elements after
+// each run: the keys stay sorted and the value multiset unchanged; only the pairs break.
+RankAlgorithm with_first_and_last_values_swapped(const RankAlgorithm& algo) {
+  RankAlgorithm swapped = algo;
+  swapped.run = [run = algo.run](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+                                 const PhaseMarks& marks) {
+    const RankResult r = run(p, s, b, rank, marks);
+    if (rank.rank() != 0 || r.count < 2) return r;
+    const std::size_t vb = payload_bytes(p.shape.payload);
+    auto* vals = static_cast<unsigned char*>(b.values[r.buffer]);
+    std::vector<unsigned char> first(vb), last(vb);
+    SB_CUDA_CHECK(cudaMemcpyAsync(first.data(), vals, vb, cudaMemcpyDeviceToHost, rank.stream()));
+    SB_CUDA_CHECK(cudaMemcpyAsync(last.data(), vals + (r.count - 1) * vb, vb, cudaMemcpyDeviceToHost, rank.stream()));
+    SB_CUDA_CHECK(cudaStreamSynchronize(rank.stream()));
+    SB_CUDA_CHECK(cudaMemcpyAsync(vals, last.data(), vb, cudaMemcpyHostToDevice, rank.stream()));
+    SB_CUDA_CHECK(cudaMemcpyAsync(vals + (r.count - 1) * vb, first.data(), vb, cudaMemcpyHostToDevice, rank.stream()));
+    SB_CUDA_CHECK(cudaStreamSynchronize(rank.stream()));
+    return r;
+  };
+  return swapped;
+}
+
+// One sample of `algo` on GPUs 0 and 1 through the ranks placement, as a stable algorithm's row.
+VerifyReport verify_on_two(const RankAlgorithm& algo, const InputSpec& spec) {
+  const auto source = make_generated_source(spec);
+  SortProblem problem;
+  problem.shape = spec.shape();
+  DistributedRequest request;
+  request.source = source.get();
+  request.devices = {0, 1};
+  request.settings.warmup = 0;
+  request.settings.min_reps = 1;
+  request.settings.budget_s = 0;
+  request.check_stable = true;
+  return run_on_ranks(algo, problem, request).verification;
+}
+
+// The ranks' verification must see a value that left its key (distinct keys: the pair
+// fingerprints differ) and, among equal keys, values out of input order (all keys equal: only
+// the stability check can tell). The unmodified algorithms pass the same inputs.
+TEST(DistGpu, AValueApartFromItsKeyFailsVerification) {
+  for (const char* name : {"dist-hp", "dist-sample-sort"}) {
+    const Algorithm* real = registry().find(name);
+    ASSERT_NE(real, nullptr) << name;
+    EXPECT_TRUE(real->stable) << name;
+    const RankAlgorithm swapped = with_first_and_last_values_swapped(*real->ranks);
+    for (Payload payload : {Payload::u32, Payload::u64, Payload::index}) {
+      const std::string what = std::string(name) + " with " + std::string(to_string(payload)) + " values";
+      const InputSpec spec = make_spec(100003, Distribution::uniform, KeyType::u32, payload, 4.0);
+      const VerifyReport good = verify_on_two(*real->ranks, spec);
+      EXPECT_TRUE(good.ok) << what << ": " << good.message;
+      const VerifyReport bad = verify_on_two(swapped, spec);
+      EXPECT_FALSE(bad.ok) << what << ": a swapped value passed";
+      EXPECT_NE(bad.message.find("values moved apart from their keys"), std::string::npos)
+          << what << ": " << bad.message;
+
+      const InputSpec equal = make_spec(100003, Distribution::uniform, KeyType::u32, payload, std::nullopt, 1);
+      const VerifyReport stable = verify_on_two(*real->ranks, equal);
+      EXPECT_TRUE(stable.ok) << what << ", all keys equal: " << stable.message;
+      const VerifyReport unstable = verify_on_two(swapped, equal);
+      EXPECT_FALSE(unstable.ok) << what << ", all keys equal: a swap of equal keys' values passed";
+      EXPECT_NE(unstable.message.find("not stable"), std::string::npos) << what << ": " << unstable.message;
+    }
+  }
 }
 
 TEST(DistGpu, SpeedupsAgainstTheSingleGpuReferences) {

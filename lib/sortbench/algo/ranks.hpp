@@ -105,9 +105,12 @@ struct RankSlice {
 };
 
 // keys[0] holds the rank's input slice and may be overwritten; keys[1] is scratch. Both hold
-// `capacity` elements (a sample sort may receive more than its slice).
+// `capacity` elements (a sample sort may receive more than its slice). values[] are the same
+// for the payload column (values[0] the slice's values), null without a payload; a result's
+// buffer index names both columns.
 struct RankBuffers {
   void* keys[2] = {nullptr, nullptr};
+  void* values[2] = {nullptr, nullptr};
   std::uint64_t capacity = 0;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;

@@ -1,8 +1,8 @@
 // How n elements split over G ranks (or G shards of a file, or G chunks): rank r owns global
 // positions [slice_begin(r), slice_begin(r + 1)) with slice_begin(r) = floor(r * n / G); and
-// whether the ranks' sorted slices are in order across their boundaries. Shared by the ranks
-// placement, the sources' shards and the distributed family; no CUDA includes (CPU-tested in
-// tests/distributed/dist_index_test.cpp).
+// whether the ranks' sorted slices are in order (and stable) across their boundaries. Shared by
+// the ranks placement, the sources' shards and the distributed family; no CUDA includes
+// (CPU-tested in tests/distributed/dist_index_test.cpp).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +51,24 @@ inline int first_boundary_violation(const SliceEnds* ends, int world, int* previ
     last_rank = r;
   }
   return -1;
+}
+
+// The input positions of a rank's first and last output elements (decoded from generated
+// values), for the stability check across rank boundaries.
+struct SliceEndPositions {
+  std::uint64_t first = 0, last = 0;
+};
+// How many boundaries between consecutive non-empty ranks join equal keys whose input
+// positions decrease: a stable result has none.
+inline std::uint64_t unstable_boundaries(const SliceEnds* ends, const SliceEndPositions* positions, int world) {
+  std::uint64_t unstable = 0;
+  int before = -1;
+  for (int r = 0; r < world; ++r) {
+    if (!ends[r].count) continue;
+    if (before >= 0 && ends[before].last == ends[r].first && positions[before].last > positions[r].first) ++unstable;
+    before = r;
+  }
+  return unstable;
 }
 
 }  // namespace sb

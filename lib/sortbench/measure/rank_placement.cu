@@ -7,7 +7,9 @@
 // each sample through the stop rule (the slowest rank's time, by an all-reduce of the max), so
 // all stop together. Verification on the GPUs: each slice non-decreasing, the last key of every
 // non-empty slice not above the first of the next, and the fingerprint sums of the input slices
-// and of the output slices, all-reduced (sums modulo 2^64 reduce exactly), equal.
+// and of the output slices, all-reduced (sums modulo 2^64 reduce exactly), equal; with a payload
+// the sums run over (key, value) pairs (verify.hpp pair_fingerprint, issue 38), so a value that
+// left its key fails as a lost element does.
 #include "sortbench/measure/rank_placement.hpp"
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <fstream>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -124,26 +127,41 @@ ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& fai
 
 // Verification counts of one rank (summed over ranks by an all-reduce of u64 words).
 struct SliceCounts {
-  unsigned long long unsorted, fp_in_a, fp_in_b, fp_out_a, fp_out_b;
+  unsigned long long unsorted, fp_in_a, fp_in_b, fp_out_a, fp_out_b, unstable;
 };
-constexpr int kCountWords = 5;
+constexpr int kCountWords = 6;
 
-template <typename K>
-__global__ void slice_check_kernel(const K* in, u64 n_in, const K* out, u64 n_out, SliceCounts* c) {
-  unsigned long long unsorted = 0, ia = 0, ib = 0, oa = 0, ob = 0;
+// The summand of element i: its key's, or its (key, value) pair's when V is a value type.
+template <typename K, typename V>
+__device__ Fingerprint element_fingerprint(const K* keys, const V* vals, u64 i) {
+  if constexpr (std::is_same_v<V, NoValue>) return fingerprint_of(keys[i]);
+  else return pair_fingerprint(keys[i], vals[i]);
+}
+
+template <typename K, typename V>
+__global__ void slice_check_kernel(const K* in, const V* in_vals, u64 n_in, const K* out, const V* out_vals, u64 n_out,
+                                   Payload payload, bool check_stable, SliceCounts* c) {
+  unsigned long long unsorted = 0, ia = 0, ib = 0, oa = 0, ob = 0, unstable = 0;
   const u64 stride = u64{gridDim.x} * blockDim.x;
   for (u64 i = blockIdx.x * u64{blockDim.x} + threadIdx.x; i < (n_in > n_out ? n_in : n_out); i += stride) {
     if (i < n_in) {
-      const Fingerprint f = fingerprint_of(in[i]);
+      const Fingerprint f = element_fingerprint(in, in_vals, i);
       ia += f.a, ib += f.b;
     }
     if (i < n_out) {
-      const Fingerprint f = fingerprint_of(out[i]);
+      const Fingerprint f = element_fingerprint(out, out_vals, i);
       oa += f.a, ob += f.b;
       if (i + 1 < n_out && out_of_order(out, i)) ++unsorted;
+      if constexpr (!std::is_same_v<V, NoValue>) {
+        u64 position = 0, next = 0;
+        if (check_stable && i + 1 < n_out && decode_value<V>(payload, out_vals[i], position) &&
+            decode_value<V>(payload, out_vals[i + 1], next) && breaks_stability(out, position, next, i))
+          ++unstable;
+      }
     }
   }
   atomicAdd(&c->unsorted, unsorted);
+  atomicAdd(&c->unstable, unstable);
   atomicAdd(&c->fp_in_a, ia);
   atomicAdd(&c->fp_in_b, ib);
   atomicAdd(&c->fp_out_a, oa);
@@ -151,44 +169,68 @@ __global__ void slice_check_kernel(const K* in, u64 n_in, const K* out, u64 n_ou
 }
 
 // The rank's verification: local counts all-reduced, and every rank's (count, first, last)
-// gathered so the boundaries are checked on the host, identically on every rank.
-template <typename K>
-VerifyReport verify_slices(const Rank& rank, const K* in, u64 n_in, const K* out, u64 n_out, u64 n, u64* offset) {
+// gathered so the boundaries are checked on the host, identically on every rank. V: the
+// payload's value type (the values beside in and out), or NoValue. check_stable: the values
+// name input positions (generated) and the algorithm claims stability, so equal keys must keep
+// increasing positions inside every slice and across the ranks' boundaries. offset: where this
+// rank's part begins in the global order.
+template <typename K, typename V>
+VerifyReport verify_slices(const Rank& rank, const K* in, const V* in_vals, u64 n_in, const K* out, const V* out_vals,
+                           u64 n_out, u64 n, Payload payload, bool check_stable, u64* offset) {
   const int world = rank.world();
   DeviceBuffer counts(sizeof(SliceCounts));
   SB_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, sizeof(SliceCounts), rank.stream()));
   const u64 items = std::max<u64>(std::max(n_in, n_out), 1);
-  slice_check_kernel<K><<<grid_for(items, 256, 4096), 256, 0, rank.stream()>>>(in, n_in, out, n_out,
-                                                                                counts.as<SliceCounts>());
+  slice_check_kernel<K, V><<<grid_for(items, 256, 4096), 256, 0, rank.stream()>>>(
+      in, in_vals, n_in, out, out_vals, n_out, payload, check_stable, counts.as<SliceCounts>());
   SB_CUDA_CHECK_LAUNCH();
   SB_NCCL_CHECK(ncclAllReduce(counts.get(), counts.get(), kCountWords, ncclUint64, ncclSum, rank.comm(), rank.stream()),
                 rank.rank());
-  // Each rank's [count, first key bits, last key bits] as three u64 words.
-  DeviceBuffer ends(3 * sizeof(u64) * world);
-  u64 mine[3] = {n_out, 0, 0};
+  // Each rank's [count, first key bits, last key bits, first and last input positions (with
+  // check_stable)] as u64 words.
+  constexpr int kEndWords = 5;
+  DeviceBuffer ends(kEndWords * sizeof(u64) * world);
+  u64 mine[kEndWords] = {n_out, 0, 0, 0, 0};
   if (n_out) {
     K first{}, last{};
     SB_CUDA_CHECK(cudaMemcpyAsync(&first, out, sizeof(K), cudaMemcpyDeviceToHost, rank.stream()));
     SB_CUDA_CHECK(cudaMemcpyAsync(&last, out + n_out - 1, sizeof(K), cudaMemcpyDeviceToHost, rank.stream()));
+    [[maybe_unused]] std::conditional_t<std::is_same_v<V, NoValue>, u64, V> first_val{}, last_val{};
+    if constexpr (!std::is_same_v<V, NoValue>) {
+      if (check_stable) {
+        SB_CUDA_CHECK(cudaMemcpyAsync(&first_val, out_vals, sizeof(V), cudaMemcpyDeviceToHost, rank.stream()));
+        SB_CUDA_CHECK(
+            cudaMemcpyAsync(&last_val, out_vals + n_out - 1, sizeof(V), cudaMemcpyDeviceToHost, rank.stream()));
+      }
+    }
     rank.wait();
     mine[1] = KeyTraits<K>::ordered(first);
     mine[2] = KeyTraits<K>::ordered(last);
+    if constexpr (!std::is_same_v<V, NoValue>) {
+      // A value naming no position shows in the fingerprints; here it only must not pass as one.
+      if (check_stable && !decode_value<V>(payload, first_val, mine[3])) mine[3] = ~u64{0};
+      if (check_stable && !decode_value<V>(payload, last_val, mine[4])) mine[4] = 0;
+    }
   }
-  SB_CUDA_CHECK(cudaMemcpyAsync(ends.as<u64>() + 3 * rank.rank(), mine, sizeof mine, cudaMemcpyHostToDevice,
+  SB_CUDA_CHECK(cudaMemcpyAsync(ends.as<u64>() + kEndWords * rank.rank(), mine, sizeof mine, cudaMemcpyHostToDevice,
                                 rank.stream()));
-  SB_NCCL_CHECK(ncclAllGather(ends.as<u64>() + 3 * rank.rank(), ends.get(), 3, ncclUint64, rank.comm(), rank.stream()),
+  SB_NCCL_CHECK(ncclAllGather(ends.as<u64>() + kEndWords * rank.rank(), ends.get(), kEndWords, ncclUint64, rank.comm(),
+                              rank.stream()),
                 rank.rank());
   SliceCounts c{};
-  std::vector<u64> all(3 * world);
+  std::vector<u64> all(kEndWords * world);
   SB_CUDA_CHECK(cudaMemcpyAsync(&c, counts.get(), sizeof c, cudaMemcpyDeviceToHost, rank.stream()));
   SB_CUDA_CHECK(cudaMemcpyAsync(all.data(), ends.get(), all.size() * sizeof(u64), cudaMemcpyDeviceToHost, rank.stream()));
   rank.wait();
   u64 total = 0;
   std::vector<SliceEnds> slices(world);
+  std::vector<SliceEndPositions> positions(world);
   for (int r = 0; r < world; ++r) {
-    slices[r] = {all[3 * r], all[3 * r + 1], all[3 * r + 2]};
+    const u64* e = all.data() + kEndWords * r;
+    slices[r] = {e[0], e[1], e[2]};
+    positions[r] = {e[3], e[4]};
     if (r == rank.rank()) *offset = total;
-    total += all[3 * r];
+    total += e[0];
   }
   int previous = 0;
   if (const int r = first_boundary_violation(slices.data(), world, &previous); r >= 0)
@@ -196,13 +238,20 @@ VerifyReport verify_slices(const Rank& rank, const K* in, u64 n_in, const K* out
                                previous)};
   if (total != n)
     return {false, fmt::format("the ranks hold {} elements in all, not the input's {}", total, n)};
+  const u64 unstable_across = check_stable ? unstable_boundaries(slices.data(), positions.data(), world) : 0;
   VerifyCounts v;
   v.unsorted = c.unsorted;
   v.first_unsorted = n;  // a rank-local position would mislead; the count says how many
   v.fp_in_a = c.fp_in_a, v.fp_in_b = c.fp_in_b, v.fp_out_a = c.fp_out_a, v.fp_out_b = c.fp_out_b;
-  VerifyReport report = summarize(v, n);
+  v.unstable = c.unstable + unstable_across;
+  v.first_unstable = n;
+  VerifyReport report = summarize(v, n, !std::is_same_v<V, NoValue>);
   if (!report.ok && c.unsorted && c.fp_in_a == c.fp_out_a && c.fp_in_b == c.fp_out_b)
     report.message = fmt::format("not sorted: {} adjacent pairs out of order inside the ranks' slices", c.unsorted);
+  else if (!report.ok && !c.unsorted && v.unstable && c.fp_in_a == c.fp_out_a && c.fp_in_b == c.fp_out_b)
+    report.message = fmt::format("not stable: {} equal-key pairs out of input order ({} inside the ranks' slices, {} "
+                                 "across their boundaries)",
+                                 v.unstable, c.unstable, unstable_across);
   return report;
 }
 
@@ -389,6 +438,7 @@ void rank_body(Shared& s, int r) {
   const u64 n = p.n();
   const RankSlice slice{n, slice_begin(r, n, world), slice_size(r, n, world)};
   const std::size_t kb = key_bytes(p.shape.key);
+  const std::size_t vb = p.has_payload() ? payload_bytes(p.shape.payload) : 0;  // 0: no value column
   // The work buffers and workspace the algorithm asks for; checked here, before NCCL starts, so
   // a rank without memory stops the others before they wait for it. An algorithm that plans
   // after the ranks have met (plan) is checked again then, its input slice already held.
@@ -396,21 +446,22 @@ void rank_body(Shared& s, int r) {
   auto work_needs = [&](u64& capacity, std::size_t& ws) {
     capacity = std::max<u64>(s.algo.capacity(problem, n, world), 1);
     ws = s.algo.workspace_bytes(problem, slice, capacity, ctx);
-    const u64 needed = slice.count * kb + 2 * capacity * kb + ws;
+    const u64 needed = slice.count * (kb + vb) + 2 * capacity * (kb + vb) + ws;
     std::size_t free_bytes = 0, total_bytes = 0;
     SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (needed > free_bytes + held)
       throw Error(ExitCode::device_memory,
-                  fmt::format("rank {} (GPU {}) needs {} (its input slice of {} keys, two work buffers of {} keys and "
+                  fmt::format("rank {} (GPU {}) needs {} (its input slice of {} {}, two work buffers of {} {} and "
                               "{} of workspace) but {} are free; lower -n or add GPUs (--gpus)",
-                              r, device, gib(needed), slice.count, capacity, gib(ws), gib(free_bytes)));
+                              r, device, gib(needed), slice.count, vb ? "keys with their values" : "keys", capacity,
+                              vb ? "keys with their values" : "keys", gib(ws), gib(free_bytes)));
   };
   u64 capacity = 0;
   std::size_t ws = 0;
   work_needs(capacity, ws);
-  DeviceBuffer pristine(slice.count * kb);
-  held = pristine.bytes();
-  fill_shard(*s.request.source, slice, r, pristine.get(), nullptr, stream.handle);
+  DeviceBuffer pristine(slice.count * kb), pristine_vals(slice.count * vb);
+  held = pristine.bytes() + pristine_vals.bytes();
+  fill_shard(*s.request.source, slice, r, pristine.get(), vb ? pristine_vals.get() : nullptr, stream.handle);
   SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
   std::optional<L2Flusher> l2;
   if (s.request.settings.flush_l2) l2.emplace();
@@ -456,12 +507,17 @@ void rank_body(Shared& s, int r) {
       work_needs(capacity, ws);
     }
     DeviceBuffer work0(capacity * kb), work1(capacity * kb), workspace(ws);
+    DeviceBuffer vals0(capacity * vb), vals1(capacity * vb);
     if (s.algo.prepare) s.algo.prepare(problem, ctx);
     if (r == s.first_local && s.algo.details) s.details = s.algo.details(problem, world);
 
     RankBuffers buffers;
     buffers.keys[0] = work0.get();
     buffers.keys[1] = work1.get();
+    if (vb) {
+      buffers.values[0] = vals0.get();
+      buffers.values[1] = vals1.get();
+    }
     buffers.capacity = capacity;
     buffers.workspace = workspace.get();
     buffers.workspace_bytes = ws;
@@ -476,6 +532,9 @@ void rank_body(Shared& s, int r) {
       if (slice.count)
         SB_CUDA_CHECK(cudaMemcpyAsync(work0.get(), pristine.get(), slice.count * kb, cudaMemcpyDeviceToDevice,
                                       stream.handle));
+      if (slice.count && vb)
+        SB_CUDA_CHECK(cudaMemcpyAsync(vals0.get(), pristine_vals.get(), slice.count * vb, cudaMemcpyDeviceToDevice,
+                                      stream.handle));
       if (l2 && prepared++ >= s.request.settings.warmup) l2->flush(stream.handle);
       rank.barrier(word.get());
     };
@@ -486,14 +545,17 @@ void rank_body(Shared& s, int r) {
     report.samples_ms = measure(rule, timer, steps, {&phases}).samples_ms;
     report.out_count = result.count;
     u64 out_offset = 0;
-    report.verification = dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
+    report.verification = dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
       using K = decltype(k);
-      return verify_slices<K>(rank, pristine.as<K>(), slice.count, static_cast<const K*>(buffers.keys[result.buffer]),
-                              result.count, n, &out_offset);
+      using V = decltype(v);
+      return verify_slices<K, V>(rank, pristine.as<K>(), static_cast<const V*>(pristine_vals.get()), slice.count,
+                                 static_cast<const K*>(buffers.keys[result.buffer]),
+                                 static_cast<const V*>(buffers.values[result.buffer]), result.count, n,
+                                 p.shape.payload, s.request.check_stable, &out_offset);
     });
     // The verification is all-reduced, so every rank writes (and meets at the barrier) or none does.
     if (s.request.output && report.verification.ok) {
-      s.request.output(RankOutput{r, device, buffers.keys[result.buffer], nullptr, result.count, out_offset,
+      s.request.output(RankOutput{r, device, buffers.keys[result.buffer], buffers.values[result.buffer], result.count, out_offset,
                                   stream.handle});
       rank.barrier(word.get());
       rank.wait();

@@ -45,6 +45,9 @@ struct DistributedRequest {
   // as any rank's failure does; after it returned on every rank the ranks pass one barrier, so a
   // run_on_ranks that returns means every rank's output was written (sort --gpus commits then).
   std::function<void(const RankOutput&)> output;
+  // With a payload whose values name input positions (generated, not data): the algorithm
+  // claims stability, and the verification checks equal keys keep increasing positions.
+  bool check_stable = false;
 };
 
 struct DistributedOutcome {

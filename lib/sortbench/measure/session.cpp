@@ -205,6 +205,7 @@ void Session::State::run_ranks_row(const Algorithm& a, const SortProblem& proble
                              options.rendezvous};
   // No devices named (a sweep): one rank on the session's GPU.
   if (request.devices.empty()) request.devices.push_back(device ? device->context().ordinal : 0);
+  request.check_stable = a.stable && !source->values_are_data();
   const DistributedOutcome out = run_on_ranks(*a.ranks, problem, request);
   finish_timing(row, out.samples_ms, 0);
   row.details = out.details;

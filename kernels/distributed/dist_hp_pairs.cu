@@ -1,0 +1,197 @@
+// dist-hp with a payload (issue 38, item 3): the H-P sort (seed 004, Kozakai 2022) over G GPUs
+// when every key carries a value (u32, u64 or index). Without values dist-hp only moves the
+// histogram (dist_hp.cu); values must travel with their keys, so here the global histogram
+// gives exact splitters (no sampling) and the pairs cross once:
+//   1. local histogram of the rank's slice (hp::histogram, hp-auto's variant for n/G keys), and
+//      the slice's pairs sorted stably on the bits of the key range (range_radix_sort);
+//   2. ncclAllReduce of the range-bin histogram, then one scan of it finds, for every slice
+//      boundary B_d = slice_begin(d, n, G), the bin b holding position B_d and its global start
+//      S_b; each rank binary-searches its sorted run for its elements below bin b and in it,
+//      and one all-gather of those 2 (G - 1) words gives every rank every rank's cut:
+//      below + below_in_bin(B_d, S_b, P_{q,b}, c_{q,b}) (dist_index.hpp hp_pair_send_counts);
+//   3. the all-to-all of pairs and the pairwise merges of the sample sort (dist_exchange.cuh).
+// Every rank ends with exactly its slice [r n/G, (r + 1) n/G) of the global order, and the
+// result is stable: the local sort is, a bin's elements are cut in rank order, and the merge
+// takes lower ranks first among equal keys.
+// Phases: dist-hp's names, with "histogram" covering the histogram and the local sort,
+// "allreduce" the all-reduce and the boundary search, "expand" the exchange and the merge.
+// Limits as dist-hp's: n < 2^32, range <= 2^32 bins (4-byte bin counts); the positions and
+// piece sizes themselves are 64-bit.
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <vector>
+
+#include "../hp/hp.hpp"
+#include "../hp/hp_index.hpp"
+#include "dist_exchange.cuh"
+#include "dist_index.hpp"
+#include "distributed.hpp"
+#include "sortbench/algo/range_radix_sort.hpp"
+#include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/launch.hpp"
+
+namespace sb::dist {
+namespace {
+
+using u64 = std::uint64_t;
+using hp::Carve;
+
+// A bin's count, widened so the scan's sums (global positions) cannot wrap.
+struct BinCount {
+  const std::uint32_t* histogram;
+  __host__ __device__ u64 operator()(u64 bin) const { return histogram[bin]; }
+};
+
+// Scan output: bin i ends at global position `end`; it records itself and its start for every
+// boundary it holds (several when one bin spans slices: few distinct keys).
+struct RecordBoundaryBins {
+  const std::uint32_t* histogram;
+  u64 n, world;
+  u64* bin;    // world - 1: the bin holding boundary d at d - 1
+  u64* start;  // world - 1: that bin's global start
+  __device__ void operator()(std::ptrdiff_t i, u64 end) const {
+    const u64 count = histogram[i];
+    if (count) record_boundary_bin(static_cast<u64>(i), end - count, end, n, world, bin, start);
+  }
+};
+
+using CountsIn = thrust::transform_iterator<BinCount, thrust::counting_iterator<u64>>;
+using BinsOut = thrust::tabulate_output_iterator<RecordBoundaryBins>;
+
+// For each boundary bin, how many of the rank's sorted keys lie in lower bins and in the bin:
+// out[d] and out[bounds + d].
+template <typename K>
+__global__ void count_around_bins(const K* sorted, u64 count, const u64* bin, int bounds, u64 min_ordered, u64* out) {
+  const int d = blockIdx.x * blockDim.x + threadIdx.x;
+  if (d >= bounds) return;
+  const u64 key = min_ordered + bin[d];  // the bin's key, in ordered form
+  u64 lo = 0, hi = count;
+  while (lo < hi) {
+    const u64 mid = lo + (hi - lo) / 2;
+    if (static_cast<u64>(KeyTraits<K>::ordered(sorted[mid])) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  u64 lo2 = lo, hi2 = count;
+  while (lo2 < hi2) {
+    const u64 mid = lo2 + (hi2 - lo2) / 2;
+    if (static_cast<u64>(KeyTraits<K>::ordered(sorted[mid])) <= key) lo2 = mid + 1;
+    else hi2 = mid;
+  }
+  out[d] = lo;
+  out[bounds + d] = lo2 - lo;
+}
+
+// The rank's workspace: hp's histogram workspace (the histogram, global after the
+// all-reduce), one temporary region for the local sort, the scan and the merge (they run one
+// after another), and the boundary words: bin and start of each boundary (2 (G - 1)), then
+// every rank's (below, in bin) counts (2 (G - 1) per rank, this rank's at its row).
+template <typename K, typename V>
+struct PairArrays {
+  void* histogram;
+  void* temp;
+  std::size_t temp_bytes = 0;
+  u64* words;
+  std::size_t bytes = 0;
+  PairArrays(char* base, const SortProblem& p, u64 count, u64 capacity, int world) {
+    const u64 range = hp::problem_range(p);
+    std::size_t scan_bytes = 0;
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes,
+                                                CountsIn(thrust::counting_iterator<u64>(0), BinCount{}),
+                                                BinsOut(RecordBoundaryBins{}), static_cast<std::int64_t>(range)));
+    temp_bytes =
+        std::max({range_radix_sort_bytes(local_problem(p, count)), scan_bytes, merge_temp_bytes<K, V>(capacity)});
+    Carve c;
+    histogram = base + c.take(hp::histogram_bytes(p, count));
+    temp = base + c.take(temp_bytes);
+    words = reinterpret_cast<u64*>(base + c.take((2 + 2 * std::size_t(world)) * (world - 1) * sizeof(u64)));
+    bytes = c.used;
+  }
+  // The rank's slice as a problem of its own, for the local sort (the key facts stay global).
+  static SortProblem local_problem(const SortProblem& p, u64 count) {
+    SortProblem local = p;
+    local.shape.n = count;
+    return local;
+  }
+};
+
+template <typename K, typename V>
+RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+                     const PhaseMarks& marks) {
+  const DeviceContext& dev = rank.ctx();
+  const cudaStream_t stream = rank.stream();
+  const int world = rank.world(), me = rank.rank();
+  const u64 range = hp::problem_range(p), count = s.count, n = s.n;
+  PairArrays<K, V> a(static_cast<char*>(b.workspace), p, count, b.capacity, world);
+
+  // The hybrid's 2-byte low bits use keys[1] before the sort needs it.
+  const bool exchange = world > 1 && n > 0;
+  std::uint32_t* histogram = exchange ? hp::histogram(p, b.keys[0], count, b.keys[1], a.histogram, dev) : nullptr;
+  DeviceBuffers sort_buffers;
+  sort_buffers.keys[0] = b.keys[0], sort_buffers.keys[1] = b.keys[1];
+  sort_buffers.vals[0] = b.values[0], sort_buffers.vals[1] = b.values[1];
+  sort_buffers.workspace = a.temp;
+  sort_buffers.workspace_bytes = a.temp_bytes;
+  sort_buffers.stream = stream;
+  sort_buffers.device = &dev;
+  const int sorted_buffer = range_radix_sort(PairArrays<K, V>::local_problem(p, count), sort_buffers);
+  marks.mark(0, stream);
+  if (!exchange) {
+    marks.mark(1, stream);
+    marks.mark(2, stream);
+    return {sorted_buffer, count};
+  }
+
+  SB_NCCL_CHECK(ncclAllReduce(histogram, histogram, range, ncclUint32, ncclSum, rank.comm(), stream), me);
+  const int bounds = world - 1;
+  u64* d_bin = a.words;
+  u64* d_start = a.words + bounds;
+  u64* d_around = a.words + 2 * bounds;  // [rank][below (bounds), in bin (bounds)]
+  std::size_t temp_bytes = a.temp_bytes;
+  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+      a.temp, temp_bytes, CountsIn(thrust::counting_iterator<u64>(0), BinCount{histogram}),
+      BinsOut(RecordBoundaryBins{histogram, n, u64(world), d_bin, d_start}), static_cast<std::int64_t>(range), stream));
+  count_around_bins<K><<<1, 32 * ((bounds + 31) / 32), 0, stream>>>(static_cast<const K*>(b.keys[sorted_buffer]),
+                                                                      count, d_bin, bounds, p.facts.min_ordered,
+                                                                      d_around + 2 * bounds * me);
+  SB_CUDA_CHECK_LAUNCH();
+  SB_NCCL_CHECK(ncclAllGather(d_around + 2 * bounds * me, d_around, 2 * bounds, ncclUint64, rank.comm(), stream), me);
+  std::vector<u64> words(2 * bounds + 2 * std::size_t(bounds) * world);
+  SB_CUDA_CHECK(cudaMemcpyAsync(words.data(), a.words, words.size() * sizeof(u64), cudaMemcpyDeviceToHost, stream));
+  rank.wait();
+  std::vector<u64> below(std::size_t(bounds) * world), in_bin(std::size_t(bounds) * world);
+  for (int q = 0; q < world; ++q)
+    for (int d = 0; d < bounds; ++d) {
+      below[q * bounds + d] = words[2 * bounds + 2 * bounds * q + d];
+      in_bin[q * bounds + d] = words[2 * bounds + 2 * bounds * q + bounds + d];
+    }
+  std::vector<u64> counts(std::size_t(world) * world);
+  hp_pair_send_counts(n, world, words.data() + bounds, below.data(), in_bin.data(), counts.data());
+  std::vector<u64> cut(world + 1, 0);
+  for (int d = 0; d < world; ++d) cut[d + 1] = cut[d] + counts[me * world + d];
+  marks.mark(1, stream);
+  return exchange_and_merge<K, V>(b, sorted_buffer, cut, counts, a.temp, a.temp_bytes, rank, marks, 2, 2);
+}
+
+using PairValues = TypeList<std::uint32_t, std::uint64_t>;
+
+}  // namespace
+
+std::size_t dist_hp_pairs_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity, int world) {
+  return dispatch_element<IntegerKeys, PairValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
+    return PairArrays<decltype(k), decltype(v)>(nullptr, p, s.count, capacity, world).bytes;
+  });
+}
+
+RankResult run_dist_hp_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+                             const PhaseMarks& marks) {
+  return dispatch_element<IntegerKeys, PairValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
+    return run_pairs<decltype(k), decltype(v)>(p, s, b, rank, marks);
+  });
+}
+
+}  // namespace sb::dist

@@ -1,0 +1,167 @@
+// CPU tests of dist-hp's payload path (issue 38; kernels/distributed/dist_hp_pairs.cu): the
+// boundary bins found from the global histogram (record_boundary_bin, the scan's per-bin step)
+// and the exact cuts of every rank's sorted run (hp_pair_send_counts), simulated on the host
+// for G ranks and checked against std::stable_sort of the whole input: every destination gets
+// exactly its slice, the pieces concatenate to the global order, equal keys keep their input
+// order; and the counts stay exact past 2^32 elements.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "distributed/dist_index.hpp"
+
+namespace sb::dist {
+namespace {
+
+using u64 = std::uint64_t;
+
+// The boundary bins of a global histogram as the device scan finds them: every non-empty bin
+// told its [begin, end).
+void boundary_bins(const std::vector<u64>& histogram, u64 n, u64 world, std::vector<u64>& bins,
+                   std::vector<u64>& starts) {
+  bins.assign(world - 1, ~u64{0});
+  starts.assign(world - 1, ~u64{0});
+  u64 end = 0;
+  for (u64 b = 0; b < histogram.size(); ++b) {
+    end += histogram[b];
+    if (histogram[b]) record_boundary_bin(b, end - histogram[b], end, n, world, bins.data(), starts.data());
+  }
+}
+
+TEST(DistHpPairs, FirstBoundaryFromIsTheSmallestNotBelow) {
+  for (u64 world : {2, 3, 4, 7}) {
+    for (u64 n : {u64{1}, u64{3}, u64{10}, u64{1001}, (u64{1} << 40) + 3}) {
+      for (u64 pos : {u64{0}, u64{1}, n / 3, n / 2, n - 1, n}) {
+        u64 expect = world;
+        for (u64 d = world - 1; d >= 1; --d)
+          if (slice_begin(d, n, world) >= pos) expect = d;
+        EXPECT_EQ(first_boundary_from(pos, n, world), expect) << "pos " << pos << " n " << n << " G " << world;
+      }
+    }
+  }
+}
+
+TEST(DistHpPairs, EveryBoundaryFindsTheBinHoldingIt) {
+  std::mt19937_64 rng(38);
+  for (u64 world : {2, 3, 4}) {
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<u64> histogram(1 + rng() % 40);
+      for (auto& c : histogram) c = rng() % 3 == 0 ? 0 : rng() % 20;  // empty bins among them
+      histogram[rng() % histogram.size()] += 1;                          // n > 0
+      u64 n = 0;
+      for (u64 c : histogram) n += c;
+      std::vector<u64> bins, starts;
+      boundary_bins(histogram, n, world, bins, starts);
+      for (u64 d = 1; d < world; ++d) {
+        // Reference: walk the bins to the one whose [start, end) holds the boundary.
+        const u64 boundary = slice_begin(d, n, world);
+        u64 start = 0, b = 0;
+        while (start + histogram[b] <= boundary) start += histogram[b++];
+        EXPECT_EQ(bins[d - 1], b) << "boundary " << d << " of " << world << ", n " << n;
+        EXPECT_EQ(starts[d - 1], start);
+      }
+    }
+  }
+}
+
+// An element on its way: its key and its global input position (the value it carries).
+using Pair = std::pair<std::uint32_t, u64>;
+
+// dist-hp's payload path on the host: each rank's slice stably sorted, the global histogram,
+// the boundary bins, each rank's (below, in bin) counts by binary search, hp_pair_send_counts,
+// the exchange in rank order and a merge that takes lower ranks first among equal keys.
+std::vector<std::vector<Pair>> simulate(const std::vector<std::uint32_t>& keys, u64 world, u64 range) {
+  const u64 n = keys.size();
+  auto by_key = [](const Pair& a, const Pair& b) { return a.first < b.first; };
+  std::vector<std::vector<Pair>> runs(world);
+  std::vector<u64> histogram(range, 0);
+  for (u64 q = 0; q < world; ++q) {
+    for (u64 i = slice_begin(q, n, world); i < slice_begin(q + 1, n, world); ++i) runs[q].push_back({keys[i], i});
+    std::stable_sort(runs[q].begin(), runs[q].end(), by_key);
+    for (const Pair& e : runs[q]) ++histogram[e.first];
+  }
+  std::vector<u64> bins, starts;
+  boundary_bins(histogram, n, world, bins, starts);
+  const u64 bounds = world - 1;
+  std::vector<u64> below(world * bounds), in_bin(world * bounds);
+  for (u64 q = 0; q < world; ++q)
+    for (u64 d = 0; d < bounds; ++d) {
+      const auto key = static_cast<std::uint32_t>(bins[d]);
+      const auto lo = std::lower_bound(runs[q].begin(), runs[q].end(), Pair{key, 0}, by_key);
+      const auto hi = std::upper_bound(runs[q].begin(), runs[q].end(), Pair{key, 0}, by_key);
+      below[q * bounds + d] = lo - runs[q].begin();
+      in_bin[q * bounds + d] = hi - lo;
+    }
+  std::vector<u64> counts(world * world);
+  hp_pair_send_counts(n, world, starts.data(), below.data(), in_bin.data(), counts.data());
+  std::vector<std::vector<Pair>> received(world);
+  for (u64 q = 0; q < world; ++q) {
+    u64 at = 0;
+    for (u64 d = 0; d < world; ++d) {
+      received[d].insert(received[d].end(), runs[q].begin() + at, runs[q].begin() + at + counts[q * world + d]);
+      at += counts[q * world + d];
+    }
+    EXPECT_EQ(at, runs[q].size()) << "rank " << q << " sends its whole run";
+  }
+  for (auto& r : received) std::stable_sort(r.begin(), r.end(), by_key);  // runs arrive in rank order
+  return received;
+}
+
+void check_exact_and_stable(const std::vector<std::uint32_t>& keys, u64 world, u64 range, const char* what) {
+  const u64 n = keys.size();
+  const auto received = simulate(keys, world, range);
+  std::vector<Pair> expect, got;
+  for (u64 i = 0; i < n; ++i) expect.push_back({keys[i], i});
+  std::stable_sort(expect.begin(), expect.end(), [](const Pair& a, const Pair& b) { return a.first < b.first; });
+  for (u64 d = 0; d < world; ++d) {
+    EXPECT_EQ(received[d].size(), slice_size(d, n, world)) << what << ": rank " << d << " of " << world << ", n " << n;
+    got.insert(got.end(), received[d].begin(), received[d].end());
+  }
+  // The values (input positions) too: a value apart from its key, or equal keys out of input
+  // order, differ here.
+  EXPECT_EQ(got, expect) << what << ", G " << world << ", n " << n;
+}
+
+TEST(DistHpPairs, RanksGetExactlyTheirSliceInStableOrder) {
+  std::mt19937 rng(15);
+  for (u64 world : {2, 3, 4}) {
+    for (u64 n : {u64{1}, u64{2}, u64{3}, u64{5}, u64{97}, u64{1000}, u64{20011}}) {
+      std::vector<std::uint32_t> keys(n);
+      for (auto& k : keys) k = rng() % 1000;
+      check_exact_and_stable(keys, world, 1000, "uniform");
+      for (auto& k : keys) k = 7;
+      check_exact_and_stable(keys, world, 8, "all keys equal");
+      // Few distinct keys, the first far more often (zipf-like): boundaries inside one bin.
+      for (auto& k : keys) k = rng() % 4 == 0 ? rng() % 5 : 0;
+      check_exact_and_stable(keys, world, 5, "few distinct");
+    }
+  }
+}
+
+TEST(DistHpPairs, CountsStayExactPastTwoToThe32) {
+  // One bin holding all n > 2^32 elements: the cuts fall inside it by rank prefix alone.
+  for (u64 world : {2, 3, 4}) {
+    const u64 n = (u64{1} << 34) + 5;
+    const u64 bounds = world - 1;
+    std::vector<u64> starts(bounds, 0), below(world * bounds, 0), in_bin(world * bounds);
+    for (u64 q = 0; q < world; ++q)
+      for (u64 d = 0; d < bounds; ++d) in_bin[q * bounds + d] = slice_size(q, n, world);
+    std::vector<u64> counts(world * world);
+    hp_pair_send_counts(n, world, starts.data(), below.data(), in_bin.data(), counts.data());
+    for (u64 d = 0; d < world; ++d) {
+      u64 column = 0, row = 0;
+      for (u64 q = 0; q < world; ++q) column += counts[q * world + d], row += counts[d * world + q];
+      EXPECT_EQ(column, slice_size(d, n, world)) << "destination " << d << " of " << world;
+      EXPECT_EQ(row, slice_size(d, n, world)) << "source " << d << " of " << world;
+    }
+    // All keys equal: every rank keeps its own slice (the global order is the input order).
+    for (u64 q = 0; q < world; ++q) EXPECT_EQ(counts[q * world + q], slice_size(q, n, world));
+  }
+}
+
+}  // namespace
+}  // namespace sb::dist
