@@ -99,7 +99,7 @@ DistShape shape_of(const SortProblem& p, const Members& m, int world, const Fabr
   s.range_bits = range_bits_of(p);
   s.key_bits = s.key_bytes * 8;
   const u64 slice = slice_size(0, p.n(), world);
-  const SortProblem local = slice_problem(p, slice);
+  const SortProblem local = slice_keys_problem(p, slice);
   s.hp = !m.hp.why_unsupported(p) && std::string(hp::histogram_name(local, slice)) != "global";
   s.payload = p.has_payload();
   if (s.hp) {

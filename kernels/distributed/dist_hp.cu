@@ -158,19 +158,19 @@ Algorithm make_dist_hp() {
     if (p.has_payload()) return dist_hp_pairs_workspace_bytes(p, s, capacity, d.world);
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
-      const SortProblem local = slice_problem(p, s.count);
+      const SortProblem local = slice_keys_problem(p, s.count);
       return wide_counts(p) ? HpArrays<W, u64>(nullptr, p, local, s.count).bytes
                             : HpArrays<W, u32>(nullptr, p, local, s.count).bytes;
     });
   };
   ranks.prepare = [](const SortProblem& p, const DeviceContext& d) {
     const u64 slice = slice_size(d.rank, p.n(), d.world);
-    hp::prepare_histogram(slice_problem(p, slice), slice, d);
+    hp::prepare_histogram(slice_keys_problem(p, slice), slice, d);
   };
   ranks.run = [](const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                  const PhaseMarks& marks) {
     if (p.has_payload()) return run_dist_hp_pairs(p, s, b, rank, marks);
-    const SortProblem local = slice_problem(p, s.count);
+    const SortProblem local = slice_keys_problem(p, s.count);
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
       using K = decltype(k);
       return wide_counts(p) ? run_keys<K, u64>(p, local, s, b, rank, marks) : run_keys<K, u32>(p, local, s, b, rank, marks);
@@ -178,7 +178,7 @@ Algorithm make_dist_hp() {
   };
   ranks.details = [](const SortProblem& p, int world) {
     const u64 slice = slice_size(0, p.n(), world);
-    return Details{{"histogram", hp::histogram_name(slice_problem(p, slice), slice)},
+    return Details{{"histogram", hp::histogram_name(slice_keys_problem(p, slice), slice)},
                    {"histogram_bins", std::to_string(hp::problem_range(p))},
                    {"count_bits", wide_counts(p) ? "64" : "32"}};
   };
@@ -204,7 +204,7 @@ Algorithm make_dist_hp() {
     if (p.has_payload() && p.n() >= (u64{1} << 32))
       return std::string("with a payload the global counts are 4 bytes: fewer than 2^32 pairs; use dist-sample-sort");
     const u64 slice = slice_size(0, p.n(), world_of(p));
-    return hp::histogram_unsupported(slice_problem(p, slice), slice);
+    return hp::histogram_unsupported(slice_keys_problem(p, slice), slice);
   };
   return a;
 }

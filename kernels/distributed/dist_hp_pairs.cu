@@ -104,18 +104,12 @@ struct PairArrays {
                                                 CountsIn(thrust::counting_iterator<u64>(0), BinCount{}),
                                                 BinsOut(RecordBoundaryBins{}), static_cast<std::int64_t>(range)));
     temp_bytes =
-        std::max({range_radix_sort_bytes(local_problem(p, count)), scan_bytes, merge_temp_bytes<K, V>(capacity)});
+        std::max({range_radix_sort_bytes(slice_problem(p, count)), scan_bytes, merge_temp_bytes<K, V>(capacity)});
     Carve c;
-    histogram = base + c.take(hp::histogram_bytes(p, count));
+    histogram = base + c.take(hp::histogram_bytes(slice_keys_problem(p, count), count));
     temp = base + c.take(temp_bytes);
     words = reinterpret_cast<u64*>(base + c.take((2 + 2 * std::size_t(world)) * (world - 1) * sizeof(u64)));
     bytes = c.used;
-  }
-  // The rank's slice as a problem of its own, for the local sort (the key facts stay global).
-  static SortProblem local_problem(const SortProblem& p, u64 count) {
-    SortProblem local = p;
-    local.shape.n = count;
-    return local;
   }
 };
 
@@ -130,7 +124,8 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
 
   // The hybrid's 2-byte low bits use keys[1] before the sort needs it.
   const bool exchange = world > 1 && n > 0;
-  std::uint32_t* histogram = exchange ? hp::histogram(p, b.keys[0], count, b.keys[1], a.histogram, dev) : nullptr;
+  std::uint32_t* histogram =
+      exchange ? hp::histogram(slice_keys_problem(p, count), b.keys[0], count, b.keys[1], a.histogram, dev) : nullptr;
   DeviceBuffers sort_buffers;
   sort_buffers.keys[0] = b.keys[0], sort_buffers.keys[1] = b.keys[1];
   sort_buffers.vals[0] = b.values[0], sort_buffers.vals[1] = b.values[1];
@@ -138,7 +133,7 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
   sort_buffers.workspace_bytes = a.temp_bytes;
   sort_buffers.stream = stream;
   sort_buffers.device = &dev;
-  const int sorted_buffer = range_radix_sort(PairArrays<K, V>::local_problem(p, count), sort_buffers);
+  const int sorted_buffer = range_radix_sort(slice_problem(p, count), sort_buffers);
   marks.mark(0, stream);
   if (!exchange) {
     marks.mark(1, stream);

@@ -22,6 +22,13 @@ inline SortProblem slice_problem(const SortProblem& p, std::uint64_t slice) {
   local.shape.n = slice;
   return local;
 }
+// The slice's keys alone: what hp's histogram of them sees (its variant, workspace and kernel
+// set-up must not follow the payload, which the histogram never reads).
+inline SortProblem slice_keys_problem(const SortProblem& p, std::uint64_t slice) {
+  SortProblem local = slice_problem(p, slice);
+  local.shape.payload = Payload::none;
+  return local;
+}
 
 // dist-hp with a payload (dist_hp_pairs.cu): exact splitters from the global histogram, pairs
 // exchanged once and merged; the rank's workspace and its run.
