@@ -283,7 +283,10 @@ inline double predict_sample_sort_s(double n, double key_bytes, const LocalRates
 //   one GPU:     every rank sends its slice to rank 0, which sorts the whole input with CUB on
 //                the range's bits (for inputs no larger than the L2: a sort that small is made
 //                of latencies, and the others pay several collectives for it);
-//   dist-hp:     where hp-auto's rule picks an H-P histogram for n/G keys of the range;
+//   dist-hp:     keys alone, where hp-auto's rule picks an H-P histogram for n/G keys of the
+//                range (with a payload it sorts and exchanges the pairs like the sample sort,
+//                and measured slower: 9.3 against 7.0 ms at 2^28 pairs, delta = sigma = 50, on
+//                2 H200s);
 //   sample sort: always possible.
 // Times are bytes of memory traffic over the copy rate (a copy reads and writes each byte, so
 // it moves 2 bytes a byte copied), scaled by how much of it each kind of kernel reaches, plus
@@ -318,7 +321,6 @@ struct DistShape {
   unsigned hp_levels = 1;     // 2: hp-tiled partitions first (12 more bytes a key)
   unsigned count_bytes = 4;   // dist-hp's global counts
   bool one_gpu = false;       // small enough to gather on rank 0
-  bool payload = false;       // dist-hp sorts and exchanges pairs (dist_hp_pairs.cu)
 };
 
 // Share of the copy rate's traffic (2 bytes a byte copied) each kind of kernel reaches: CUB's
@@ -347,19 +349,8 @@ inline double dist_one_gpu_s(const DistShape& s, const DistRates& r) {
   return gather + radix_sort_s(double(s.n), s.range_bits, s.key_bytes, s.value_bytes, r);
 }
 
-inline double dist_sample_sort_s(const DistShape& s, const DistRates& r);
-
 inline double dist_hp_s(const DistShape& s, const DistRates& r) {
   const double g = s.world, m = double(s.n) / g, k = s.key_bytes;
-  if (s.payload) {
-    // Pairs: the slice's histogram, a stable sort on the range's bits, the all-reduce, then
-    // the sample sort's exchange and merge on exact cuts (its local sort sorts every bit).
-    const double exchange_and_merge = dist_sample_sort_s(s, r) - radix_sort_s(m, s.key_bits, s.key_bytes, s.value_bytes, r);
-    const double hist = (m * (k + 4.0) + double(s.range) * 4.0) / (2.0 * r.copy_gbs * 1e9) / kHpShare;
-    const double reduce = g > 1 ? 2.0 * (g - 1) / g * 4.0 * double(s.range) / (r.exchange_gbs * 1e9) : 0.0;
-    return hist + radix_sort_s(m, s.range_bits, s.key_bytes, s.value_bytes, r) + reduce + exchange_and_merge +
-           2.0 * r.latency_s;
-  }
   // Read the keys (two levels: write and read them again partitioned), write and read 2 bytes
   // of low bits, write the output; per bin: count, all-reduce, scan, runs, clip, search.
   const double per_key = k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0 + k;

@@ -98,21 +98,6 @@ TEST(DistAutoRule, WideCountsDoubleTheAllReduce) {
   EXPECT_GT(dist_hp_s(s, kPcie), four + 0.9 * 2.0 * 0.5 * 4.0 * double(s.range) / (kPcie.exchange_gbs * 1e9));
 }
 
-TEST(DistAutoRule, PairsOfANarrowRangeTakeTheHistogramSort) {
-  // With a payload dist-hp pays the sample sort's exchange and merge too, but sorts only the
-  // range's bits (23 here, three passes against four) after a histogram.
-  DistShape s = uint_keys(std::uint64_t{1} << 28, std::uint64_t{1} << 23);
-  s.value_bytes = 4;
-  s.hp = true;
-  s.payload = true;
-  const double hp = dist_hp_s(s, kNvlink), sample = dist_sample_sort_s(s, kNvlink);
-  EXPECT_LT(hp, sample);
-  EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::hp);
-  // Over every bit of the key the histogram only adds.
-  s.range_bits = 32;
-  EXPECT_GT(dist_hp_s(s, kNvlink), dist_sample_sort_s(s, kNvlink));
-}
-
 TEST(DistAutoRule, NamesAreTheAlgorithms) {
   EXPECT_STREQ(dist_choice_name(DistChoice::hp), "dist-hp");
   EXPECT_STREQ(dist_choice_name(DistChoice::sample_sort), "dist-sample-sort");

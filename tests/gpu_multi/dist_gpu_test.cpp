@@ -183,6 +183,8 @@ TEST(DistGpu, DistAutoChoosesByItsPredictions) {
       {"-n 2^26 --delta 50 --sigma 50", "dist-hp"},
       {"-n 2^24 --key f64 --dist real", ""},
       {"-n 2^24 --dist zipf --delta 0.5", ""},
+      // With a payload dist-hp exchanges pairs as the sample sort does, and measured slower.
+      {"-n 2^24 --delta 50 --sigma 50 --payload u32", "dist-sample-sort"},
   };
   for (const Case& c : cases) {
     const auto doc = run_two(std::string("--algo cub-radix,dist-auto ") + c.args);
