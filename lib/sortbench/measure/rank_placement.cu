@@ -440,8 +440,8 @@ void rank_body(Shared& s, int r) {
   const std::size_t kb = key_bytes(p.shape.key);
   const std::size_t vb = p.has_payload() ? payload_bytes(p.shape.payload) : 0;  // 0: no value column
   // The work buffers and workspace the algorithm asks for; checked here, before NCCL starts, so
-  // a rank without memory stops the others before they wait for it. An algorithm that plans
-  // after the ranks have met (plan) is checked again then, its input slice already held.
+  // a rank without memory stops the others before they wait for it; checked again once the
+  // ranks have met and agreed on the key facts, its input slice already held.
   u64 held = 0;
   auto work_needs = [&](u64& capacity, std::size_t& ws) {
     capacity = std::max<u64>(s.algo.capacity(problem, n, world), 1);
@@ -502,10 +502,11 @@ void rank_body(Shared& s, int r) {
     connect_links(rank);
     const OrderedBounds facts = global_key_facts(rank, p.shape.key, pristine.get(), slice.count);
     apply_key_facts(problem.facts, p.shape.key, facts);
-    if (s.algo.plan) {
-      s.algo.plan(problem, rank);
-      work_needs(capacity, ws);
-    }
+    // Sized again now that the key facts are global (the first look had the caller's facts,
+    // which a file or a measured range leaves unknown: a histogram's workspace follows the
+    // range) and the algorithm has planned.
+    if (s.algo.plan) s.algo.plan(problem, rank);
+    work_needs(capacity, ws);
     DeviceBuffer work0(capacity * kb), work1(capacity * kb), workspace(ws);
     DeviceBuffer vals0(capacity * vb), vals1(capacity * vb);
     if (s.algo.prepare) s.algo.prepare(problem, ctx);
