@@ -40,6 +40,27 @@ struct OrderedLess {
   }
 };
 
+// [lower, upper): where the keys of ordered form `key` lie in a run sorted by ordered form (two
+// binary searches; the splitters' and the boundary bins' bounds).
+template <typename K>
+__device__ void ordered_equal_range(const K* sorted, std::uint64_t count, std::uint64_t key, std::uint64_t* lower,
+                                    std::uint64_t* upper) {
+  std::uint64_t lo = 0, hi = count;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::uint64_t>(KeyTraits<K>::ordered(sorted[mid])) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  *lower = lo;
+  hi = count;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::uint64_t>(KeyTraits<K>::ordered(sorted[mid])) <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  *upper = lo;
+}
+
 // A key with the received run it came from: the pairs merge's tie-break.
 template <typename K>
 struct RunKey {

@@ -70,20 +70,10 @@ __global__ void count_around_bins(const K* sorted, u64 count, const u64* bin, in
   const int d = blockIdx.x * blockDim.x + threadIdx.x;
   if (d >= bounds) return;
   const u64 key = min_ordered + bin[d];  // the bin's key, in ordered form
-  u64 lo = 0, hi = count;
-  while (lo < hi) {
-    const u64 mid = lo + (hi - lo) / 2;
-    if (static_cast<u64>(KeyTraits<K>::ordered(sorted[mid])) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  u64 lo2 = lo, hi2 = count;
-  while (lo2 < hi2) {
-    const u64 mid = lo2 + (hi2 - lo2) / 2;
-    if (static_cast<u64>(KeyTraits<K>::ordered(sorted[mid])) <= key) lo2 = mid + 1;
-    else hi2 = mid;
-  }
-  out[d] = lo;
-  out[bounds + d] = lo2 - lo;
+  u64 lower = 0, upper = 0;
+  ordered_equal_range(sorted, count, key, &lower, &upper);
+  out[d] = lower;
+  out[bounds + d] = upper - lower;
 }
 
 // The rank's workspace: hp's histogram workspace (the histogram, global after the

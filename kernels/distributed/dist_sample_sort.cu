@@ -63,21 +63,7 @@ template <typename K>
 __global__ void bound_splitters(const K* sorted, u64 count, const u64* keys, int splitters, u64* bounds) {
   const int d = blockIdx.x * blockDim.x + threadIdx.x;
   if (d >= splitters) return;
-  const u64 key = keys[d];
-  u64 lo = 0, hi = count;
-  while (lo < hi) {
-    const u64 mid = lo + (hi - lo) / 2;
-    if (static_cast<u64>(KeyTraits<K>::ordered(sorted[mid])) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  u64 lo2 = lo, hi2 = count;
-  while (lo2 < hi2) {
-    const u64 mid = lo2 + (hi2 - lo2) / 2;
-    if (static_cast<u64>(KeyTraits<K>::ordered(sorted[mid])) <= key) lo2 = mid + 1;
-    else hi2 = mid;
-  }
-  bounds[2 * d] = lo;
-  bounds[2 * d + 1] = lo2;
+  ordered_equal_range(sorted, count, keys[d], &bounds[2 * d], &bounds[2 * d + 1]);
 }
 
 // The local sort: CUB's double-buffer radix sort of keys (and values unless V is NoValue) on

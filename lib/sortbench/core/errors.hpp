@@ -31,4 +31,15 @@ struct UsageError : Error {
   explicit UsageError(const std::string& m) : Error(ExitCode::usage, m) {}
 };
 
+// Runs f; an Error it throws becomes a UsageError (exit 2). For the output files of `sort`, where
+// an unwritable path or a full disk is the user's to fix.
+template <typename F>
+auto as_usage_error(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
 }  // namespace sb

@@ -7,19 +7,6 @@
 #include "sortbench/core/values.hpp"
 
 namespace sb {
-namespace {
-
-// An unwritable output or a full disk is a usage problem (exit 2) for the sort tool.
-template <typename F>
-auto as_usage_error(F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
-}
-
-}  // namespace
 
 // One file written under a temporary name (registered, so SIGINT removes it too), in pieces,
 // and renamed into place by commit(); removed if not committed, also when its writer cannot start.

@@ -16,16 +16,6 @@
 namespace sb {
 namespace {
 
-// An unwritable output or a full disk is a usage problem (exit 2) for the sort tool, as in FileSink.
-template <typename F>
-auto as_usage_error(F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
-}
-
 class PlacedPart final : public RankFileOutput::Part {
  public:
   PlacedPart(const std::string& aside, const RankFileOutput::Target& t, std::uint64_t n, std::uint64_t offset)

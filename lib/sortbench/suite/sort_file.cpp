@@ -147,7 +147,7 @@ SortFileReport sort_on_ranks(const SortFileRequest& q, FileInputRequest source_r
 #if SORTBENCH_HAVE_NCCL
   const Algorithm* algo = registry().find(q.algo == "auto" ? kDefaultDistributedSort : q.algo);
   rep.algorithm = algo->name;
-  if (q.algo == "auto") rep.why = fmt::format("on ranks: {}, the distributed sort of every key type", algo->name);
+  if (q.algo == "auto") rep.why = fmt::format("on ranks: {}, which chooses the distributed sort", algo->name);
   const auto source = make_file_source(source_request, {}, FileReading::streamed);
   const InputSpec& spec = source->spec();
   rep.n = spec.n;
