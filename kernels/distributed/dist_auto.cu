@@ -1,5 +1,5 @@
 // dist-auto (issue 38): the distributed sort a user should have picked. When the ranks have met
-// it measures their fabric (measure/fabric_rates.hpp: the copy rate, the all-to-all rate, the
+// it measures their fabric (algo/fabric_rates.hpp: the copy rate, the all-to-all rate, the
 // latencies), predicts dist-hp, dist-sample-sort and one GPU with the rule of dist_index.hpp
 // (CPU-tested), and runs the fastest; the row records the choice (details.variant) and the
 // predictions beside the measured rates. "One GPU" gathers every slice on rank 0, which sorts
@@ -14,7 +14,7 @@
 #include "distributed.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/cuda_check.hpp"
-#include "sortbench/measure/fabric_rates.hpp"
+#include "sortbench/algo/fabric_rates.hpp"
 
 namespace sb::dist {
 namespace {

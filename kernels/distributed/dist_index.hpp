@@ -278,7 +278,7 @@ inline double predict_sample_sort_s(double n, double key_bytes, const LocalRates
 // ---- dist-auto (issue 38) ----
 //
 // dist-auto predicts each way of sorting the distributed input from the rates measured on the
-// ranks when the run starts (measure/fabric_rates.hpp) and the bytes each way moves, and takes
+// ranks when the run starts (algo/fabric_rates.hpp) and the bytes each way moves, and takes
 // the fastest:
 //   one GPU:     every rank sends its slice to rank 0, which sorts the whole input with CUB on
 //                the range's bits (for inputs no larger than the L2: a sort that small is made

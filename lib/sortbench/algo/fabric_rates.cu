@@ -1,7 +1,7 @@
 // Measures the fabric a distributed run has (issue 38; fabric_rates.hpp): a device-to-device
 // copy, an all-to-all of every rank with ncclSend/ncclRecv, a one-word all-reduce and an empty
 // kernel, each the best of a few tries (the first pays for warm-up), then agreed over the ranks.
-#include "sortbench/measure/fabric_rates.hpp"
+#include "sortbench/algo/fabric_rates.hpp"
 
 #include <algorithm>
 
@@ -9,7 +9,6 @@
 
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
-#include "sortbench/measure/device_timing.hpp"
 
 namespace sb {
 
@@ -22,15 +21,26 @@ constexpr int kTries = 3;
 // The best of kTries of `body`, timed with events on the rank's stream.
 template <typename Body>
 double best_seconds(const Rank& rank, Body&& body) {
+  struct Events {
+    cudaEvent_t start{}, stop{};
+    Events() {
+      SB_CUDA_CHECK(cudaEventCreate(&start));
+      SB_CUDA_CHECK(cudaEventCreate(&stop));
+    }
+    ~Events() {
+      cudaEventDestroy(start);
+      cudaEventDestroy(stop);
+    }
+  } events;
   double best = 0;
   for (int t = 0; t < kTries; ++t) {
-    EventPair events;
-    SB_CUDA_CHECK(cudaEventRecord(events.start(), rank.stream()));
+    SB_CUDA_CHECK(cudaEventRecord(events.start, rank.stream()));
     body();
-    SB_CUDA_CHECK(cudaEventRecord(events.stop(), rank.stream()));
+    SB_CUDA_CHECK(cudaEventRecord(events.stop, rank.stream()));
     rank.wait();
-    const double s = events.elapsed_ms() / 1e3;
-    if (t == 0 || s < best) best = s;
+    float ms = 0;
+    SB_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+    if (t == 0 || ms / 1e3 < best) best = ms / 1e3;
   }
   return best;
 }
