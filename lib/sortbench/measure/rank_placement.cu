@@ -501,6 +501,10 @@ void rank_body(Shared& s, int r) {
   try {
     connect_links(rank);
     const OrderedBounds facts = global_key_facts(rank, p.shape.key, pristine.get(), slice.count);
+    // The facts describe the whole input, whatever the caller knew of it (a file sorted on ranks,
+    // or a caller that passes none, hands over n = 0, which apply_key_facts reads as "no keys"
+    // and would leave min = max = 0: a histogram of one bin for every key).
+    problem.facts.n = n;
     apply_key_facts(problem.facts, p.shape.key, facts);
     // Sized again now that the key facts are global (the first look had the caller's facts,
     // which a file or a measured range leaves unknown: a histogram's workspace follows the
