@@ -99,7 +99,9 @@ TEST(FileShardsGpu, SortOnTwoRanksWritesStdSortOfTheFile) {
   EXPECT_EQ(doc["sort"]["placement"], "ranks") << doc.dump();
   EXPECT_EQ(doc["sort"]["ranks"]["world"], 2) << doc.dump();
   EXPECT_EQ(doc["sort"]["ranks"]["devices"], nlohmann::json::array({0, 1})) << doc.dump();
-  EXPECT_EQ(doc["sort"]["algorithm"], "dist-sample-sort") << doc.dump();
+  // sort --gpus defaults to dist-auto, which records what it chose.
+  EXPECT_EQ(doc["sort"]["algorithm"], "dist-auto") << doc.dump();
+  EXPECT_TRUE(doc["sort"]["ranks"]["details"].contains("variant")) << doc.dump();
 
   const CommandResult raw = sortbench("sort " + dir.file("k.bin") + " --key u32 -o " + dir.file("s.bin") +
                                       " --devices 1,0 --quiet");
