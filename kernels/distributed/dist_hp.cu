@@ -132,9 +132,11 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
                                                                   a.clip_end, a.clip_len);
     SB_CUDA_CHECK_LAUNCH();
     const u64 tiles = hp::ceil_div(count, kExpandTile);
-    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.clip_len, count, a.window);
+    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.clip_len, 0, count,
+                                                                                   a.window);
     SB_CUDA_CHECK_LAUNCH();
-    expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, stream>>>(a.clip_end, a.run_val, a.window, count,
+    expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, stream>>>(a.clip_end, a.run_val, min_word,
+                                                                               a.window, count,
                                                                                static_cast<W*>(b.keys[1]));
     SB_CUDA_CHECK_LAUNCH();
   }

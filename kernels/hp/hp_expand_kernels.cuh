@@ -59,10 +59,12 @@ struct EmitRun {
 constexpr unsigned kExpandBlock = 256;
 constexpr unsigned kExpandTile = kExpandBlock * 16;
 constexpr unsigned kLocateThreadsPerTile = 32;  // two searches of kLocateWays lanes
+// len_at: the runs' count, written by the scan that emitted them; null: `runs` (the dense
+// expansion's, one a bin).
 template <typename Count>
-__global__ void locate_tiles(const Count* run_end, const Count* len_at, u64 n, uint2* window) {
+__global__ void locate_tiles(const Count* run_end, const Count* len_at, u64 runs, u64 n, uint2* window) {
   const u64 tiles = ceil_div(n, kExpandTile);
-  const u64 len = *len_at;
+  const u64 len = len_at ? u64{*len_at} : runs;
   const u32 half = lane_id() / kLocateWays, k = lane_id() % kLocateWays;
   const u64 warps = global_threads() / 32;
   for (u64 t = global_thread() / 32; t < tiles; t += warps) {
@@ -85,21 +87,35 @@ __global__ void locate_tiles(const Count* run_end, const Count* len_at, u64 n, u
 // of searching again.
 constexpr u32 kExpandWalkMax = 32;
 // With 8-byte words the staged window takes the whole 48 KB of static shared memory.
-template <typename W, typename Count = u32>
-__global__ void __launch_bounds__(kExpandBlock) expand_runs(const Count* run_end, const W* run_val,
+// Dense (dense_expansion): run j is bin first + j of the window, its value min_word + bin (no
+// run_val); a window of more bins than the tile has positions (empty bins between its keys)
+// is expanded by a search per position instead of being staged.
+template <typename W, typename Count = u32, bool Dense = false>
+__global__ void __launch_bounds__(kExpandBlock) expand_runs(const Count* run_end, const W* run_val, W min_word,
                                                             const uint2* window, u64 n, W* y) {
   __shared__ u32 s_end[kExpandTile];
-  __shared__ W s_val[kExpandTile];
+  __shared__ W s_val[Dense ? 1 : kExpandTile];
   const u64 t0 = blockIdx.x * u64{kExpandTile};
   const u32 tile_len = static_cast<u32>(min_u64(kExpandTile, n - t0));
   const uint2 w = window[blockIdx.x];
   const u32 first = w.x, count = w.y;
+  W* tile = y + t0;
+  auto value_of = [&](u32 j) {
+    if constexpr (Dense) return word_at<W>(first + j, min_word);
+    else return s_val[j];
+  };
+  if constexpr (Dense) {
+    if (count > kExpandTile) {  // uniform over the block: it leaves before the barrier together
+      for (u32 pos = threadIdx.x; pos < tile_len; pos += blockDim.x)
+        tile[pos] = value_of(run_at<u64, Count>(run_end + first, 0, count, t0 + pos));
+      return;
+    }
+  }
   for (u32 k = threadIdx.x; k < count; k += blockDim.x) {
     s_end[k] = static_cast<u32>(run_end[first + k] - t0);  // > 0: the window's runs end after t0
-    s_val[k] = run_val[first + k];
+    if constexpr (!Dense) s_val[k] = run_val[first + k];
   }
   __syncthreads();
-  W* tile = y + t0;
   // Each thread writes 16 bytes a step, the warp 512 consecutive bytes: four 4-byte keys or
   // two 8-byte ones (four 8-byte keys a thread in two 16-byte stores, each store instruction
   // covering every other 16 bytes of 1 KB, were slower). The stores stream (evict first):
@@ -112,7 +128,7 @@ __global__ void __launch_bounds__(kExpandBlock) expand_runs(const Count* run_end
 #pragma unroll
     for (u32 q = 0; q < per; ++q) {
       while (j + 1 < count && s_end[j] <= pos + q) ++j;
-      v[q] = s_val[j];
+      v[q] = value_of(j);
     }
     if (pos + per <= tile_len) {
       if constexpr (sizeof(W) == 4) __stcs(reinterpret_cast<uint4*>(tile + pos), make_uint4(v[0], v[1], v[2], v[3]));

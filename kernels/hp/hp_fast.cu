@@ -75,6 +75,15 @@ std::size_t runs_scan_temp_bytes(u64 range) {
   return bytes;
 }
 
+// Temporary bytes of the dense expansion's inclusive scan of A in place.
+template <typename Count>
+std::size_t dense_scan_temp_bytes(u64 range) {
+  std::size_t bytes = 0;
+  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<Count*>(nullptr), static_cast<Count*>(nullptr),
+                                              static_cast<std::int64_t>(range)));
+  return bytes;
+}
+
 // Temporary bytes of the exclusive scan of n u32 words (bucket and bin cursors).
 std::size_t cursor_scan_temp_bytes(u64 n) {
   std::size_t bytes = 0;
@@ -125,7 +134,8 @@ std::uint64_t split_parts(u64 n, const DeviceFacts& d) {
 }
 
 // The workspace of a fast run; a layout pass (base == nullptr) only sums the sizes. Keys
-// only: the runs and the expansion windows; with a payload A alone (it becomes the cursors),
+// only: the runs (dense: A's scan is the runs, dense_expansion) and the expansion windows;
+// with a payload A alone (it becomes the cursors),
 // for hp-tiled one A a group (value_bytes: the payload's width). Count: the width of A and
 // the run ends (u64 where n >= 2^32, hp-tiled's keys-only path). split.supers != 0: hp-tiled
 // in two levels, with the partitioned array, its counts and offsets, and its tiles' firsts.
@@ -150,7 +160,8 @@ struct FastArrays {
   std::uint16_t* split_low = nullptr;  // the grouped low bits, where keys[1] is too small for them
   u64 *split_totals = nullptr, *split_offsets = nullptr, *tile_first = nullptr;
   FastArrays(char* base, u64 n, u64 range, unsigned hybrid_low_bits, bool pairs, const DeviceFacts& d,
-             bool tiled = false, std::size_t value_bytes = 0, bool stable = false, SplitPlan two_levels = {})
+             bool tiled = false, std::size_t value_bytes = 0, bool stable = false, SplitPlan two_levels = {},
+             bool dense = false)
       : low_bits(hybrid_low_bits), split(two_levels) {
     Carve c;
     const u64 m = min_u64(n, range);
@@ -164,6 +175,9 @@ struct FastArrays {
       temp_bytes = cursor_scan_temp_bytes(range);
     } else if (pairs) {
       temp_bytes = cursor_scan_temp_bytes(range);
+    } else if (dense) {
+      window = reinterpret_cast<uint2*>(base + c.take(ceil_div(n, kExpandTile) * sizeof(uint2)));
+      temp_bytes = dense_scan_temp_bytes<Count>(range);
     } else {
       run_end = reinterpret_cast<Count*>(base + c.take(m * sizeof(Count)));
       run_val = reinterpret_cast<W*>(base + c.take(m * sizeof(W)));
@@ -455,24 +469,33 @@ bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W, Count>& 
 
 // Keys only: the histogram, the fused scan into runs, the expansion into y (keys[0] for the
 // variants that split, whose low bits are in keys[1]; keys[1] for the others).
+// Dense (dense_expansion): A scanned in place is the runs, one a bin.
 template <typename W, typename Count>
 int sort_keys(Histogram h, const SortProblem& p, const Run<W>& r, void* workspace, void* const* keys) {
+  const bool dense = expansion_is_dense(p);
   FastArrays<W, Count> a(static_cast<char*>(workspace), r.n, r.range, low_bits_for(h, p), false, r.device, tiles(h), 0,
-                         h == Histogram::tiled_stable, tiles(h) ? tiled_split(p) : SplitPlan{});
+                         h == Histogram::tiled_stable, tiles(h) ? tiled_split(p) : SplitPlan{}, dense);
   const W* x = reinterpret_cast<const W*>(keys[0]);
   auto* low = reinterpret_cast<std::uint16_t*>(keys[1]);
   W* y = reinterpret_cast<W*>(keys[splits(h) ? 0 : 1]);
-  if (!launch_histogram(h, r, a, x, low, true)) {
-    std::size_t temp_bytes = a.temp_bytes;
+  std::size_t temp_bytes = a.temp_bytes;
+  if (dense) {
+    launch_histogram(h, r, a, x, low);
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
+                                                r.stream));
+  } else if (!launch_histogram(h, r, a, x, low, true)) {
     SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
         a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{a.A}),
         RunsOut<W, Count>(EmitRun<W, Count>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
         static_cast<std::int64_t>(r.range), r.stream));
   }
+  const Count* run_end = dense ? a.A : a.run_end;
   const u64 tiles = ceil_div(r.n, kExpandTile);
-  locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, r.stream>>>(a.run_end, a.len, r.n, a.window);
+  locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, r.stream>>>(run_end, a.len, r.range, r.n,
+                                                                                  a.window);
   SB_CUDA_CHECK_LAUNCH();
-  expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(a.run_end, a.run_val, a.window, r.n, y);
+  auto* expand = dense ? expand_runs<W, Count, true> : expand_runs<W, Count>;
+  expand<<<static_cast<unsigned>(tiles), kExpandBlock, 0, r.stream>>>(run_end, a.run_val, r.min_word, a.window, r.n, y);
   SB_CUDA_CHECK_LAUNCH();
   return splits(h) ? 0 : 1;
 }
@@ -542,12 +565,13 @@ std::size_t fast_bytes(Histogram h, const SortProblem& p) {
   const SplitPlan split = keys_tiled ? tiled_split(p) : SplitPlan{};
   return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
+    const bool dense = !p.has_payload() && expansion_is_dense(p);
     if (keys_tiled && count_bits_of(p) == 64)
       return FastArrays<W, u64>(nullptr, p.n(), problem_range(p), low_bits, false, device_facts(p), true, 0,
-                                h == Histogram::tiled_stable, split)
+                                h == Histogram::tiled_stable, split, dense)
           .bytes;
     return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p), tiles(h),
-                         payload_bytes(p.shape.payload), h == Histogram::tiled_stable, split)
+                         payload_bytes(p.shape.payload), h == Histogram::tiled_stable, split, dense)
         .bytes;
   });
 }

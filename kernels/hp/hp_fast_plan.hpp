@@ -59,6 +59,10 @@ SplitPlan tiled_split(const SortProblem& p);
 // (keys only), else 32.
 unsigned count_bits_of(const SortProblem& p);
 
+// Whether a keys-only run expands densely (dense_expansion on the facts' distinct count;
+// --param expansion=dense|runs forces it); UsageError for another value.
+bool expansion_is_dense(const SortProblem& p);
+
 inline std::uint64_t shared_bins_max(const DeviceFacts& d) { return d.smem_per_block / sizeof(u32); }
 // hp-smem counts a range of up to kSmemMaxBands blocks' worth of 32-bit bins: one band in
 // one pass, two as 16-bit pairs in one pass (hist_shared_pairs); measured against hp-tiled

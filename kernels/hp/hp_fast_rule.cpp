@@ -76,6 +76,15 @@ unsigned count_bits_of(const SortProblem& p) {
   return static_cast<unsigned>(bits);
 }
 
+bool expansion_is_dense(const SortProblem& p) {
+  if (auto it = p.params.find("expansion"); it != p.params.end()) {
+    if (it->second == "dense") return true;
+    if (it->second == "runs") return false;
+    throw UsageError(fmt::format("--param expansion={} is not dense or runs", it->second));
+  }
+  return dense_expansion(p.n(), problem_range(p), p.facts.len);
+}
+
 }  // namespace fast
 
 namespace {
@@ -137,10 +146,12 @@ std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) 
   return std::nullopt;
 }
 
-// What a fast member records: its counts' width, and for hp-tiled's keys its levels.
+// What a fast member records: its counts' width, for keys alone its expansion, and for
+// hp-tiled's keys its levels.
 Details fast_details(Histogram h, const SortProblem& p) {
   const bool keys_tiled = tiles(h) && !p.has_payload();
   Details d{{"count_bits", keys_tiled ? std::to_string(count_bits_of(p)) : "32"}};
+  if (!p.has_payload()) d.emplace_back("expansion", expansion_is_dense(p) ? "dense" : "runs");
   if (keys_tiled) {
     const SplitPlan split = tiled_split(p);
     d.emplace_back("levels", split.supers ? "2" : "1");
@@ -196,6 +207,7 @@ Algorithm fast_member(std::string name, Histogram h, std::string source) {
   a.prepare = [h](const SortProblem& p, const DeviceContext& device) { prepare_fast(h, p, device); };
   a.run_device = [h](const SortProblem& p, const DeviceBuffers& b) { return run_fast_any(h, p, b); };
   a.details = [h](const SortProblem& p) { return fast_details(h, p); };
+  a.params = {"expansion"};
   return a;
 }
 
@@ -270,7 +282,7 @@ void add_fast(Registry& r) {
                                  "histogram per bucket, fused scan/compress, run expansion");
   hybrid.constraints = fmt::format("range at most {} buckets of 2^low_bits bins", kMaxBuckets);
   hybrid.unsupported = hybrid_unsupported;
-  hybrid.params = {"low_bits"};
+  hybrid.params = {"low_bits", "expansion"};
   r.add(hybrid);
 
   Algorithm tiled = fast_member(tiled_name(false), Histogram::tiled,
@@ -288,7 +300,7 @@ void add_fast(Registry& r) {
   };
   tiled.constraints = tiled_constraints(", at most 2^13 with 8-byte values on Hopper");
   tiled.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, false); };
-  tiled.params = {"low_bits", "levels", "count_bits", "fine_bits"};
+  tiled.params = {"low_bits", "levels", "count_bits", "fine_bits", "expansion"};
   r.add(tiled);
 
   Algorithm tiled_stable = fast_member(tiled_name(true), Histogram::tiled_stable,
@@ -298,7 +310,7 @@ void add_fast(Registry& r) {
   tiled_stable.stable = true;
   tiled_stable.constraints = tiled_constraints("");
   tiled_stable.unsupported = [](const SortProblem& p) { return tiled_unsupported(p, true); };
-  tiled_stable.params = {"low_bits", "levels", "count_bits", "fine_bits"};
+  tiled_stable.params = {"low_bits", "levels", "count_bits", "fine_bits", "expansion"};
   r.add(tiled_stable);
 
   Algorithm aut = family_base("hp-auto", Backend::gpu,

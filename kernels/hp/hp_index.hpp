@@ -464,8 +464,8 @@ SB_HD_INLINE std::uint64_t packed_count(WideBinSum p) { return p.count; }
 // The run (compressed non-empty bin) that holds output position pos: the first j in
 // [lo, hi) with run_end[j] > pos, where run_end is the inclusive prefix sum of run lengths.
 // Index is u64 over the whole output, u32 inside one expansion tile.
-template <typename Index>
-SB_HD_INLINE Index run_at(const std::uint32_t* run_end, Index lo, Index hi, Index pos) {
+template <typename Index, typename End = std::uint32_t>
+SB_HD_INLINE Index run_at(const End* run_end, Index lo, Index hi, Index pos) {
   while (lo < hi) {
     const Index mid = lo + (hi - lo) / 2;
     if (run_end[mid] > pos) hi = mid;
@@ -512,6 +512,19 @@ inline void tile_runs(const std::uint32_t* run_end, std::uint64_t len, std::uint
                       std::uint32_t ways, std::uint64_t& first, std::uint64_t& count) {
   first = run_at_wide(run_end, len, t0, ways);
   count = run_at_wide(run_end, len, t1 - 1, ways) + 1 - first;
+}
+
+// The dense expansion: a run for every bin, an empty bin's of length 0, whose value is its bin,
+// so the runs are A's inclusive scan alone: one count a bin read and written instead of a
+// (value, end) pair a non-empty bin, fewer bytes wherever more than half the bins hold a key.
+// A tile's window then holds the empty bins between its keys too. Taken where the facts
+// promise every bin a key (len == range: a window holds at most a tile's positions), or more
+// than half of them with at least two keys a bin (a window averages half a tile); a window
+// wider than the tile is expanded by a search per position (expand_runs). len: distinct keys
+// (0: unknown).
+SB_HD_INLINE bool dense_expansion(std::uint64_t n, std::uint64_t range, std::uint64_t len) {
+  if (len == 0 || range == 0) return false;
+  return len >= range || (2 * len >= range && 2 * range <= n);
 }
 
 // The bucket holding position pos of the bucketed array, given start(b) (non-decreasing,

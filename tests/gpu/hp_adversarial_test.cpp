@@ -201,6 +201,71 @@ TEST(HpAdversarial, TwoLevelsAndSixtyFourBitCounts) {
   }
 }
 
+// The dense expansion (issue 36): every H-P member that takes --param expansion, forced dense on
+// keys clustered at the range's two ends and on sparse keys (windows of empty bins wider than a
+// tile: the search per position), with 64-bit counts and in two levels; and chosen by default
+// where every bin holds a key, for 4- and 8-byte keys, each row saying which expansion it used.
+TEST(HpAdversarial, DenseExpansionEverywhere) {
+  const std::uint64_t n = (std::uint64_t{1} << 20) + 77;
+  std::vector<std::vector<std::uint32_t>> inputs;
+  std::vector<std::uint32_t> w(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 7);
+    w[i] = i % 2 ? h % 1000 : (1u << 25) - 1 - h % 1000;
+  }
+  inputs.push_back(w);  // two clusters 2^25 bins apart
+  for (std::uint64_t i = 0; i < n; ++i) w[i] = static_cast<std::uint32_t>(i * 2654435761u >> 3) % (1u << 24);
+  inputs.push_back(w);  // delta 1/16
+  for (std::uint64_t i = 0; i < n; ++i) w[i] = static_cast<std::uint32_t>(i % (n / 3));
+  inputs.push_back(w);  // every bin three keys: dense by default
+  for (const auto& words : inputs) {
+    std::vector<std::uint32_t> want = words;
+    std::sort(want.begin(), want.end());
+    for (const Algorithm* a : hp_gpu_algorithms()) {
+      if (std::find(a->params.begin(), a->params.end(), "expansion") == a->params.end()) continue;
+      const bool tiled = a->name.rfind("hp-tiled", 0) == 0;
+      std::vector<Params> forced{Params{{"expansion", "dense"}}, Params{}};
+      if (tiled) {
+        forced.push_back(Params{{"expansion", "dense"}, {"count_bits", "64"}});
+        forced.push_back(Params{{"expansion", "dense"}, {"levels", "2"}});
+      }
+      for (const Params& params : forced) {
+        InputSpec spec;
+        spec.n = words.size();
+        spec.key = KeyType::u32;
+        const KeyFacts stats = input_stats_host(spec, words.data());
+        SortProblem problem{spec.shape(), stats, params};
+        std::string label = a->name + " ";
+        for (const auto& kv : params) label += kv.first + "=" + kv.second + " ";
+        if (a->why_unsupported(problem)) continue;
+        std::vector<std::uint32_t> out = words;
+        sort_host_keys_on_device(*a, problem, out.data());
+        EXPECT_TRUE(out == want) << label << "on range " << static_cast<std::uint64_t>(stats.max - stats.min) + 1;
+      }
+    }
+  }
+  const Algorithm& tiled = *registry().find("hp-tiled");
+  for (KeyType key : {KeyType::u32, KeyType::u64, KeyType::i64}) {
+    // sigma 1: every bin of the range holds a key
+    const InputSpec spec = make_spec(std::uint64_t{1} << 22, Distribution::uniform, key, Payload::none, 4.0,
+                                     std::uint64_t{1} << 20);
+    const Outcome out = run_device_once(tiled, spec);
+    ASSERT_FALSE(out.unsupported) << describe(spec);
+    EXPECT_TRUE(out.verify.ok) << describe(spec) << ": " << out.verify.message;
+  }
+  SortProblem problem{make_spec(std::uint64_t{1} << 22).shape(), {}, {}};
+  problem.facts.n = std::uint64_t{1} << 22;
+  problem.facts.min_ordered = 0;
+  problem.facts.max_ordered = (std::uint64_t{1} << 20) - 1;
+  problem.facts.len = std::uint64_t{1} << 20;
+  const Details d = tiled.details(problem);
+  EXPECT_NE(std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"expansion", "dense"}), d.end());
+  problem.facts.len = 0;
+  const Details unknown = tiled.details(problem);
+  EXPECT_NE(std::find(unknown.begin(), unknown.end(), std::pair<std::string, std::string>{"expansion", "runs"}),
+            unknown.end());
+}
+
 // A generated input in two levels with 64-bit counts, each row recording what it used.
 TEST(HpAdversarial, TwoLevelsRecordTheirWidthAndLevels) {
   const Algorithm& tiled = *registry().find("hp-tiled");

@@ -201,6 +201,77 @@ std::vector<u32> tiled_histogram_model(const std::vector<u32>& x, u32 min_word, 
   return A;
 }
 
+// The dense expansion (dense_expansion): A's inclusive scan over every bin is the runs, an
+// empty bin's of length 0, a run's value its bin; tile windows found as locate_tiles finds
+// them, staged and walked as expand_runs does, and a window wider than the tile searched per
+// position. Small tiles and sparse ranges so that windows of empty bins wider than a tile occur.
+std::vector<u32> dense_expansion_model(const std::vector<u32>& x, u32 min_word, u64 range, u64 tile, u64* wide_windows) {
+  const u64 n = x.size();
+  std::vector<u32> run_end(range, 0);
+  for (u32 k : x) ++run_end.at(key_offset(k, min_word));
+  for (u64 i = 1; i < range; ++i) run_end[i] += run_end[i - 1];
+  std::vector<u32> y(n, 0xdeadbeefu);
+  const u64 stride = 12, walk_max = 3;
+  for (u64 t0 = 0; t0 < n; t0 += tile) {
+    const u64 t1 = std::min(t0 + tile, n);
+    u64 first, count;
+    tile_runs(run_end.data(), range, t0, t1, kLocateWays, first, count);
+    EXPECT_GT(run_end[first], t0);
+    EXPECT_TRUE(first == 0 || run_end[first - 1] <= t0);
+    if (count > tile) {
+      ++*wide_windows;
+      for (u64 pos = t0; pos < t1; ++pos) y[pos] = word_at<u32>(u32(first + run_at<u64, u32>(run_end.data() + first, 0, count, pos)), min_word);
+      continue;
+    }
+    std::vector<u32> w_end(count);
+    for (u64 k = 0; k < count; ++k) w_end[k] = u32(run_end[first + k] - t0);
+    const u32 tile_len = u32(t1 - t0), c = u32(count);
+    for (u32 lane = 0; lane < stride; lane += 4) {
+      u32 j = 0;
+      for (u32 pos = lane; pos < tile_len; pos += stride) {
+        if (c > walk_max) j = run_at(w_end.data(), 0u, c, pos);
+        for (u32 q = 0; q < 4 && pos + q < tile_len; ++q) {
+          while (j + 1 < c && w_end[j] <= pos + q) ++j;
+          y[t0 + pos + q] = word_at<u32>(u32(first + j), min_word);
+        }
+      }
+    }
+  }
+  return y;
+}
+
+TEST(HpPipelineModel, DenseExpansionMatchesStdSort) {
+  unsigned seed = 3;
+  u64 wide_windows = 0;
+  for (u64 n : {1ull, 7ull, 100ull, 1001ull, 40000ull})
+    for (u64 range : {1ull, 2ull, 17ull, 1000ull, 70000ull})
+      for (u64 len : {1ull, 2ull, 50ull, 1000ull, 70000ull}) {
+        if (len > range || len > n) continue;
+        for (u32 min_word : {0u, u32(-1000), 0xffffffffu - u32(range - 1)})
+          for (u64 tile : {4ull, 16ull, 4096ull}) {
+            const std::vector<u32> x = make_keys(n, min_word, range, len, seed++);
+            std::vector<u32> want = x;
+            std::sort(want.begin(), want.end(), [&](u32 a, u32 b) { return a - min_word < b - min_word; });
+            ASSERT_EQ(dense_expansion_model(x, min_word, range, tile, &wide_windows), want)
+                << "n=" << n << " range=" << range << " len=" << len << " min=" << min_word << " tile=" << tile;
+          }
+      }
+  EXPECT_GT(wide_windows, 0u) << "no window wider than its tile: the search per position went untested";
+}
+
+// Dense where every bin holds a key, or more than half of them with two keys a bin; never with
+// the distinct count unknown.
+TEST(HpPipelineModel, DenseExpansionWhereMostBinsHoldAKey) {
+  EXPECT_TRUE(dense_expansion(1ull << 30, 1ull << 28, 1ull << 28));   // delta 4, sigma 1
+  EXPECT_TRUE(dense_expansion(1ull << 24, 1ull << 24, 1ull << 24));   // delta = sigma = 1
+  EXPECT_TRUE(dense_expansion(1ull << 30, 1ull << 28, 1ull << 27));   // half the bins, 4 keys a bin
+  EXPECT_FALSE(dense_expansion(1ull << 24, 1ull << 24, 1ull << 23));  // half the bins, 1 key a bin
+  EXPECT_FALSE(dense_expansion(1ull << 30, 1ull << 28, (1ull << 27) - 1));
+  EXPECT_FALSE(dense_expansion(1ull << 31, 42949601, 858993));        // delta = sigma = 50
+  EXPECT_FALSE(dense_expansion(1ull << 30, 1ull << 28, 0));           // len unknown
+  EXPECT_FALSE(dense_expansion(0, 0, 0));
+}
+
 TEST(HpPipelineModel, TiledHistogramCountsEveryKey) {
   unsigned seed = 7;
   for (u64 n : {1ull, 3ull, 5ull, 100ull, 1001ull, 40000ull})
