@@ -73,6 +73,16 @@ std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsor
 
 namespace {
 
+// The file, streamed into its placement, and what the report says of it: n, key type, bytes read.
+std::shared_ptr<const FileInputSource> open_streamed(const FileInputRequest& request, SortFileReport& rep) {
+  auto source = make_file_source(request, {}, FileReading::streamed);
+  rep.n = source->spec().n;
+  rep.key = source->spec().key;
+  rep.bytes_read = source->keys_column().file_bytes +
+                   (source->values_column() ? source->values_column()->file_bytes : 0);
+  return source;
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -148,13 +158,10 @@ SortFileReport sort_on_ranks(const SortFileRequest& q, FileInputRequest source_r
   const Algorithm* algo = registry().find(q.algo == "auto" ? kDefaultDistributedSort : q.algo);
   rep.algorithm = algo->name;
   if (q.algo == "auto") rep.why = fmt::format("on ranks: {}, which chooses the distributed sort", algo->name);
-  const auto source = make_file_source(source_request, {}, FileReading::streamed);
+  const auto source = open_streamed(source_request, rep);
   const InputSpec& spec = source->spec();
-  rep.n = spec.n;
-  rep.key = spec.key;
   const ColumnInfo& keys = source->keys_column();
   const ColumnInfo* values = source->values_column();
-  rep.bytes_read = keys.file_bytes + (values ? values->file_bytes : 0);
   // The key facts (min, max) are measured by the ranks on their shards; the shape decides here.
   const SortProblem probe{spec.shape(), KeyFacts{}, {}, RangeMode::given};
   if (auto why = algo->why_unsupported(probe))
@@ -278,13 +285,10 @@ SortFileReport sort_file(const SortFileRequest& q) {
     one_rank.devices = {device};
     return sort_on_ranks(one_rank, source_request, rep);
   }
-  const auto source = make_file_source(source_request, {}, FileReading::streamed);
+  const auto source = open_streamed(source_request, rep);
   const InputSpec& spec = source->spec();
-  rep.n = spec.n;
-  rep.key = spec.key;
   const ColumnInfo& keys = source->keys_column();
   const ColumnInfo* values = source->values_column();
-  rep.bytes_read = keys.file_bytes + (values ? values->file_bytes : 0);
   // The sink exists before the sort: a file larger than the GPU and than host memory is written
   // as it is made.
   std::optional<FileSink::Target> keys_target, values_target;
