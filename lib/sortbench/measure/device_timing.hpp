@@ -1,11 +1,13 @@
-// What a timed GPU sample needs besides the work: a pair of CUDA events around it and an L2
-// flush before it. The one-GPU harness (harness_device.cu) and the distributed ranks share them.
+// What a timed GPU sample needs besides the work: a pair of CUDA events around it
+// (core/event_pair.hpp) and an L2 flush before it. The one-GPU harness (harness_device.cu) and
+// the distributed ranks share them.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
+#include "sortbench/core/event_pair.hpp"
 
 namespace sb {
 
@@ -25,37 +27,6 @@ class L2Flusher {
 
  private:
   DeviceBuffer buffer_;
-};
-
-class EventPair {
- public:
-  EventPair() {
-    SB_CUDA_CHECK(cudaEventCreate(&start_));
-    SB_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~EventPair() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-  cudaEvent_t start() const { return start_; }
-  cudaEvent_t stop() const { return stop_; }
-  // From this pair's start to another event recorded after it (and already complete).
-  double elapsed_ms_to(cudaEvent_t other) const {
-    float ms = 0;
-    SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, other));
-    return ms;
-  }
-  double elapsed_ms() const {
-    SB_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms;
-  }
-
- private:
-  cudaEvent_t start_{}, stop_{};
 };
 
 }  // namespace sb
