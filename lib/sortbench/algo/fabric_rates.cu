@@ -9,6 +9,7 @@
 
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
+#include "sortbench/core/event_pair.hpp"
 
 namespace sb {
 
@@ -21,25 +22,14 @@ constexpr int kTries = 3;
 // The best of kTries of `body`, timed with events on the rank's stream.
 template <typename Body>
 double best_seconds(const Rank& rank, Body&& body) {
-  struct Events {
-    cudaEvent_t start{}, stop{};
-    Events() {
-      SB_CUDA_CHECK(cudaEventCreate(&start));
-      SB_CUDA_CHECK(cudaEventCreate(&stop));
-    }
-    ~Events() {
-      cudaEventDestroy(start);
-      cudaEventDestroy(stop);
-    }
-  } events;
+  EventPair events;
   double best = 0;
   for (int t = 0; t < kTries; ++t) {
-    SB_CUDA_CHECK(cudaEventRecord(events.start, rank.stream()));
+    SB_CUDA_CHECK(cudaEventRecord(events.start(), rank.stream()));
     body();
-    SB_CUDA_CHECK(cudaEventRecord(events.stop, rank.stream()));
-    rank.wait();
-    float ms = 0;
-    SB_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+    SB_CUDA_CHECK(cudaEventRecord(events.stop(), rank.stream()));
+    rank.wait();  // watches the other ranks, where the event's own wait would block on a failed peer
+    const double ms = events.elapsed_ms();
     if (t == 0 || ms / 1e3 < best) best = ms / 1e3;
   }
   return best;
