@@ -24,6 +24,27 @@ struct Shape {
   u64 parts, slices, tile, split_tile;
 };
 
+// expand_runs over one tile: the window's runs [first, first + count) staged as tile-relative
+// ends; a thread's positions grow by `stride`, found by a search in big windows and by walking
+// on in small ones; value_of(j): the value of the window's run j.
+template <typename ValueOf>
+void expand_tile(const std::vector<u32>& run_end, u64 first, u64 count, u64 t0, u64 t1, ValueOf value_of, u32* y) {
+  const u64 stride = 12, walk_max = 3;
+  std::vector<u32> w_end(count);
+  for (u64 k = 0; k < count; ++k) w_end[k] = u32(run_end[first + k] - t0);
+  const u32 tile_len = u32(t1 - t0), c = u32(count);
+  for (u32 lane = 0; lane < stride; lane += 4) {
+    u32 j = 0;
+    for (u32 pos = lane; pos < tile_len; pos += stride) {
+      if (c > walk_max) j = run_at(w_end.data(), 0u, c, pos);
+      for (u32 q = 0; q < 4 && pos + q < tile_len; ++q) {
+        while (j + 1 < c && w_end[j] <= pos + q) ++j;
+        y[t0 + pos + q] = value_of(j);
+      }
+    }
+  }
+}
+
 std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range, const Shape& s) {
   const u64 n = x.size();
   const u64 buckets = buckets_for(range, s.low_bits);
@@ -94,28 +115,14 @@ std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range
     if (i == range - 1) len = packed_nonzero(scan);
   }
   EXPECT_EQ(len, run_end.size());
-  // expand_runs: tile windows of tile-relative run ends; a thread's positions grow by
-  // `stride`, found by a search in big windows and by walking on in small ones
+  // expand_runs: tile windows of tile-relative run ends
   std::vector<u32> y(n);
-  const u64 stride = 12, walk_max = 3;
   for (u64 t0 = 0; t0 < n; t0 += s.tile) {
     const u64 t1 = std::min(t0 + s.tile, n);
     u64 first, count;
     tile_runs(run_end.data(), len, t0, t1, kLocateWays, first, count);
     EXPECT_LE(count, t1 - t0);
-    std::vector<u32> w_end(count);
-    for (u64 k = 0; k < count; ++k) w_end[k] = u32(run_end[first + k] - t0);
-    const u32 tile_len = u32(t1 - t0), c = u32(count);
-    for (u32 lane = 0; lane < stride; lane += 4) {
-      u32 j = 0;
-      for (u32 pos = lane; pos < tile_len; pos += stride) {
-        if (c > walk_max) j = run_at(w_end.data(), 0u, c, pos);
-        for (u32 q = 0; q < 4 && pos + q < tile_len; ++q) {
-          while (j + 1 < c && w_end[j] <= pos + q) ++j;
-          y[t0 + pos + q] = run_val[first + j];
-        }
-      }
-    }
+    expand_tile(run_end, first, count, t0, t1, [&](u32 j) { return run_val[first + j]; }, y.data());
   }
   return y;
 }
@@ -211,7 +218,6 @@ std::vector<u32> dense_expansion_model(const std::vector<u32>& x, u32 min_word, 
   for (u32 k : x) ++run_end.at(key_offset(k, min_word));
   for (u64 i = 1; i < range; ++i) run_end[i] += run_end[i - 1];
   std::vector<u32> y(n, 0xdeadbeefu);
-  const u64 stride = 12, walk_max = 3;
   for (u64 t0 = 0; t0 < n; t0 += tile) {
     const u64 t1 = std::min(t0 + tile, n);
     u64 first, count;
@@ -220,22 +226,11 @@ std::vector<u32> dense_expansion_model(const std::vector<u32>& x, u32 min_word, 
     EXPECT_TRUE(first == 0 || run_end[first - 1] <= t0);
     if (count > tile) {
       ++*wide_windows;
-      for (u64 pos = t0; pos < t1; ++pos) y[pos] = word_at<u32>(u32(first + run_at<u64, u32>(run_end.data() + first, 0, count, pos)), min_word);
+      for (u64 pos = t0; pos < t1; ++pos)
+        y[pos] = word_at<u32>(u32(first + run_at<u64, u32>(run_end.data() + first, 0, count, pos)), min_word);
       continue;
     }
-    std::vector<u32> w_end(count);
-    for (u64 k = 0; k < count; ++k) w_end[k] = u32(run_end[first + k] - t0);
-    const u32 tile_len = u32(t1 - t0), c = u32(count);
-    for (u32 lane = 0; lane < stride; lane += 4) {
-      u32 j = 0;
-      for (u32 pos = lane; pos < tile_len; pos += stride) {
-        if (c > walk_max) j = run_at(w_end.data(), 0u, c, pos);
-        for (u32 q = 0; q < 4 && pos + q < tile_len; ++q) {
-          while (j + 1 < c && w_end[j] <= pos + q) ++j;
-          y[t0 + pos + q] = word_at<u32>(u32(first + j), min_word);
-        }
-      }
-    }
+    expand_tile(run_end, first, count, t0, t1, [&](u32 j) { return word_at<u32>(u32(first + j), min_word); }, y.data());
   }
   return y;
 }
