@@ -16,12 +16,13 @@
 namespace sb {
 namespace {
 
-class PlacedPart final : public RankFileOutput::Part {
+// A rank's part through one of the column writers (ColumnPartWriter at the rank's offset in the
+// shared file, or ColumnWriter into the rank's own text part), each failure a user's one line.
+template <typename Writer>
+class WriterPart final : public RankFileOutput::Part {
  public:
-  PlacedPart(const std::string& aside, const RankFileOutput::Target& t, std::uint64_t n, std::uint64_t offset)
-      : writer_(as_usage_error([&] {
-          return std::make_unique<ColumnPartWriter>(aside, t.format, t.type, n, offset, t.path);
-        })) {}
+  template <typename Make>
+  explicit WriterPart(Make make) : writer_(as_usage_error(make)) {}
   void append(const void* data, std::uint64_t count) override {
     as_usage_error([&] { writer_->append(data, count); });
   }
@@ -30,23 +31,7 @@ class PlacedPart final : public RankFileOutput::Part {
   }
 
  private:
-  std::unique_ptr<ColumnPartWriter> writer_;
-};
-
-class TextPart final : public RankFileOutput::Part {
- public:
-  TextPart(const std::string& path, const RankFileOutput::Target& t, std::uint64_t count)
-      : writer_(as_usage_error(
-            [&] { return std::make_unique<ColumnWriter>(path, t.format, t.type, count, t.path); })) {}
-  void append(const void* data, std::uint64_t count) override {
-    as_usage_error([&] { writer_->append(data, count); });
-  }
-  void close() override {
-    as_usage_error([&] { writer_->close(); });
-  }
-
- private:
-  std::unique_ptr<ColumnWriter> writer_;
+  std::unique_ptr<Writer> writer_;
 };
 
 }  // namespace
@@ -80,9 +65,12 @@ RankFileOutput::~RankFileOutput() {
 std::string RankFileOutput::part_path(int rank) const { return fmt::format("{}.part-{}", aside_, rank); }
 
 std::unique_ptr<RankFileOutput::Part> RankFileOutput::part(int rank, std::uint64_t offset, std::uint64_t count) {
-  if (target_.format == FileFormat::text) return std::make_unique<TextPart>(part_path(rank), target_, count);
-  (void)count;
-  return std::make_unique<PlacedPart>(aside_, target_, n_, offset);
+  const Target& t = target_;
+  if (t.format == FileFormat::text)
+    return std::make_unique<WriterPart<ColumnWriter>>(
+        [&] { return std::make_unique<ColumnWriter>(part_path(rank), t.format, t.type, count, t.path); });
+  return std::make_unique<WriterPart<ColumnPartWriter>>(
+      [&] { return std::make_unique<ColumnPartWriter>(aside_, t.format, t.type, n_, offset, t.path); });
 }
 
 std::uint64_t RankFileOutput::commit() {
