@@ -18,6 +18,7 @@
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/input/input_source.hpp"
 #include "sortbench/measure/rank_placement.hpp"
+#include "gpu_multi/expect_rows.hpp"
 #include "support/command.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -33,14 +34,6 @@ nlohmann::json run_two(const std::string& args, int expect_exit = 0) {
   EXPECT_EQ(r.exit_code, expect_exit) << args << "\n" << r.output << r.err;
   if (r.exit_code != 0) return {};
   return nlohmann::json::parse(read_text(json));
-}
-
-void expect_all_ok(const nlohmann::json& doc, const std::string& what) {
-  ASSERT_TRUE(doc.contains("results")) << what;
-  for (const auto& row : doc["results"]) {
-    EXPECT_EQ(row["status"], "ok") << what << ": " << row.dump();
-    EXPECT_EQ(row["verification"], "passed") << what << ": " << row.dump();
-  }
 }
 
 TEST(DistGpu, EveryDistributionOnTwoRanks) {

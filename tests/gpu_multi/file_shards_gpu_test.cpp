@@ -20,6 +20,7 @@
 #include "sortbench/input/input_source.hpp"
 #include "sortbench/measure/harness.hpp"
 #include "sortbench/measure/rank_placement.hpp"
+#include "gpu_multi/expect_rows.hpp"
 #include "support/command.hpp"
 
 namespace sb::test {
@@ -55,14 +56,6 @@ std::vector<std::string> files_in(const std::string& dir) {
   for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
-}
-
-void expect_all_ok(const nlohmann::json& doc, const std::string& what) {
-  ASSERT_TRUE(doc.contains("results")) << what;
-  for (const auto& row : doc["results"]) {
-    EXPECT_EQ(row["status"], "ok") << what << ": " << row.dump();
-    EXPECT_EQ(row["verification"], "passed") << what << ": " << row.dump();
-  }
 }
 
 TEST(FileShardsGpu, RunInputOfNpyAndTextFilesOnTwoRanks) {
