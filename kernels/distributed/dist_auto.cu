@@ -14,6 +14,7 @@
 #include "distributed.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/random.hpp"
 #include "sortbench/algo/fabric_rates.hpp"
 
 namespace sb::dist {
@@ -79,10 +80,7 @@ unsigned range_bits_of(const SortProblem& p) {
   const bool is_float = dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return KeyTraits<decltype(k)>::is_float; });
   const unsigned width = unsigned(key_bytes(p.shape.key) * 8);
   if (is_float) return width;
-  const u64 span = p.facts.max_ordered - p.facts.min_ordered;
-  unsigned bits = 0;
-  while (bits < 64 && (span >> bits)) ++bits;
-  return bits;
+  return bit_width64(p.facts.max_ordered - p.facts.min_ordered);
 }
 
 struct Members {
