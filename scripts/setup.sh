@@ -22,7 +22,8 @@
 #
 # The Python face (issue 39), on request:
 #   --python           also nanobind (the module's build), scikit-build-core (pip install .) and
-#                      pytest (tests/python), each installed only when it does not import: from
+#                      pytest (tests/python), each installed only when it does not import (and,
+#                      optional, pyarrow and pandas for those tests, from an index only): from
 #                      ./wheels/ with pip --no-index when that folder holds wheels (a machine that
 #                      reaches no index), else from the index. One line: "setup: python ok (...)".
 #   --download-wheels  only pip-download those (pure-Python) wheels and their dependencies into
@@ -540,5 +541,17 @@ if [ "$want_python" = 1 ]; then
     done
     exit 3
   fi
+  # Optional for the Python face: tests/python's Arrow and pandas tests run only where these import
+  # (issue 47 item 8: they were skipped unless installed by hand). From an index only; a machine
+  # with wheels/ alone skips them, saying so.
+  for mod in pyarrow pandas; do
+    py_module_found "$mod" && continue
+    if [ "$py_can_pip" = 1 ] && [ "$install_allowed" != 0 ] && ! compgen -G "$wheel_dir/*.whl" >/dev/null; then
+      echo "setup: installing $mod with pip (tests/python's $mod tests)"
+      pip_install "$mod" || true
+    fi
+    py_module_found "$mod" ||
+      echo "setup: skipping $mod, used by tests/python's $mod tests: get it with pip install $mod (its output: $log)"
+  done
   echo "setup: python ok ($("$py" -c 'import sys; print("python %d.%d" % sys.version_info[:2])'), nanobind $("$py" -c 'import nanobind; print(nanobind.__version__)'), pytest $("$py" -c 'import pytest; print(pytest.__version__)'))"
 fi

@@ -382,19 +382,41 @@ std::string benchmark_arrays(const InArray& keys, const std::string& keys_dtype,
   return make_document(context, rows).dump();
 }
 
+// A generator parameter as the CLI reads it (issue 47 item 6): a Python int of any size as its
+// decimal text, or a str in the CLI's spelling ("16M", "2^24"), so the whole documented domain
+// (max_val=2**64 for u64 keys) reaches the parser, and every bad value is its ValueError.
+std::string parameter_text(nb::handle v, const char* name) {
+  if (nb::isinstance<nb::bool_>(v) || !(nb::isinstance<nb::int_>(v) || nb::isinstance<nb::str>(v) ||
+                                         PyIndex_Check(v.ptr())))
+    throw UsageError(fmt::format("{}={} is a {}; give an int or the CLI's text (e.g. '2^24')", name,
+                                 nb::cast<std::string>(nb::repr(v)), nb::cast<std::string>(nb::type_name(v.type()))));
+  return nb::cast<std::string>(nb::isinstance<nb::str>(v) ? nb::str(v) : nb::str(nb::int_(v)));
+}
+
+double parameter_real(nb::handle v, const char* name) {
+  if (!nb::isinstance<nb::bool_>(v) && !nb::isinstance<nb::str>(v)) {
+    try {
+      return nb::cast<double>(nb::float_(v));
+    } catch (const nb::python_error&) {
+    }
+  }
+  throw UsageError(fmt::format("{}={} is a {}; give a number", name, nb::cast<std::string>(nb::repr(v)),
+                               nb::cast<std::string>(nb::type_name(v.type()))));
+}
+
 InputRequest request_of(const nb::dict& d) {
   InputRequest q;
   auto get = [&](const char* k) -> std::optional<nb::handle> {
     if (!d.contains(k) || d[k].is_none()) return std::nullopt;
     return d[k];
   };
-  if (auto v = get("n")) q.n = nb::cast<std::uint64_t>(*v);
-  if (auto v = get("delta")) q.delta = nb::cast<double>(*v);
-  if (auto v = get("sigma")) q.sigma = nb::cast<double>(*v);
-  if (auto v = get("len")) q.len = nb::cast<std::uint64_t>(*v);
-  if (auto v = get("min_val")) q.min_val = nb::cast<std::int64_t>(*v);
-  if (auto v = get("max_val")) q.max_val = nb::cast<std::int64_t>(*v);
-  if (auto v = get("entropy")) q.entropy = nb::cast<double>(*v);
+  if (auto v = get("n")) q.n = parse_count(parameter_text(*v, "n"), "n");
+  if (auto v = get("delta")) q.delta = parameter_real(*v, "delta");
+  if (auto v = get("sigma")) q.sigma = parameter_real(*v, "sigma");
+  if (auto v = get("len")) q.len = parse_count(parameter_text(*v, "len"), "len");
+  if (auto v = get("min_val")) q.min_val = parse_value(parameter_text(*v, "min_val"), "min_val");
+  if (auto v = get("max_val")) q.max_val = parse_value(parameter_text(*v, "max_val"), "max_val");
+  if (auto v = get("entropy")) q.entropy = parameter_real(*v, "entropy");
   if (auto v = get("dist")) {
     const auto name = nb::cast<std::string>(*v);
     const auto dist = parse_distribution(name);
@@ -408,7 +430,7 @@ InputRequest request_of(const nb::dict& d) {
       throw UsageError(fmt::format("key '{}' is not a key type; give u32, i32, u64, i64, f32 or f64", name));
     q.key = *key;
   }
-  if (auto v = get("seed")) q.seed = nb::cast<std::uint64_t>(*v);
+  if (auto v = get("seed")) q.seed = static_cast<std::uint64_t>(parse_count(parameter_text(*v, "seed"), "seed"));
   return q;
 }
 

@@ -53,7 +53,11 @@ InputRequest to_request(const CLI::App& cmd, const InputOptions& o) {
 void add_file_options(CLI::App& cmd, FileOptions& o) {
   cmd.add_option("--format", o.format, "file format: npy, raw or text (csv) [default: from the extension]");
   cmd.add_option("--column", o.column,
-                 "a 2-D .npy: the 0-based column; a CSV with a header line: the column's name or 0-based index");
+                 "a 2-D .npy: the 0-based column; a CSV: the column's 0-based index, or its name in the header line");
+  auto* header = cmd.add_flag("--header", o.header,
+                              "CSV: line 1 names the columns [default: a header when no cell of line 1 is a number, "
+                              "data when every cell is]");
+  cmd.add_flag("--no-header", o.no_header, "CSV: line 1 is data, not a header")->excludes(header);
   cmd.add_option("--offset", o.offset, "raw binary: bytes to skip before the keys (a header)");
   cmd.add_option("--values", o.values, "a value column carried along with the keys (a file of the same length)");
 }
@@ -67,6 +71,7 @@ FileRequest to_file_request(const CLI::App& cmd, const FileOptions& o, const std
     r.format = parse_enum<FileFormat>(o.format, "--format", parse_file_format, "npy, raw, text");
   if (cmd.count("--key")) r.key = parse_enum<KeyType>(key_text, "--key", parse_key_type, key_type_choices());
   r.column = o.column;
+  if (o.header || o.no_header) r.header = o.header;
   if (!o.offset.empty()) r.offset = parse_count(o.offset, "--offset");
   return r;
 }
@@ -95,7 +100,7 @@ std::pair<CLI::Option*, CLI::Option*> add_rank_options(CLI::App& cmd, DeviceOpti
 Backend checked_backend(const CLI::App& cmd, const DeviceOptions& o) {
   const Backend backend = *parse_backend(o.backend);
   if (backend == Backend::cpu)
-    for (const char* gpu_option : {"--device", "--gpus", "--devices"})
+    for (const char* gpu_option : {"--device", "--gpus", "--devices", "--rank", "--world", "--rendezvous"})
       if (cmd.get_option_no_throw(gpu_option) && cmd.count(gpu_option))
         throw UsageError(fmt::format("{} places work on a GPU but --backend cpu uses none; drop {}", gpu_option,
                                      gpu_option));

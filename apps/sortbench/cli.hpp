@@ -27,6 +27,7 @@ InputRequest to_request(const CLI::App& cmd, const InputOptions& o);
 struct FileOptions {
   std::string format, column, values;
   std::string offset;
+  bool header = false, no_header = false;  // text: line 1 names the columns, or is data
 };
 void add_file_options(CLI::App& cmd, FileOptions& o);
 // The request for path, with --key when given on cmd; role names the option in messages.

@@ -3,6 +3,8 @@
 // measured noise, or fails in NEW where it passed in BASE.
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "cli.hpp"
 #include "sortbench/report/compare.hpp"
 #include "sortbench/core/errors.hpp"
@@ -19,6 +21,11 @@ int run_compare(const CompareOptions& o) {
   const std::vector<ResultRow> base = read_result_file(o.base);
   const std::vector<ResultRow> next = read_result_file(o.next);
   const CompareReport report = compare_results(base, next, threshold);
+  // A comparison of nothing must not pass: a CI job that compares the wrong pair of files would.
+  if (report.matched.empty())
+    throw UsageError(fmt::format("no row of {} ({} rows) matches a row of {} ({} rows): they ran other inputs or "
+                                 "algorithms; compare results of the same runs",
+                                 o.base, base.size(), o.next, next.size()));
   std::cout << format_comparison(report, o.base, o.next, threshold);
   if (report.regressions()) {
     std::cerr << "sortbench: " << report.regressions()

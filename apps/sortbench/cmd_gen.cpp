@@ -3,6 +3,7 @@
 // renamed at the end, so an input larger than the host's (or the GPU's) memory can be saved; the
 // bytes are those of a whole-column write.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "cli.hpp"
 #include "sortbench/core/device_buffer.hpp"
+#include "sortbench/core/keys.hpp"
 #include "sortbench/measure/device_info.hpp"
 #include "sortbench/input/chunked_write.hpp"
 #include "sortbench/input/generator.hpp"
@@ -114,6 +116,21 @@ int run_gen(const CLI::App& cmd, const GenOptions& o) {
   how.progress_label = "gen";
   const Generated g = use_gpu ? generate_on_gpu(spec, o.output, how) : generate_on_cpu(spec, o.output, how);
   const KeyFacts& stats = g.stats;
+  // Float keys print their extremes as keys (-inf, 0.75), not as the facts' clamped integers, and
+  // where one is infinite the range, delta and sigma over [min, max] are not numbers at all.
+  const auto extreme = [&](wide_t value, std::uint64_t ordered) -> std::pair<std::string, bool> {
+    if (spec.n && spec.key == KeyType::f32) {
+      const float k = KeyTraits<float>::from_ordered(static_cast<std::uint32_t>(ordered));
+      return {fmt::format("{}", k), std::isfinite(k)};
+    }
+    if (spec.n && spec.key == KeyType::f64) {
+      const double k = KeyTraits<double>::from_ordered(ordered);
+      return {fmt::format("{}", k), std::isfinite(k)};
+    }
+    return {wide_text(value), true};
+  };
+  const auto [min_text, min_finite] = extreme(stats.min, stats.min_ordered);
+  const auto [max_text, max_finite] = extreme(stats.max, stats.max_ordered);
   const double realized_range = static_cast<double>(stats.max - stats.min) + 1.0;
   std::cout << fmt::format(
       "generated on the {}\n"
@@ -121,10 +138,12 @@ int run_gen(const CLI::App& cmd, const GenOptions& o) {
       "minVal   {}\nmaxVal   {}\nrange    {}\nlen      {}\ndelta    {:.6g}\nsigma    {:.6g}\n"
       "min      {}\nmax      {}\n",
       use_gpu ? "GPU" : "CPU", spec.n, to_string(spec.key), to_string(spec.dist), spec.seed, wide_text(spec.min_val),
-      wide_text(spec.max_val), wide_text(spec.range), spec.len, spec.delta(), spec.sigma(), wide_text(stats.min),
-      wide_text(stats.max));
+      wide_text(spec.max_val), wide_text(spec.range), spec.len, spec.delta(), spec.sigma(), min_text, max_text);
   const double realized_delta = spec.n ? spec.n / realized_range : 0.0;
-  if (stats.len || spec.n == 0)
+  if (!min_finite || !max_finite)
+    std::cout << fmt::format("realized len {}; delta and sigma not defined: the keys reach an infinity\n",
+                             stats.len ? fmt::format("{}", stats.len) : std::string("not counted"));
+  else if (stats.len || spec.n == 0)
     std::cout << fmt::format("realized len {}, delta {:.6g}, sigma {:.6g} (over [min, max])\n", stats.len,
                              realized_delta, stats.len ? realized_range / stats.len : 0.0);
   else

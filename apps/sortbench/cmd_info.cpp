@@ -37,7 +37,9 @@ Command add_info(CLI::App& app) {
   auto where = std::make_shared<DeviceOptions>();
   add_device_option(*cmd, *where);
   return {cmd, [where] {
-            const DeviceInfo d = query_device(where->device, true);
+            const DeviceInfo d = query_device(where->device, true,
+                                              "info describes a GPU, so run it on a machine with one (list, and "
+                                              "run, sort and gen with --backend cpu, need none)");
             const double gib = double(1ull << 30);
             std::cout << fmt::format(
                 "device {}: {}\n"

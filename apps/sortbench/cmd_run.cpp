@@ -95,7 +95,7 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
   if (from_file) {
     refuse_generator_options(cmd);
   } else {
-    for (const char* name : {"--format", "--column", "--offset", "--values"})
+    for (const char* name : {"--format", "--column", "--header", "--no-header", "--offset", "--values"})
       if (cmd.count(name)) throw UsageError(fmt::format("{} describes a file: give --input FILE or drop {}", name, name));
     plan.request = to_request(cmd, o.input);
     derive_input_spec(plan.request);  // bad parameters fail before anything else happens

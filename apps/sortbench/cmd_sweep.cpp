@@ -159,7 +159,9 @@ int run_sweep_command(const SweepOptions& o) {
   const bool needs_gpu = std::any_of(spec.algorithms.begin(), spec.algorithms.end(),
                                      [](const Algorithm* a) { return a->backend == Backend::gpu; });
   if (needs_gpu) {
-    context.gpu = query_device(o.where.device, true);
+    context.gpu = query_device(o.where.device, true,
+                               "this spec runs GPU algorithms: run it on a machine with an NVIDIA GPU, or give "
+                               "a spec whose algorithms are the CPU's (\"backend\": \"cpu\", as datasets/smoke.json)");
     use_device(o.where.device);  // query_device leaves the current device as it was
     run.copy_bandwidth_gbs = context.gpu->copy_bandwidth_gbs;
     std::cerr << format_context_line(context);

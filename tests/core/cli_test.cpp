@@ -122,6 +122,7 @@ TEST(Cli, UsageErrorsAreOneLineWithExitCode2) {
   expect_usage_error("run --algo cub-radx --backend cpu", "did you mean cub-radix");
   expect_usage_error("run -n -5 --backend cpu --algo cpu-std-sort", "-n");
   expect_usage_error("run -n lots --backend cpu --algo cpu-std-sort", "not a number");
+  expect_usage_error("run -n 1.5 --backend cpu --algo cpu-std-sort", "-n '1.5' is not a whole number");
   expect_usage_error("run -n 99999999999999999999999 --backend cpu --algo cpu-std-sort", "too large");
   expect_usage_error("run --delta 0 --backend cpu --algo cpu-std-sort", "--delta");
   expect_usage_error("run --delta -3 --backend cpu --algo cpu-std-sort", "--delta");
@@ -168,6 +169,22 @@ TEST(Cli, NoDeviceSuggestsTheCpuBackend) {
   EXPECT_NE(r.err.find("--backend cpu"), std::string::npos) << r.err;
 }
 
+// Issue 47 item 7: info and sweep take no --backend, so their message must not offer it.
+TEST(Cli, NoDeviceMessagesOfferOnlyWhatTheCommandTakes) {
+  if (!sb::cuda_unavailable_reason()) GTEST_SKIP() << "a CUDA device is present";
+  sb::test::TempDir dir;
+  const CommandResult info = run("info");
+  EXPECT_EQ(info.exit_code, 3);
+  EXPECT_EQ(lines(info.err), 1u) << info.err;
+  EXPECT_EQ(info.err.find("use --backend cpu"), std::string::npos) << info.err;
+  const CommandResult sweep = run("sweep --spec " + sb::test::source_path("datasets/hp-6.3.2-duplicates.json") +
+                                  " -o " + dir.file("s.jsonl"));
+  EXPECT_EQ(sweep.exit_code, 3);
+  EXPECT_EQ(lines(sweep.err), 1u) << sweep.err;
+  EXPECT_EQ(sweep.err.find("use --backend cpu"), std::string::npos) << sweep.err;
+  EXPECT_NE(sweep.err.find("\"backend\": \"cpu\""), std::string::npos) << sweep.err;
+}
+
 // Issue 16's options: --energy needs the GPU's energy counter; --throttle-threshold is a share.
 TEST(Cli, MeasurementOptionsOutOfPlaceAreUsageErrorsWithoutOutput) {
   sb::test::TempDir dir;
@@ -212,6 +229,23 @@ TEST(Cli, CpuRunWritesJsonAndCsv) {
   while (std::getline(cf, line)) ++rows;
   EXPECT_EQ(rows, doc["results"].size());
   std::filesystem::remove_all(dir);
+}
+
+// Issue 47 item 7: infinities were printed as +-2^64 and delta and sigma computed from them.
+TEST(Cli, GenOfRealKeysPrintsTheirExtremesAsKeys) {
+  const CommandResult r = run("gen --backend cpu -n 100000 --key f64 --dist real");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.output.find("18446744073709551616"), std::string::npos) << r.output;
+  const bool infinite = r.output.find("inf") != std::string::npos;
+  if (infinite) EXPECT_NE(r.output.find("not defined"), std::string::npos) << r.output;
+}
+
+TEST(Cli, SortWithAMistypedAlgorithmSuggestsNames) {
+  sb::test::TempDir dir;
+  sb::test::write_text(dir.file("in.txt"), "3\n1\n2\n");
+  expect_usage_error("sort --backend cpu --algo cpu-std-sotr " + dir.file("in.txt") + " -o " + dir.file("o.txt"),
+                     "did you mean cpu-std-sort");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o.txt")));
 }
 
 TEST(Cli, GenPrintsRealizedStatisticsAndWritesRawKeys) {

@@ -43,6 +43,19 @@ TEST(DistCli, ProcessOptionsGoTogether) {
   expect_usage_error("run --algo cub-radix --rank 0 --world 2 --rendezvous " + dir.file("missing"), "is not a directory");
 }
 
+// Issue 47 item 3: with --backend cpu the rank options were ignored and the run exited 0.
+TEST(DistCli, RankOptionsWithTheCpuBackendAreRefused) {
+  sb::test::TempDir dir;
+  expect_usage_error("run --backend cpu --algo cpu-std-sort -n 1000 --rank 0 --world 2 --rendezvous " + dir.path(),
+                     "--rank places work on a GPU but --backend cpu uses none; drop --rank");
+  expect_usage_error("run --backend cpu --algo cpu-std-sort -n 1000 --world 2", "--world");
+  sb::test::write_text(dir.file("in.txt"), "3\n1\n2\n");
+  expect_usage_error("sort --backend cpu " + dir.file("in.txt") + " -o " + dir.file("out.txt") +
+                         " --rank 0 --world 2 --rendezvous " + dir.path(),
+                     "--backend cpu");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.txt")));
+}
+
 TEST(DistCli, GpusAndDevicesExcludeEachOther) {
   expect_usage_error("run --algo cub-radix --gpus 2 --devices 0,1", "--devices");
   expect_usage_error("run --algo cub-radix --gpus 0", "--gpus");

@@ -120,6 +120,27 @@ sys.exit(0 if np.array_equal(np.load(d + '/ks.npy'), k[o]) and np.array_equal(np
   EXPECT_EQ(sb::test::read_text(dir.file("t.txt")), "-8\n7\n9\n");
 }
 
+// Issue 47 item 1, through the CLI: a CSV of numbers keeps its first line, and --column is its index.
+TEST(FileCli, SortOfAHeaderlessCsvKeepsLineOne) {
+  TempDir dir;
+  sb::test::write_text(dir.file("n.csv"), "10,20\n30,40\n50,60\n");
+  const CommandResult t =
+      sortbench("sort --backend cpu --quiet " + dir.file("n.csv") + " --column 1 -o " + dir.file("n.txt"));
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(sb::test::read_text(dir.file("n.txt")), "20\n40\n60\n");
+  const CommandResult h = sortbench("sort --backend cpu --quiet --header " + dir.file("n.csv") + " --column 20 -o " +
+                                    dir.file("h.txt"));
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  EXPECT_EQ(sb::test::read_text(dir.file("h.txt")), "40\n60\n");
+  sb::test::write_text(dir.file("m.csv"), "id,2019\n1,5\n");
+  expect_refused("sort --backend cpu " + dir.file("m.csv") + " --column 1 -o " + dir.file("m.txt"),
+                 "give --header if line 1 names the columns, or --no-header if it is data", dir.file("m.txt"));
+  expect_refused("sort --backend cpu " + dir.file("n.csv") + " --column 5 -o " + dir.file("x.txt"),
+                 "no column '5': the file has no header line (line 1 is data) and 2 columns", dir.file("x.txt"));
+  expect_refused("sort --backend cpu --header --no-header " + dir.file("n.csv") + " -o " + dir.file("x.txt"),
+                 "--no-header", dir.file("x.txt"));
+}
+
 TEST(FileCli, SortReportsItsPhases) {
   TempDir dir;
   ASSERT_EQ(sortbench("gen --backend cpu -n 10000 --key u64 -o " + dir.file("g.npy")).exit_code, 0);
@@ -149,6 +170,7 @@ TEST(FileCli, SortWritesItsPhaseReportAsJson) {
   EXPECT_EQ(report.at("n"), 10000);
   EXPECT_EQ(report.at("key"), "u64");
   EXPECT_EQ(report.at("backend"), "cpu");
+  EXPECT_EQ(report.at("placement"), "cpu") << "issue 47 item 3: no GPU placement without a GPU";
   EXPECT_EQ(report.at("algorithm"), "cpu-parallel-sort");
   EXPECT_FALSE(report.at("auto_choice").get<std::string>().empty());
   EXPECT_EQ(report.at("output"), dir.file("s.npy"));

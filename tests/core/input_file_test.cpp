@@ -177,8 +177,25 @@ TEST(InputFile, TextInfersAndParsesColumns) {
   FileRequest big = req(dir.file("big.txt"));
   big.key = KeyType::u32;
   expect_refused(big, "line 2: '70000000000' does not fit a u32 key");
+  expect_refused(big, "give --key u64, i64 or f64");
+  // Issue 47 item 7: past u64 the hint named u64 itself; only f64 is wider.
+  write_bytes(dir.file("past.txt"), "1\n18446744073709551616\n");
+  FileRequest past = req(dir.file("past.txt"));
+  past.key = KeyType::u64;
+  expect_refused(past, "no integer key is wider: give --key f64");
+  write_bytes(dir.file("neg.txt"), "1\n-5\n");
+  FileRequest neg = req(dir.file("neg.txt"));
+  neg.key = KeyType::u32;
+  expect_refused(neg, "'-5' does not fit a u32 key; give a signed --key (i32, i64) or f64");
   write_bytes(dir.file("empty.txt"), "");
   EXPECT_EQ(read_column(req(dir.file("empty.txt"))).n, 0u);
+  // Issue 47 item 7: an empty .npy was "no \x93NUMPY magic"; it is n = 0 as in every format.
+  write_bytes(dir.file("empty.npy"), "");
+  EXPECT_EQ(read_column(req(dir.file("empty.npy"))).n, 0u);
+  EXPECT_EQ(probe_column(req(dir.file("empty.npy"))).n, 0u);
+  FileRequest empty_i64 = req(dir.file("empty.npy"));
+  empty_i64.key = KeyType::i64;
+  EXPECT_EQ(read_column(empty_i64).key, KeyType::i64);
 }
 
 // Issue 39 item 3: files as spreadsheets and exports write them.
@@ -199,9 +216,9 @@ TEST(InputFile, TextByteOrderMarkAndHeaderLine) {
   EXPECT_EQ(values_of<std::int64_t>(read_column(named)), (std::vector<std::int64_t>{-4, 12}));
   // Several names and no --column: the column must be chosen.
   expect_refused(req(dir.file("bom2.csv")), "line 1 is a header naming 2 columns (id, delay)");
-  // Numbers with commas are not a header: the cell is named as before.
+  // Numbers with commas are data, not a header: the column must be chosen by its index.
   write_bytes(dir.file("pairs.csv"), "1,2\n3,4\n");
-  expect_refused(req(dir.file("pairs.csv")), "line 1: '1,2' is not a number");
+  expect_refused(req(dir.file("pairs.csv")), "line 1 is data with 2 columns (no header line)");
   // A mark before numbers alone, and a header whose data is floats.
   write_bytes(dir.file("bom3.txt"), "\xEF\xBB\xBF" "5\n4\n");
   EXPECT_EQ(values_of<std::int64_t>(read_column(req(dir.file("bom3.txt")))), (std::vector<std::int64_t>{5, 4}));
@@ -212,6 +229,57 @@ TEST(InputFile, TextByteOrderMarkAndHeaderLine) {
   // A bad cell under an inferred header names the line and the column.
   write_bytes(dir.file("bad.csv"), "id\n1\nx\n");
   expect_refused(req(dir.file("bad.csv")), "line 3, column 'id': 'x' is not a number");
+}
+
+// Issue 47 item 1: a numeric first line was taken as a header and --column K matched by name
+// before index, so `1,2\n3,4` with --column 1 read 3 (column 0, row 1 lost), exit 0.
+TEST(InputFile, CsvWhoseFirstLineIsNumbersKeepsItAsData) {
+  TempDir dir;
+  write_bytes(dir.file("two.csv"), "1,2\n3,4\n");
+  FileRequest r = req(dir.file("two.csv"));
+  r.column = "1";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(r)), (std::vector<std::int64_t>{2, 4}));
+  r.column = "0";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(r)), (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(probe_column(r).n, 2u);
+  write_bytes(dir.file("three.csv"), "10,20\n30,40\n50,60\n");
+  FileRequest t = req(dir.file("three.csv"));
+  t.column = "1";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(t)), (std::vector<std::int64_t>{20, 40, 60}));
+  // A column index past line 1's cells, or a name where no header names anything: exit 2 with the count.
+  t.column = "2";
+  expect_refused(t, "no column '2': the file has no header line (line 1 is data) and 2 columns");
+  t.column = "price";
+  expect_refused(t, "give --column with an index from 0 to 1, or --header if line 1 names the columns");
+  // --header takes line 1 as names even when they are numbers; --no-header takes names as data.
+  t.header = true;
+  t.column = "20";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(t)), (std::vector<std::int64_t>{40, 60}));
+  write_bytes(dir.file("named.csv"), "a,b\n1,2\n");
+  FileRequest n = req(dir.file("named.csv"));
+  n.column = "b";
+  n.header = false;
+  expect_refused(n, "no column 'b': the file has no header line");
+  n.column = "1";
+  expect_refused(n, "line 1, column '1': 'b' is not a number");
+  // A header by name, and by index when no name matches.
+  n.header.reset();
+  EXPECT_EQ(values_of<std::int64_t>(read_column(n)), (std::vector<std::int64_t>{2}));
+  n.column = "nope";
+  expect_refused(n, "no column 'nope' in the header line (a, b)");
+}
+
+TEST(InputFile, CsvFirstLineOfNumbersAndNamesIsRefusedNotGuessed) {
+  TempDir dir;
+  write_bytes(dir.file("mixed.csv"), "id,2019\n1,5\n2,7\n");
+  FileRequest r = req(dir.file("mixed.csv"));
+  r.column = "1";
+  expect_refused(r, "line 1 (id, 2019) mixes numbers and names");
+  expect_refused(r, "give --header if line 1 names the columns, or --no-header if it is data");
+  r.header = true;
+  EXPECT_EQ(values_of<std::int64_t>(read_column(r)), (std::vector<std::int64_t>{5, 7}));
+  r.column = "2019";
+  EXPECT_EQ(values_of<std::int64_t>(read_column(r)), (std::vector<std::int64_t>{5, 7}));
 }
 
 TEST(InputFile, TextIntegerPastEvery64BitTypeIsRefusedWithItsLine) {

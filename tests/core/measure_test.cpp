@@ -297,6 +297,26 @@ TEST(MeasureCompare, AThrottledRowIsNoRegressionButIsNamed) {
   EXPECT_EQ(report.regressions(), 0u);
 }
 
+// Issue 47 item 2: rows of a caller's arrays matched by a generator description never used, so
+// two different arrays of one size and dtype compared as one input.
+TEST(MeasureCompare, CallerArraysMatchOnlyWhenTheirKeysDo) {
+  auto array_row = [](const std::string& fingerprint) {
+    ResultRow r = compared_row(1.0, 12000, 0);
+    r.source = {{"kind", "array"}, {"key", "u32"}, {"n", 1000}};
+    if (!fingerprint.empty()) r.source["fingerprint"] = fingerprint;
+    return r;
+  };
+  EXPECT_EQ(compare_results({array_row("fast64:01")}, {array_row("fast64:01")}, 0.05).matched.size(), 1u);
+  const CompareReport other = compare_results({array_row("fast64:01")}, {array_row("fast64:02")}, 0.05);
+  EXPECT_TRUE(other.matched.empty());
+  EXPECT_EQ(other.only_base.size(), 1u);
+  EXPECT_EQ(other.only_new.size(), 1u);
+  // Rows from before the fingerprint cannot be told apart, so they match nothing.
+  EXPECT_TRUE(compare_results({array_row("")}, {array_row("")}, 0.05).matched.empty());
+  // Nor does an array match a generated input of its size.
+  EXPECT_TRUE(compare_results({array_row("fast64:01")}, {compared_row(1.0, 12000, 0)}, 0.05).matched.empty());
+}
+
 TEST(MeasureErrors, EnergyWithoutNvmlNamesWhatIsMissing) {
   const std::string m = energy_unavailable_message("NVML is absent");
   EXPECT_EQ(m, "--energy reads NVML's total-energy counter, but NVML is absent here; drop --energy");

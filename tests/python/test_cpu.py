@@ -147,6 +147,30 @@ def test_generate_on_the_cpu_is_the_suites_generator():
         sortbench.generate(n=16, key="u128", device="cpu")
 
 
+def test_generate_takes_the_documented_domain_and_says_valueerror_otherwise():
+    # Issue 47 item 6: these raised RuntimeError: std::bad_cast.
+    top = sortbench.generate(n=1000, min_val=2**64 - 2**20, max_val=2**64, key="u64", device="cpu")
+    assert top.dtype == np.uint64 and int(top.min()) >= 2**64 - 2**20
+    assert sortbench.generate(n=100, min_val=-2**63, max_val=2**63, key="i64", device="cpu").dtype == np.int64
+    assert sortbench.generate(n="4K", key="u32", device="cpu").shape == (4096,)  # the CLI's spelling
+    assert sortbench.generate(n=np.int64(16), key="u32", device="cpu").shape == (16,)
+    for bad in (dict(n=-1), dict(n=1.5), dict(n=True), dict(n="lots"), dict(n=16, delta="wide"),
+                dict(n=16, max_val=2**64 + 1, key="u64"), dict(n=16, seed=-3)):
+        with pytest.raises(ValueError) as e:
+            sortbench.generate(device="cpu", **bad)
+        assert "\n" not in str(e.value), str(e.value)
+
+
+def test_benchmark_rows_of_different_arrays_are_different_inputs():
+    # Issue 47 item 2: rows of a caller's array carry a fingerprint of its keys.
+    a = sortbench.generate(n=1 << 12, key="u32", device="cpu", seed=1)
+    b = sortbench.generate(n=1 << 12, key="u32", device="cpu", seed=2)
+    fingerprint = lambda x: sortbench.benchmark(x, algos="cpu-std-sort", reps=2, budget_s=0.05,
+                                                backend="cpu")[0]["input"]["source"]["fingerprint"]
+    assert fingerprint(a) == fingerprint(a.copy())
+    assert fingerprint(a) != fingerprint(b)
+
+
 def test_benchmark_rows_are_the_json_schemas():
     x = sortbench.generate(n=1 << 14, delta=50, sigma=50, key="u32", device="cpu")
     rows = sortbench.benchmark(x, algos=["cpu-hp", "cpu-stable-sort"], reps=3, budget_s=0.2, backend="cpu",
@@ -181,7 +205,9 @@ def test_arrow_arrays_and_chunked_arrays():
     got = sortbench.sort(pa.array([3, 1, 2], type=pa.int64()), backend="cpu")
     assert isinstance(got, pa.Array) and got.to_pylist() == [1, 2, 3]
     chunked = pa.chunked_array([[5.5, 1.5], [3.5]])
-    assert sortbench.sort(chunked, backend="cpu").to_pylist() == [1.5, 3.5, 5.5]
+    got = sortbench.sort(chunked, backend="cpu")
+    assert isinstance(got, pa.ChunkedArray), f"a ChunkedArray came back as a {type(got)}"  # issue 47 item 6
+    assert got.to_pylist() == [1.5, 3.5, 5.5]
     with pytest.raises(ValueError) as e:
         sortbench.sort(pa.array([1, None, 2]), backend="cpu")
     assert "1 nulls" in one_line(e)

@@ -98,5 +98,13 @@ TEST(CompareCli, ExitOneOnARegressionOnly) {
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
 }
 
+// Issue 47 item 2: two files with no row in common compared nothing and exited 0.
+TEST(CompareCli, NoMatchingRowIsExitTwo) {
+  const std::string base = source_path("tests/fixtures/compare-base.json");
+  const auto none = run_command(exe() + " compare " + base + " " + source_path("tests/fixtures/bitonic-results.jsonl"));
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("matches a row of"), std::string::npos) << none.output;
+}
+
 }  // namespace
 }  // namespace sb

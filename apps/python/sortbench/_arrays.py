@@ -120,6 +120,10 @@ class Output:
         if kind == "pyarrow":
             import pyarrow
             return pyarrow.array(self.data)
+        if kind == "pyarrow-chunked":
+            # The same kind as the input (issue 47 item 6): a ChunkedArray, of one chunk.
+            import pyarrow
+            return pyarrow.chunked_array([pyarrow.array(self.data)])
         if kind == "jax":
             import jax.numpy
             # A GPU result leaves CuPy by DLPack, without a copy; a host one is copied into JAX.
@@ -157,6 +161,8 @@ def column(x, role: str) -> Column:
     framework = _framework(x)
     kind = framework
     if framework == "pyarrow":
+        import pyarrow
+        kind = "pyarrow-chunked" if isinstance(x, pyarrow.ChunkedArray) else "pyarrow"
         x, framework = _from_arrow(x, role), "numpy"
     elif framework == "python":
         x, framework, kind = numpy.asarray(x), "numpy", "numpy"

@@ -49,6 +49,12 @@ void Registry::note_unavailable(std::string family, std::string why) {
   unavailable_.emplace_back(std::move(family), std::move(why));
 }
 
+const Algorithm& Registry::named(std::string_view name) const {
+  if (const Algorithm* a = find(name)) return *a;
+  throw UsageError(fmt::format("unknown algorithm '{}'; did you mean {}? ('sortbench list' shows every name)", name,
+                               fmt::join(closest(name), ", ")));
+}
+
 std::vector<std::string> Registry::closest(std::string_view name, std::size_t count) const {
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& a : algorithms_) {
@@ -87,11 +93,7 @@ std::vector<const Algorithm*> Registry::select(std::string_view list, Backend ba
         throw UsageError(fmt::format("no algorithm matches '{}'; 'sortbench list' shows every name", item));
       continue;
     }
-    const Algorithm* a = find(item);
-    if (!a)
-      throw UsageError(fmt::format("unknown algorithm '{}'; did you mean {}? ('sortbench list' shows every name)",
-                                   item, fmt::join(closest(item), ", ")));
-    add_unique(a);
+    add_unique(&named(item));
   }
   if (out.empty()) throw UsageError("no algorithm selected; give --algo NAME[,NAME...] or --algo all");
   return out;

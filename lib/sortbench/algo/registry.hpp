@@ -16,6 +16,8 @@ class Registry {
   // Throws std::logic_error on a duplicate name or an incomplete description.
   void add(Algorithm algorithm);
   const Algorithm* find(std::string_view name) const;
+  // The algorithm of that name; UsageError naming the closest names where there is none.
+  const Algorithm& named(std::string_view name) const;
   const std::vector<Algorithm>& all() const { return algorithms_; }
   // Names nearest to a misspelled one (edit distance), best first.
   std::vector<std::string> closest(std::string_view name, std::size_t count = 3) const;

@@ -1,7 +1,9 @@
 // A caller's arrays as an input source (caller_array.hpp; issue 39 item 1).
 #include "sortbench/input/caller_array.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,6 +27,27 @@ void encode_positions_into(Payload payload, std::uint64_t begin, std::uint64_t c
       for (std::uint64_t i = 0; i < count; ++i) o[i] = encode_value<V>(payload, begin + i);
     }
   });
+}
+
+// The fingerprint of a caller's column (issue 47 item 2): two rows are the same input only when
+// their arrays hold the same bytes. Hashed in chunks, so a device array is read through a host
+// buffer of one chunk and host and device arrays of the same content agree.
+std::uint64_t column_fingerprint(const void* column, std::uint64_t bytes, int device, cudaStream_t producer) {
+  constexpr std::uint64_t kChunk = std::uint64_t{64} << 20;
+  std::vector<std::uint64_t> chunk_hashes{bytes};
+  std::vector<unsigned char> staging(device < 0 ? 0 : static_cast<std::size_t>(std::min(bytes, kChunk)));
+  if (device >= 0 && producer) SB_CUDA_CHECK(cudaStreamSynchronize(producer));
+  const auto* b = static_cast<const unsigned char*>(column);
+  for (std::uint64_t done = 0; done < bytes; done += kChunk) {
+    const auto m = static_cast<std::size_t>(std::min(kChunk, bytes - done));
+    const void* chunk = b + done;
+    if (device >= 0) {
+      SB_CUDA_CHECK(cudaMemcpy(staging.data(), chunk, m, cudaMemcpyDeviceToHost));
+      chunk = staging.data();
+    }
+    chunk_hashes.push_back(content_hash64(chunk, m));
+  }
+  return content_hash64(chunk_hashes.data(), chunk_hashes.size() * sizeof(std::uint64_t));
 }
 
 class CallerArraySource final : public InputSource {
@@ -78,6 +101,16 @@ class CallerArraySource final : public InputSource {
     nlohmann::json j = {{"kind", "array"}, {"key", to_string(spec_.key)}, {"n", spec_.n},
                         {"memory", a_.device < 0 ? "host" : "device"}};
     if (a_.device >= 0) j["device"] = a_.device;
+    if (!fingerprint_) {
+      const InputShape shape = spec_.shape();
+      fingerprint_ = fmt::format("fast64:{:016x}",
+                                 column_fingerprint(a_.keys, shape.key_column_bytes(), a_.device, a_.producer));
+      if (values_are_data())
+        values_fingerprint_ = fmt::format(
+            "fast64:{:016x}", column_fingerprint(a_.vals, shape.payload_column_bytes(), a_.device, a_.producer));
+    }
+    j["fingerprint"] = *fingerprint_;
+    if (values_fingerprint_) j["values_fingerprint"] = *values_fingerprint_;
     return j;
   }
 
@@ -96,6 +129,8 @@ class CallerArraySource final : public InputSource {
   CallerArrays a_;
   std::uint64_t first_;
   InputSpec spec_;
+  // Hashed once, when the first row describes its input.
+  mutable std::optional<std::string> fingerprint_, values_fingerprint_;
 };
 
 }  // namespace

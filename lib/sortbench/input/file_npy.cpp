@@ -135,6 +135,15 @@ struct NpyLayout {
 };
 
 NpyLayout npy_layout(const FileRequest& r, const File& f) {
+  if (f.size() == 0) {
+    // An empty file is n = 0 in every format (docs/inputs.md): it has no dtype, so --key's or u32.
+    NpyLayout empty;
+    empty.info.path = r.path;
+    empty.info.format = FileFormat::npy;
+    empty.info.key = r.key.value_or(KeyType::u32);
+    empty.info.dtype = "empty file";
+    return empty;
+  }
   const NpyHeader h = read_npy_header(r, f);
   const char order = h.descr.empty() ? '?' : h.descr[0];
   const auto key = h.descr.size() == 3 && (order == '<' || order == '>' || order == '=' || order == '|')

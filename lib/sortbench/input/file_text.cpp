@@ -66,6 +66,34 @@ struct TextStart {
   std::size_t column_index = 0;
 };
 
+// A line's cells split at commas, trimmed, one pair of quotes taken off.
+std::vector<std::string_view> cells_of(std::string_view line) {
+  std::vector<std::string_view> cells;
+  for (std::size_t start = 0;;) {
+    const auto comma = line.find(',', start);
+    std::string_view cell = trim(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"') cell = cell.substr(1, cell.size() - 2);
+    cells.push_back(cell);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return cells;
+}
+
+std::string listed(const std::vector<std::string_view>& names) {
+  std::string known;
+  for (const auto n : names) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
+  return known;
+}
+
+// --column as a 0-based index, when it is one.
+std::optional<std::size_t> column_index(const std::string& column) {
+  std::size_t k = 0;
+  const auto [p, ec] = std::from_chars(column.data(), column.data() + column.size(), k);
+  if (ec != std::errc() || p != column.data() + column.size() || column.empty()) return std::nullopt;
+  return k;
+}
+
 // Splits the text into the cells of the wanted column, line by line.
 class CellReader {
  public:
@@ -76,34 +104,26 @@ class CellReader {
       return;
     }
     if (r.column.empty()) return;
-    // A CSV with a header line: find the column.
+    if (!r.header.value_or(true)) {
+      // No header line (layout_of checked the index against line 1's cells).
+      column_ = column_index(r.column).value_or(0);
+      return;
+    }
+    // A CSV with a header line: the column by its name, else by its index.
     const auto eol = text_.find('\n');
     std::string_view header(text_.data(), eol == std::string::npos ? text_.size() : eol);
     pos_ = eol == std::string::npos ? text_.size() : eol + 1;
     line_ = 1;
-    std::vector<std::string> names;
-    for (std::size_t start = 0;;) {
-      const auto comma = header.find(',', start);
-      std::string_view name = trim(header.substr(start, comma == std::string_view::npos ? std::string_view::npos
-                                                                                         : comma - start));
-      if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
-      names.emplace_back(name);
-      if (comma == std::string_view::npos) break;
-      start = comma + 1;
-    }
+    const std::vector<std::string_view> names = cells_of(header);
     const auto it = std::find(names.begin(), names.end(), r.column);
+    const std::optional<std::size_t> k = column_index(r.column);
     if (it != names.end()) {
       column_ = static_cast<std::size_t>(it - names.begin());
+    } else if (k && *k < names.size()) {
+      column_ = *k;
     } else {
-      std::size_t k = 0;
-      const auto [p, ec] = std::from_chars(r.column.data(), r.column.data() + r.column.size(), k);
-      if (ec != std::errc() || p != r.column.data() + r.column.size() || k >= names.size()) {
-        std::string known;
-        for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-        fail(r, fmt::format("no column '{}' in the header line ({})", r.column, known),
-             "give --column NAME or a 0-based index");
-      }
-      column_ = k;
+      fail(r, fmt::format("no column '{}' in the header line ({})", r.column, listed(names)),
+           fmt::format("give --column with one of those names or an index from 0 to {}", names.size() - 1));
     }
   }
 
@@ -152,13 +172,31 @@ class CellReader {
   std::size_t column_ = 0;
 };
 
+// The keys that hold a cell K cannot (out of range): wider ones only, never K itself.
+template <typename K>
+std::string wider_keys(std::string_view cell) {
+  const bool negative = !cell.empty() && cell.front() == '-';
+  switch (KeyTraits<K>::type) {
+    case KeyType::u32: return negative ? "give a signed --key (i32, i64) or f64" : "give --key u64, i64 or f64";
+    case KeyType::i32: return "give --key i64 or f64";
+    case KeyType::u64:
+      return negative ? "give --key i64 (when no key is past 2^63) or f64"
+                      : "no integer key is wider: give --key f64 (exact to 2^53)";
+    case KeyType::i64:
+      return negative ? "no integer key is wider: give --key f64 (exact to 2^53)"
+                      : "give --key u64 (when no key is negative) or f64";
+    case KeyType::f32: return "give --key f64";
+    default: return "the value is past every key type's range: fix that cell";
+  }
+}
+
 template <typename K>
 [[noreturn]] void fail_cell(const FileRequest& r, ParseResult pr, std::string_view cell, std::uint64_t line) {
   const std::string where =
       r.column.empty() ? fmt::format("line {}", line) : fmt::format("line {}, column '{}'", line, r.column);
   if (pr == ParseResult::out_of_range)
     fail(r, fmt::format("{}: '{}' does not fit a {} key", where, cell, to_string(KeyTraits<K>::type)),
-         "give a wider --key (i64, u64 or f64)");
+         wider_keys<K>(cell));
   fail(r, fmt::format("{}: '{}' is not a number", where, cell), "fix or remove that cell");
 }
 
@@ -331,8 +369,10 @@ void refuse_integer_overflow(const FileRequest& r, const TextScan& as_i64, const
 }
 
 // The text as its cells are read: past a UTF-8 byte-order mark (spreadsheets write one before the
-// header), and, without --column, a first line that is not a number taken as the header of a
-// one-column CSV (several names: the column must be chosen).
+// header), with whether line 1 is a header settled (FileRequest::header) and the column checked
+// against it. A header is never guessed from a line that could be data: line 1 is data when every
+// cell of it is a number, a header when none is, and a line of both is refused unless --header or
+// --no-header says which. Without --column, a one-column header names the column read.
 struct TextLayout {
   FileRequest request;
   std::string_view text;
@@ -346,30 +386,46 @@ TextLayout layout_of(const FileRequest& r, std::string_view text) {
     layout.text.remove_prefix(bom.size());
     layout.text_offset = bom.size();
   }
-  if (!r.column.empty()) return layout;
-  const auto eol = layout.text.find('\n');
-  const std::string_view first = trim(layout.text.substr(0, eol));
+  FileRequest& out = layout.request;
+  const std::string_view first = trim(layout.text.substr(0, layout.text.find('\n')));
+  if (first.empty()) {
+    // Nothing on line 1 to tell by: a --column name can only be a header's.
+    out.header = r.header.value_or(!r.column.empty() && !column_index(r.column));
+    return layout;
+  }
+  const std::vector<std::string_view> cells = cells_of(first);
   double number = 0;
-  if (first.empty() || parse_cell(first, number) != ParseResult::not_a_number) return layout;
-  std::vector<std::string_view> names;
-  for (std::size_t start = 0;;) {
-    const auto comma = first.find(',', start);
-    std::string_view name = trim(first.substr(start, comma == std::string_view::npos ? comma : comma - start));
-    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
-    names.push_back(name);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
+  const auto numbers = static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [&](std::string_view c) {
+    return parse_cell(c, number) != ParseResult::not_a_number;
+  }));
+  if (!r.header) {
+    if (numbers != 0 && numbers != cells.size())
+      fail(r,
+           fmt::format("line 1 ({}) mixes numbers and names, so it may be a header or data", listed(cells)),
+           "give --header if line 1 names the columns, or --no-header if it is data");
+    out.header = numbers == 0;
   }
-  // A line of numbers with commas is data the column was not chosen from, not a header.
-  const auto is_number = [&](std::string_view n) { return parse_cell(n, number) == ParseResult::ok; };
-  if (std::all_of(names.begin(), names.end(), is_number)) return layout;
-  if (names.size() > 1) {
-    std::string known;
-    for (const auto n : names) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
-    fail(r, fmt::format("line 1 is a header naming {} columns ({})", names.size(), known),
-         "give --column NAME or a 0-based index");
+  const std::string range = fmt::format("an index from 0 to {}", cells.size() - 1);
+  if (*out.header) {
+    if (!r.column.empty()) return layout;  // CellReader finds it by name or index
+    if (cells.size() > 1)
+      fail(r, fmt::format("line 1 is a header naming {} columns ({})", cells.size(), listed(cells)),
+           fmt::format("give --column with one of those names or {}", range));
+    out.column = std::string(cells.front());
+    return layout;
   }
-  layout.request.column = std::string(names.front());
+  if (r.column.empty()) {
+    if (cells.size() > 1)
+      fail(r, fmt::format("line 1 is data with {} columns (no header line)", cells.size()),
+           fmt::format("give --column with {}", range));
+    return layout;
+  }
+  const std::optional<std::size_t> k = column_index(r.column);
+  if (!k || *k >= cells.size())
+    fail(r,
+         fmt::format("no column '{}': the file has no header line (line 1 is data) and {} columns", r.column,
+                     cells.size()),
+         fmt::format("give --column with {}, or --header if line 1 names the columns", range));
   return layout;
 }
 

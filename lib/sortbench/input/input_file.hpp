@@ -82,6 +82,9 @@ struct FileRequest {
   std::optional<FileFormat> format;  // absent: guessed from the extension
   std::optional<KeyType> key;
   std::string column;  // npy 2-D: a 0-based index; text: a header name or a 0-based index
+  // Text: whether line 1 names the columns (--header, --no-header); absent: line 1 is data when
+  // every cell of it is a number, a header when none is, and refused as ambiguous otherwise.
+  std::optional<bool> header;
   std::uint64_t offset = 0;  // raw: bytes to skip (a header)
   std::string role = "--input";  // names the option in messages: --input, --values
   // Text: the probe's index of this file (ColumnInfo::lines), so a range is read from near its

@@ -31,6 +31,7 @@ uwide_t parse_magnitude(std::string_view text, std::string_view option, uwide_t 
   if (s[0] == '-') throw fail("negative");
   auto digits = [&](const std::string& d) -> uwide_t {
     if (d.empty()) throw fail("not a number");
+    if (d.find('.') != std::string::npos) throw fail("not a whole number");
     uwide_t v = 0;
     for (char c : d) {
       if (!std::isdigit(static_cast<unsigned char>(c))) throw fail("not a number");

@@ -55,9 +55,9 @@ double measure_copy_bandwidth_gbs(std::uint64_t bytes) {
   return 2.0 * static_cast<double>(bytes) / (median_ms * 1e-3) / 1e9;
 }
 
-DeviceInfo query_device(int ordinal, bool measure_bandwidth) {
+DeviceInfo query_device(int ordinal, bool measure_bandwidth, std::string_view no_device_fix) {
   if (auto why = cuda_unavailable_reason())
-    throw Error(ExitCode::no_device, *why + "; run on a machine with an NVIDIA GPU or use --backend cpu");
+    throw Error(ExitCode::no_device, fmt::format("{}; {}", *why, no_device_fix));
   int count = 0;
   SB_CUDA_CHECK(cudaGetDeviceCount(&count));
   if (ordinal < 0 || ordinal >= count) throw UsageError(invalid_device_message(ordinal, device_names()));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sb {
@@ -33,7 +34,10 @@ std::optional<std::string> cuda_unavailable_reason();
 // Throws Error(no_device) when no device answers, UsageError when ordinal names no device
 // of this machine (the message lists them). Leaves the current device as it was. With
 // measure_bandwidth, times a device-to-device copy (about 0.2 s).
-DeviceInfo query_device(int ordinal, bool measure_bandwidth);
+// Without a device: exit code no_device, the reason, then no_device_fix (what the caller's
+// command can do instead: run and sort take --backend cpu, info and sweep do not).
+DeviceInfo query_device(int ordinal, bool measure_bandwidth,
+                        std::string_view no_device_fix = "run on a machine with an NVIDIA GPU or use --backend cpu");
 
 // Makes `ordinal` the calling thread's current device (the GPU a run's single-GPU rows use).
 void use_device(int ordinal);

@@ -66,7 +66,18 @@ std::vector<ResultRow> read_result_file(const std::string& path) {
 
 std::string match_key(const ResultRow& r) {
   const InputSpec& s = r.spec;
-  if (r.source.value("kind", "generator") == "file") {
+  const std::string kind = r.source.value("kind", "generator");
+  if (kind == "array") {
+    // A caller's array is the same input when its bytes are: n, dtype and the keys' fingerprint
+    // (and the values' where they are data). A row written before arrays had one matches nothing.
+    std::string key = fmt::format("{} array={} values={} n={} key={} payload={} range={}", r.algorithm,
+                                  r.source.value("fingerprint", fmt::format("none@{}", static_cast<const void*>(&r))),
+                                  r.source.value("values_fingerprint", ""), s.n, to_string(s.key),
+                                  to_string(s.payload), to_string(r.range));
+    for (const auto& [k, v] : r.params) key += fmt::format(" param:{}={}", k, v);
+    return key;
+  }
+  if (kind == "file") {
     // A file is the same input when its content is: the hash, not the path.
     std::string key = fmt::format("{} file={} n={} key={} payload={} range={}", r.algorithm, r.source.value("hash", ""),
                                   s.n, to_string(s.key), to_string(s.payload), to_string(r.range));
@@ -177,6 +188,9 @@ double parse_threshold(const std::string& text) {
 namespace {
 
 std::string input_text(const ResultRow& r) {
+  if (r.source.value("kind", "generator") == "array")
+    return fmt::format("array n={} {} {}", r.spec.n, to_string(r.spec.key),
+                       r.source.value("fingerprint", "(no fingerprint)").substr(0, 15));
   if (r.source.value("kind", "generator") == "file")
     return fmt::format("{} n={} {} range {}", r.source.value("path", ""), r.spec.n, to_string(r.spec.key),
                        to_string(r.range));

@@ -256,8 +256,7 @@ SortFileReport sort_file(const SortFileRequest& q) {
 #endif
   }
   if (q.algo != "auto") {
-    const Algorithm* a = registry().find(q.algo);
-    if (!a) throw UsageError(fmt::format("--algo {} is not an algorithm; see 'sortbench list' or give --algo auto", q.algo));
+    const Algorithm* a = &registry().named(q.algo);
     if (a->backend != q.backend)
       throw UsageError(fmt::format("{} runs on the {} but --backend {} was given; choose a {} algorithm or auto",
                                    a->name, to_string(a->backend), to_string(q.backend), to_string(q.backend)));
@@ -305,6 +304,7 @@ SortFileReport sort_file(const SortFileRequest& q) {
 
   SessionOptions options;
   options.placement = gpu ? PlacementKind::device : PlacementKind::host;
+  rep.placement = gpu ? "gpu" : "cpu";
   options.repeated = false;
   options.count_distinct = false;
   options.range = RangeMode::given;

@@ -52,8 +52,8 @@ struct SortFileReport {
   std::vector<std::pair<std::string, double>> phases_ms;  // in order
   std::uint64_t bytes_read = 0, bytes_written = 0;
   std::string verified_on;  // "gpu", or "host" where a copy of the input did not fit beside the sort
-  // "gpu"; "host" (streamed from pinned host columns); "file" (streamed from the file to the
-  // output file, no host copy of either).
+  // "gpu"; "cpu" (the CPU backend: no GPU touched); "host" (streamed from pinned host columns);
+  // "file" (streamed from the file to the output file, no host copy of either).
   std::string placement = "gpu";
   std::uint64_t host_peak_bytes = 0;  // the process's peak resident memory
   // On ranks (placement "ranks"): how many, their GPUs, this process's rank in process mode (else
