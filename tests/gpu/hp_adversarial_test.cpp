@@ -288,9 +288,10 @@ TEST(HpAdversarial, TwoTo28Keys) {
   for (const InputSpec& spec : {make_spec(std::uint64_t{1} << 28, Distribution::uniform, KeyType::u32, Payload::none, 50.0),
                                 make_spec(std::uint64_t{1} << 28, Distribution::uniform, KeyType::i32, Payload::none,
                                           double(std::uint64_t{1} << 28) / 1000.0, std::nullopt, -500)}) {
+    DeviceInput input(spec);
     for (const Algorithm* a : hp_gpu_algorithms()) {
       if (a->name == "hp-1") continue;  // duplicates: declined, covered elsewhere
-      const Outcome out = run_device_once(*a, spec);
+      const Outcome out = input.run(*a);
       if (out.unsupported) continue;
       EXPECT_TRUE(out.verify.ok) << a->name << " on " << describe(spec) << ": " << out.verify.message;
     }

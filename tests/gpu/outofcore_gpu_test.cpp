@@ -32,7 +32,8 @@ const nlohmann::json* row_named(const nlohmann::json& rows, const std::string& n
   return nullptr;
 }
 
-TEST(OutOfCore, RunStreamsAnInputPastTheLimitThroughEveryKindOfAlgorithm) {
+// The streamed placement's case of the quick tier (gpu-quick: the suite's name ends in Quick).
+TEST(OutOfCoreQuick, RunStreamsAnInputPastTheLimitThroughEveryKindOfAlgorithm) {
   TempDir dir;
   const std::string json = dir.file("r.json");
   const CommandResult r =

@@ -2,8 +2,8 @@
 // algorithm on G = 2 for the GPU test matrix's distributions, sizes not divisible by G, n < G,
 // all keys equal, and a rank that runs out of memory; with payloads (issue 38) the same inputs
 // verified as (key, value) pairs, and a value moved apart from its key caught by the ranks'
-// verification. Label gpu-multi; main() exits 77 (skipped) with the reason when fewer than two
-// GPUs answer.
+// verification. Label gpu-multi; tests/support/gpu_main.cpp skips (exit 77) with the reason when
+// fewer than two GPUs answer.
 #include <cuda_runtime_api.h>
 
 #include <iostream>
@@ -257,14 +257,3 @@ TEST(DistGpu, MissingRankTimesOut) {
 
 }  // namespace
 }  // namespace sb::test
-
-int main(int argc, char** argv) {
-  int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
-  if (gpus < 2) {
-    std::cout << "SKIPPED: the distributed tests need 2 GPUs; this machine has " << gpus << "\n";
-    return 77;
-  }
-  testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

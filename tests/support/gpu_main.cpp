@@ -1,16 +1,49 @@
-// main() of the GPU test executable: without a CUDA device it says so and exits 77, which
-// CTest reports as skipped (SKIP_RETURN_CODE), so CI on a machine without a GPU stays green.
+// main() of the GPU test executables (tests/gpu: one GPU; tests/gpu_multi: SORTBENCH_TEST_GPUS = 2).
+// - Listing (--gtest_list_tests) needs no GPU: ctest discovers the tests on any machine.
+// - Under ctest with a resource spec (scripts/gpu-resources.sh), the GPUs ctest allocated to this
+//   test (CTEST_RESOURCE_GROUP_<i>_GPUS = "id:3,slots:1") become the process's CUDA devices 0, 1,
+//   ..., before CUDA starts, so tests and the sortbench processes they start use only those.
+// - Without a CUDA device, or with fewer than the tests need, it says so and exits 77, which
+//   ctest reports as skipped (SKIP_RETURN_CODE), so CI on a machine without a GPU stays green.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <string>
+
+#include <cuda_runtime_api.h>
 
 #include "sortbench/measure/device_info.hpp"
+#include "support/gpu_resources.hpp"
+
+#ifndef SORTBENCH_TEST_GPUS
+#define SORTBENCH_TEST_GPUS 1
+#endif
 
 int main(int argc, char** argv) {
+  bool listing = false;
+  for (int i = 1; i < argc; ++i) listing = listing || std::strcmp(argv[i], "--gtest_list_tests") == 0;
+  testing::InitGoogleTest(&argc, argv);
+  if (listing) return RUN_ALL_TESTS();
+  try {
+    if (const auto devices = sb::test::ctest_allocated_gpus(); !devices.empty()) {
+      setenv("CUDA_VISIBLE_DEVICES", devices.c_str(), 1);
+      std::cout << "GPUs of this test (ctest's resource allocation): CUDA_VISIBLE_DEVICES=" << devices << "\n";
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "ctest's resource allocation: " << e.what() << "\n";
+    return 1;
+  }
   if (auto why = sb::cuda_unavailable_reason()) {
     std::cout << "SKIPPED: GPU tests need a CUDA device: " << *why << "\n";
     return 77;
   }
-  testing::InitGoogleTest(&argc, argv);
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
+  if (gpus < SORTBENCH_TEST_GPUS) {
+    std::cout << "SKIPPED: these tests need " << SORTBENCH_TEST_GPUS << " GPUs; this process sees " << gpus << "\n";
+    return 77;
+  }
   return RUN_ALL_TESTS();
 }

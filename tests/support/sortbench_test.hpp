@@ -2,6 +2,7 @@
 // the std::sort reference for the same input.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,8 @@ Reference make_reference(const InputSpec& spec);
 // columns drained into keys and vals; a row in error throws.
 ResultRow run_once(Session& session, const Algorithm& algo, const Params& params, std::vector<unsigned char>& keys,
                    std::vector<unsigned char>& vals);
+// The outcome a session's row reports, around the columns run_once drained.
+Outcome outcome_from_row(const ResultRow& row, Outcome out);
 // An algorithm once on a generated input in a session of the placement, verified there.
 Outcome run_generated_once(PlacementKind placement, const Algorithm& algo, const InputSpec& spec,
                            const Params& params = {});
@@ -60,6 +63,20 @@ Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params
 // GPU backend algorithm, once, on a device-generated input, verified by verify_device.
 // Returns a gtest-skippable outcome when the algorithm declines the input.
 Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Params& params = {});
+// One input generated on the device once and shared by every algorithm a test runs on it: a
+// session's set-up (the input, its facts, the device's state) costs more than a small sort, so a
+// test of many algorithms on one input pays it once (issue 48 item 4).
+class DeviceInput {
+ public:
+  explicit DeviceInput(const InputSpec& spec);
+  ~DeviceInput();
+  DeviceInput(const DeviceInput&) = delete;
+  DeviceInput& operator=(const DeviceInput&) = delete;
+  Outcome run(const Algorithm& algo, const Params& params = {});
+
+ private:
+  std::unique_ptr<Session> session_;
+};
 // GPU backend algorithm, once, on keys made on the host (problem.shape.n keys of
 // problem.shape.key, and their problem.shape.payload values when vals is set), sorted in place: for input
 // shapes the generator cannot make. The caller fills problem.facts and checks support.

@@ -121,15 +121,11 @@ ResultRow run_once(Session& session, const Algorithm& algo, const Params& params
   return row;
 }
 
-namespace {
-
-Outcome outcome_of(const ResultRow& row, Outcome out) {
+Outcome outcome_from_row(const ResultRow& row, Outcome out) {
   if (row.status == RowStatus::unsupported) out.unsupported = row.reason;
   else out.verify = VerifyReport{row.status == RowStatus::ok, row.verification};
   return out;
 }
-
-}  // namespace
 
 Outcome run_generated_once(PlacementKind placement, const Algorithm& algo, const InputSpec& spec,
                            const Params& params) {
@@ -139,7 +135,7 @@ Outcome run_generated_once(PlacementKind placement, const Algorithm& algo, const
   Session session(make_generated_source(spec), options);
   Outcome out;
   const ResultRow row = run_once(session, algo, params, out.keys, out.vals);
-  return outcome_of(row, std::move(out));
+  return outcome_from_row(row, std::move(out));
 }
 
 Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params& params) {

@@ -167,3 +167,72 @@ TEST(ResultsTable, ResultsDocIsWhatTheCommittedJsonMakes) {
 
 }  // namespace
 }  // namespace sb
+
+namespace sb {
+namespace {
+
+// scripts/gpu-check.sh's report (issue 48 item 5): a ctest JUnit file summed, without a GPU.
+TEST(GpuSuiteReport, CountsAndTheSlowestFromCtestsJUnit) {
+  test::TempDir dir;
+  test::write_text(dir.file("j.xml"), R"(<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="Linux" tests="4" failures="1" disabled="0" skipped="1" hostname="" time="9">
+  <testcase name="A.Fast" classname="A.Fast" time="0.5" status="run"><system-out>ok</system-out></testcase>
+  <testcase name="B.Slow" classname="B.Slow" time="7.25" status="run"/>
+  <testcase name="C.Broken" classname="C.Broken" time="1" status="fail"><failure message="Failed"/></testcase>
+  <testcase name="D.NoGpu" classname="D.NoGpu" time="0.1" status="run"><skipped message="Skipped"/></testcase>
+</testsuite>
+)");
+  const auto r = run_command("cd " + source_path("scripts") +
+                             " && python3 -c \"import json, gpu_suite_report as g; print(json.dumps(g.summarize('" +
+                             dir.file("j.xml") + "', 2)), g.folder_of('NVIDIA H200', 2), g.folder_of('NVIDIA H100 "
+                             "80GB HBM3', 1))\"");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto space = r.output.find("} ");
+  const json s = json::parse(r.output.substr(0, space + 1));
+  EXPECT_EQ(s["tests"], 4);
+  EXPECT_EQ(s["passed"], 2);
+  EXPECT_EQ(s["failed"], 1);
+  EXPECT_EQ(s["skipped"], 1);
+  ASSERT_EQ(s["slowest"].size(), 2u);
+  EXPECT_EQ(s["slowest"][0]["test"], "B.Slow");
+  EXPECT_EQ(s["slowest"][0]["seconds"], 7.25);
+  EXPECT_NE(r.output.find(" h200x2 h100"), std::string::npos) << r.output;
+}
+
+TEST(GpuSuiteReport, GpuCheckWithoutAGpuSaysSoAndExits77) {
+  if (run_command("nvidia-smi -L >/dev/null 2>&1").exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  const auto r = run_command("bash " + source_path("scripts/gpu-check.sh") + " quick");
+  EXPECT_EQ(r.exit_code, 77) << r.output;
+  EXPECT_NE(r.output.find("gpu-check: no GPU here"), std::string::npos) << r.output;
+  const auto bad = run_command("bash " + source_path("scripts/gpu-check.sh") + " everything");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
+}  // namespace
+}  // namespace sb
+
+namespace sb {
+namespace {
+
+// Issue 47 item 4: the README's own example failed without a GPU (-n given twice), and the CPU
+// run's smaller default n went unsaid.
+TEST(RunScript, TheReadmesExampleRunsOnTheCpuWithTheUsersN) {
+  if (run_command("nvidia-smi -L >/dev/null 2>&1").exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  test::TempDir dir;
+  const std::string run_sh = "SORTBENCH_RUN_NO_BUILD=1 BUILD_DIR=" + std::string(SORTBENCH_BUILD_DIR) + " bash " +
+                             source_path("scripts/run.sh");
+  const auto r = run_command(run_sh + " -n 2^16 --delta 50 --sigma 50 --reps 2 --budget 0.05 --json " + dir.file("a.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("runs the CPU backend"), std::string::npos) << r.output;
+  const json a = json::parse(test::read_text(dir.file("a.json")));
+  ASSERT_FALSE(a["results"].empty());
+  for (const auto& row : a["results"]) EXPECT_EQ(row["input"]["n"], 65536) << row.dump();
+  // Without -n: 2^20 keys, and it says so.
+  const auto d = run_command(run_sh + " --algo cpu-std-sort --reps 2 --budget 0.05 --json " + dir.file("d.json"));
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  EXPECT_NE(d.output.find("n = 2^20 keys instead of the GPU default 2^24"), std::string::npos) << d.output;
+  EXPECT_EQ(json::parse(test::read_text(dir.file("d.json")))["results"][0]["input"]["n"], 1048576);
+}
+
+}  // namespace
+}  // namespace sb

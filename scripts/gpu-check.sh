@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The GPU test suite on this machine's GPUs, as ctest cases (tests/CMakeLists.txt; docs/setup.md
+# "The GPU tests" says when to run which):
+#   bash scripts/gpu-check.sh quick   the gpu-quick tier with one GPU visible (about 2 minutes):
+#                                     after each kernel change
+#   bash scripts/gpu-check.sh full    every GPU test (gpu, gpu-quick, gpu-multi) over every GPU:
+#                                     before an issue about a kernel is resolved
+# It sets up and builds (scripts/build.sh), writes the resource spec (scripts/gpu-resources.sh),
+# runs ctest with JUnit output and writes results/<gpu>/gpu-suite-<tier>.json:
+#   {commit, gpu, gpus, wall_s (ctest's wall, the build excluded), tests, passed, failed, skipped,
+#    tests_before (full: the suite's gtest tests before issue 48, tests/gpu-suite-base.json),
+#    slowest: [{test, seconds}] x 20}
+# and the JUnit file beside it (build/gpu-suite-<tier>.xml). Exit: ctest's (0 when every test
+# passed or skipped); 77 with one line where there is no GPU; 2 for a wrong argument.
+#   JOBS_PER_GPU  tests at once on one GPU (default: SORTBENCH_GPU_TEST_SLOTS, 4)
+#   RESULTS_DIR   where the JSON goes (default results/<gpu>, e.g. results/h200, results/h200x2)
+#   STOP_AFTER_S  ctest starts no test after this many seconds (--stop-time), so a job with a
+#                 time limit still gets its report: the tests not run are counted as not run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tier=${1:-}
+case $tier in
+  quick | full) ;;
+  *) echo "gpu-check: give quick or full (got '${tier}')" >&2; exit 2 ;;
+esac
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1 || [ -z "$(nvidia-smi -L 2>/dev/null)" ]; then
+  echo "gpu-check: no GPU here (nvidia-smi lists none); run it on a machine with an NVIDIA GPU" >&2
+  exit 77
+fi
+build_dir=${BUILD_DIR:-build}
+if [ "$tier" = quick ]; then
+  # One GPU visible: the tier must pass on a single-GPU machine.
+  first=${CUDA_VISIBLE_DEVICES:-$(nvidia-smi --query-gpu=index --format=csv,noheader | head -n1)}
+  export CUDA_VISIBLE_DEVICES=${first%%,*}
+fi
+bash scripts/setup.sh
+bash scripts/build.sh
+spec=$(bash scripts/gpu-resources.sh "$build_dir/gpu-resources.json")
+gpus=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["local"][0]["gpus"]))' "$spec")
+slots=${SORTBENCH_GPU_TEST_SLOTS:-4}
+jobs=$((gpus * ${JOBS_PER_GPU:-$slots}))
+# Tests at once share the host's cores: each test's OpenMP work gets its share, and waits
+# without spinning, so that concurrent tests do not starve one another.
+cores=$(nproc)
+export OMP_NUM_THREADS=$(( cores / jobs > 2 ? cores / jobs * 2 : 2 ))
+export OMP_WAIT_POLICY=PASSIVE
+label=gpu-quick
+[ "$tier" = full ] && label=gpu
+junit=$PWD/$build_dir/gpu-suite-$tier.xml
+echo "gpu-check: $tier tier (ctest -L $label) on $gpus GPU(s), $jobs tests at once"
+start=$(date +%s.%N)
+stop=()
+[ -n "${STOP_AFTER_S:-}" ] && stop=(--stop-time "$(date -d "+${STOP_AFTER_S} seconds" +%H:%M:%S)")
+set +e
+(cd "$build_dir" && ctest -L "$label" -j "$jobs" --resource-spec-file "$spec" --output-junit "$junit" \
+  --output-on-failure "${stop[@]}")
+status=$?
+set -e
+wall=$(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$start" "$(date +%s.%N)")
+python3 scripts/gpu_suite_report.py --junit "$junit" --tier "$tier" --gpus "$gpus" --wall "$wall" \
+  --base tests/gpu-suite-base.json --results-dir "${RESULTS_DIR:-}"
+exit $status

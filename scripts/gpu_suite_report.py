@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The GPU suite's result (scripts/gpu-check.sh): ctest's JUnit file summed into
+results/<gpu>/gpu-suite-<tier>.json, the format issue 48 names:
+{commit, gpu, gpus, wall_s, tests, passed, failed, skipped, not_run (never started: ctest
+--stop-time), tests_before, slowest: [{test, seconds}]}.
+Also importable: summarize() is tested on the CPU with a JUnit file made by hand."""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+
+def summarize(junit_path, slowest=20):
+    """Counts and the slowest tests of a ctest JUnit file."""
+    root = ET.parse(junit_path).getroot()
+    cases = root.iter("testcase")
+    passed = failed = skipped = not_run = 0
+    times = []
+    for case in cases:
+        name = case.get("name", "")
+        seconds = float(case.get("time", "0") or 0)
+        status = case.get("status", "")
+        if case.find("failure") is not None or case.find("error") is not None or status == "fail":
+            failed += 1
+        elif case.find("skipped") is not None or status == "disabled":
+            skipped += 1
+        elif status == "notrun":  # never started (ctest --stop-time)
+            not_run += 1
+        else:
+            passed += 1
+        times.append((seconds, name))
+    times.sort(key=lambda t: (-t[0], t[1]))
+    return {
+        "tests": passed + failed + skipped + not_run,
+        "passed": passed,
+        "failed": failed,
+        "skipped": skipped,
+        "not_run": not_run,
+        "slowest": [{"test": name, "seconds": round(seconds, 2)} for seconds, name in times[:slowest]],
+    }
+
+
+def gpu_names():
+    """The visible GPUs' names, in nvidia-smi's order (CUDA_VISIBLE_DEVICES applied where it lists ordinals)."""
+    out = subprocess.run(["nvidia-smi", "--query-gpu=index,name", "--format=csv,noheader"], capture_output=True,
+                         text=True, check=True).stdout
+    rows = [line.split(",", 1) for line in out.strip().splitlines() if line.strip()]
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    if re.fullmatch(r"\d+(,\d+)*", visible):
+        wanted = visible.split(",")
+        rows = [r for r in rows if r[0].strip() in wanted]
+    return [name.strip() for _, name in rows]
+
+
+def folder_of(name, gpus):
+    """results/ folder of a GPU model: 'NVIDIA H200' -> h200, on two GPUs h200x2."""
+    words = [w for w in name.split() if w.upper() not in ("NVIDIA", "TESLA", "GEFORCE")]
+    model = re.sub(r"[^a-z0-9]", "", (words[0] if words else name).lower()) or "gpu"
+    return model + (f"x{gpus}" if gpus > 1 else "")
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return os.environ.get("SORTBENCH_GIT_COMMIT", "unknown")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--junit", required=True)
+    ap.add_argument("--tier", required=True, choices=["quick", "full"])
+    ap.add_argument("--gpus", type=int, required=True)
+    ap.add_argument("--wall", type=float, required=True)
+    ap.add_argument("--base", required=True, help="tests/gpu-suite-base.json")
+    ap.add_argument("--results-dir", default="")
+    a = ap.parse_args()
+    names = gpu_names()
+    doc = {"commit": os.environ.get("SORTBENCH_GIT_COMMIT") or commit(), "gpu": names[0] if names else "unknown",
+           "gpus": a.gpus, "tier": a.tier, "wall_s": a.wall}
+    summary = summarize(a.junit)
+    doc.update({k: summary[k] for k in ("tests", "passed", "failed", "skipped", "not_run")})
+    if a.tier == "full":
+        with open(a.base) as f:
+            doc["tests_before"] = json.load(f)["tests"]
+    doc["slowest"] = summary["slowest"]
+    folder = a.results_dir or os.path.join("results", folder_of(doc["gpu"], a.gpus))
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"gpu-suite-{a.tier}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    print(f"gpu-check: {doc['tests']} tests, {doc['passed']} passed, {doc['failed']} failed, {doc['skipped']} "
+          f"skipped in {doc['wall_s']} s on {a.gpus} x {doc['gpu']}; slowest {summary['slowest'][0]['seconds'] if summary['slowest'] else 0} s; "
+          f"{path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
