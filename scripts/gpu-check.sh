@@ -28,6 +28,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1 ||
   exit 77
 fi
 build_dir=${BUILD_DIR:-build}
+[[ $build_dir == /* ]] || build_dir=$PWD/$build_dir
 if [ "$tier" = quick ]; then
   # One GPU visible: the tier must pass on a single-GPU machine.
   first=${CUDA_VISIBLE_DEVICES:-$(nvidia-smi --query-gpu=index --format=csv,noheader | head -n1)}
@@ -46,7 +47,7 @@ export OMP_NUM_THREADS=$(( cores / jobs > 2 ? cores / jobs * 2 : 2 ))
 export OMP_WAIT_POLICY=PASSIVE
 label=gpu-quick
 [ "$tier" = full ] && label=gpu
-junit=$PWD/$build_dir/gpu-suite-$tier.xml
+junit=$build_dir/gpu-suite-$tier.xml
 echo "gpu-check: $tier tier (ctest -L $label) on $gpus GPU(s), $jobs tests at once"
 start=$(date +%s.%N)
 stop=()
