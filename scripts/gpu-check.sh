@@ -10,9 +10,10 @@
 #   {commit, gpu, gpus, wall_s (ctest's wall, the build excluded), tests, passed, failed, skipped,
 #    tests_before (full: the suite's gtest tests before issue 48, tests/gpu-suite-base.json),
 #    slowest: [{test, seconds}] x 20}
-# and the JUnit file beside it (build/gpu-suite-<tier>.xml). Exit: ctest's (0 when every test
+# and the JUnit file beside it (build/gpu-suite-<tier>.xml); full also writes the tests' times as
+# ctest cost data (build/gpu-test-costs.txt: commit it as tests/gpu-test-costs.txt to keep the order). Exit: ctest's (0 when every test
 # passed or skipped); 77 with one line where there is no GPU; 2 for a wrong argument.
-#   JOBS_PER_GPU  tests at once on one GPU (default: SORTBENCH_GPU_TEST_SLOTS, 4)
+#   JOBS_PER_GPU  tests at once on one GPU (default: SORTBENCH_GPU_TEST_SLOTS, 8)
 #   RESULTS_DIR   where the JSON goes (default results/<gpu>, e.g. results/h200, results/h200x2)
 #   STOP_AFTER_S  ctest starts no test after this many seconds (--stop-time), so a job with a
 #                 time limit still gets its report: the tests not run are counted as not run
@@ -38,7 +39,7 @@ bash scripts/setup.sh
 bash scripts/build.sh
 spec=$(bash scripts/gpu-resources.sh "$build_dir/gpu-resources.json")
 gpus=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["local"][0]["gpus"]))' "$spec")
-slots=${SORTBENCH_GPU_TEST_SLOTS:-4}
+slots=${SORTBENCH_GPU_TEST_SLOTS:-8}
 jobs=$((gpus * ${JOBS_PER_GPU:-$slots}))
 # Tests at once share the host's cores: each test's OpenMP work gets its share, and waits
 # without spinning, so that concurrent tests do not starve one another.
@@ -48,6 +49,13 @@ export OMP_WAIT_POLICY=PASSIVE
 label=gpu-quick
 [ "$tier" = full ] && label=gpu
 junit=$build_dir/gpu-suite-$tier.xml
+# The longest tests first: ctest orders by the cost data of earlier runs, seeded from the
+# committed times of the last full run (tests/gpu-test-costs.txt) where this build has none.
+costs=$build_dir/Testing/Temporary/CTestCostData.txt
+if [ ! -s "$costs" ] && [ -f tests/gpu-test-costs.txt ]; then
+  mkdir -p "$(dirname "$costs")"
+  cp tests/gpu-test-costs.txt "$costs"
+fi
 echo "gpu-check: $tier tier (ctest -L $label) on $gpus GPU(s), $jobs tests at once"
 start=$(date +%s.%N)
 stop=()
@@ -59,5 +67,6 @@ status=$?
 set -e
 wall=$(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$start" "$(date +%s.%N)")
 python3 scripts/gpu_suite_report.py --junit "$junit" --tier "$tier" --gpus "$gpus" --wall "$wall" \
-  --base tests/gpu-suite-base.json --results-dir "${RESULTS_DIR:-}"
+  --base tests/gpu-suite-base.json --results-dir "${RESULTS_DIR:-}" \
+  $([ "$tier" = full ] && echo --costs-out "$build_dir/gpu-test-costs.txt")
 exit $status

@@ -43,6 +43,19 @@ def summarize(junit_path, slowest=20):
     }
 
 
+def write_costs(junit_path, path):
+    """ctest's cost data (Testing/Temporary/CTestCostData.txt: name, runs, seconds) from a JUnit
+    file, so that the next run starts the longest tests first instead of finding them last."""
+    root = ET.parse(junit_path).getroot()
+    with open(path, "w") as f:
+        for case in root.iter("testcase"):
+            # Tests that did not run to an end (skipped, stopped, failed) leave no cost to learn.
+            if case.get("status") in ("notrun", "fail") or case.find("skipped") is not None:
+                continue
+            f.write(f"{case.get('name')} 1 {float(case.get('time') or 0):.3f}\n")
+        f.write("---\n")
+
+
 def gpu_names():
     """The visible GPUs' names, in nvidia-smi's order (CUDA_VISIBLE_DEVICES applied where it lists ordinals)."""
     out = subprocess.run(["nvidia-smi", "--query-gpu=index,name", "--format=csv,noheader"], capture_output=True,
@@ -78,7 +91,10 @@ def main():
     ap.add_argument("--wall", type=float, required=True)
     ap.add_argument("--base", required=True, help="tests/gpu-suite-base.json")
     ap.add_argument("--results-dir", default="")
+    ap.add_argument("--costs-out", default="", help="also write ctest's cost data here")
     a = ap.parse_args()
+    if a.costs_out:
+        write_costs(a.junit, a.costs_out)
     names = gpu_names()
     doc = {"commit": os.environ.get("SORTBENCH_GIT_COMMIT") or commit(), "gpu": names[0] if names else "unknown",
            "gpus": a.gpus, "tier": a.tier, "wall_s": a.wall}

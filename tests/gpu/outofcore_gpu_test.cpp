@@ -149,7 +149,7 @@ TEST(OutOfCore, ALimitBelowOneChunkIsAUsageErrorNamingTheMinimum) {
   const CommandResult r = sortbench("run -n 2^20 --gpu-memory-limit 1K --algo ooc-sort --reps 1 --quiet");
   EXPECT_EQ(r.exit_code, 2) << r.output << r.err;
   EXPECT_NE(r.err.find("raise it to at least"), std::string::npos) << r.err;
-  EXPECT_EQ(sb::test::lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_EQ(sb::test::error_lines(r.err).size(), 1u) << r.err;
 }
 
 TEST(OutOfCore, InputsThatFitKeepTheirInCorePlacement) {

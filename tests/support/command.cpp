@@ -58,4 +58,12 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+std::vector<std::string> error_lines(const std::string& err) {
+  std::vector<std::string> lines;
+  for (std::string& line : lines_of(err))
+    if (line.rfind("warning: GPU ", 0) != 0 || line.find(" is busy with other processes") == std::string::npos)
+      lines.push_back(std::move(line));
+  return lines;
+}
+
 }  // namespace sb::test

@@ -30,6 +30,9 @@ class TempDir {
 std::string read_text(const std::string& path);
 void write_text(const std::string& path, const std::string& text);
 std::vector<std::string> lines_of(const std::string& text);
+// stderr's lines less the warning that the GPU is busy with other processes: GPU tests share
+// their GPU with other tests (ctest's slots), and that warning is a line of its own.
+std::vector<std::string> error_lines(const std::string& err);
 
 // In the test executables that are built with the source folder and the executable's path.
 #ifdef SORTBENCH_SOURCE_DIR

@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
     std::cerr << "ctest's resource allocation: " << e.what() << "\n";
     return 1;
   }
+  // Each test is a process of its own: load only the kernels it launches (CUDA's lazy loading,
+  // unless the caller chose otherwise), not the whole registry's.
+  setenv("CUDA_MODULE_LOADING", "LAZY", 0);
   if (auto why = sb::cuda_unavailable_reason()) {
     std::cout << "SKIPPED: GPU tests need a CUDA device: " << *why << "\n";
     return 77;
