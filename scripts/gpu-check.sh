@@ -36,7 +36,8 @@ if [ "$tier" = quick ]; then
   export CUDA_VISIBLE_DEVICES=${first%%,*}
 fi
 bash scripts/setup.sh
-bash scripts/build.sh
+# What the GPU tests run: the executable and the two GPU test executables (not the CPU suites).
+bash scripts/build.sh sortbench sortbench_gpu_tests sortbench_gpu_multi_tests
 spec=$(bash scripts/gpu-resources.sh "$build_dir/gpu-resources.json")
 gpus=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["local"][0]["gpus"]))' "$spec")
 slots=${SORTBENCH_GPU_TEST_SLOTS:-8}

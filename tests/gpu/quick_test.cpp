@@ -44,7 +44,7 @@ std::vector<InputSpec> quick_inputs(KeyType key, Payload payload) {
 // streamed (out-of-core) algorithm gets the input in host memory, where it streams from.
 void expect_quick_sort(const Algorithm& algo, KeyType key, Payload payload) {
   std::string declined;
-  const PlacementKind placement = algo.streamed() ? PlacementKind::host : PlacementKind::device;
+  const PlacementKind placement = algo.streamed() ? PlacementKind::streamed : PlacementKind::device;
   for (const InputSpec& spec : quick_inputs(key, payload)) {
     const Outcome out = run_generated_once(placement, algo, spec);
     if (out.unsupported) {
