@@ -30,7 +30,8 @@ for target in "$@"; do targets+=(--target "$target"); done
 echo "build: configuring $build_dir"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSORTBENCH_BUILD_TESTS=ON "${generator_args[@]}" \
   "${cuda_args[@]}" ${CMAKE_ARGS:-} >/dev/null
-echo "build: compiling ${*:-every target} with ${JOBS:-$(nproc)} jobs (a first build: about 5 minutes for sortbench, 8 for everything, on 2 cores)"
+echo "build: compiling ${*:-every target} with ${JOBS:-$(nproc)} jobs" \
+  "(a first build: about 5 minutes for sortbench, 8 for everything, on 2 cores)"
 # Ninja's own status line ([done/total] what) is the progress; its output is a pipe here, so
 # it prints each line in full. Make prints [ n%] lines itself.
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" "${targets[@]}"

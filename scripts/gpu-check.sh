@@ -11,12 +11,14 @@
 #    tests_before (full: the suite's gtest tests before issue 48, tests/gpu-suite-base.json),
 #    slowest: [{test, seconds}] x 20}
 # and the JUnit file beside it (build/gpu-suite-<tier>.xml); full also writes the tests' times as
-# ctest cost data (build/gpu-test-costs.txt: commit it as tests/gpu-test-costs.txt to keep the order). Exit: ctest's (0 when every test
-# passed or skipped); 77 with one line where there is no GPU; 2 for a wrong argument.
+# ctest cost data (build/gpu-test-costs.txt: commit it as tests/gpu-test-costs.txt to keep the
+# order). Exit: ctest's (0 when every test passed or skipped); 77 with one line where there is
+# no GPU; 2 for a wrong argument.
 #   JOBS_PER_GPU  tests at once on one GPU (default: SORTBENCH_GPU_TEST_SLOTS, 8)
 #   RESULTS_DIR   where the JSON goes (default results/<gpu>, e.g. results/h200, results/h200x2)
-#   STOP_AFTER_S  ctest starts no test after this many seconds (--stop-time), so a job with a
-#                 time limit still gets its report: the tests not run are counted as not run
+#   STOP_AFTER_S  ctest stops after this many seconds (--stop-time), so a job with a time limit
+#                 still gets its report: the tier's tests it never started are "not_run" (those it
+#                 stopped count as failed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier=${1:-}
@@ -24,7 +26,7 @@ case $tier in
   quick | full) ;;
   *) echo "gpu-check: give quick or full (got '${tier}')" >&2; exit 2 ;;
 esac
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1 || [ -z "$(nvidia-smi -L 2>/dev/null)" ]; then
+if ! command -v nvidia-smi >/dev/null 2>&1 || [ -z "$(nvidia-smi -L 2>/dev/null)" ]; then
   echo "gpu-check: no GPU here (nvidia-smi lists none); run it on a machine with an NVIDIA GPU" >&2
   exit 77
 fi
@@ -66,8 +68,9 @@ set +e
   --output-on-failure "${stop[@]}")
 status=$?
 set -e
+listed=$(cd "$build_dir" && ctest -N -L "$label" | sed -n 's/^Total Tests: //p')
 wall=$(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$start" "$(date +%s.%N)")
-python3 scripts/gpu_suite_report.py --junit "$junit" --tier "$tier" --gpus "$gpus" --wall "$wall" \
+python3 scripts/gpu_suite_report.py --junit "$junit" --tier "$tier" --gpus "$gpus" --wall "$wall" --listed "$listed" \
   --base tests/gpu-suite-base.json --results-dir "${RESULTS_DIR:-}" \
   $([ "$tier" = full ] && echo --costs-out "$build_dir/gpu-test-costs.txt")
 exit $status

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The GPU suite's result (scripts/gpu-check.sh): ctest's JUnit file summed into
 results/<gpu>/gpu-suite-<tier>.json, the format issue 48 names:
-{commit, gpu, gpus, wall_s, tests, passed, failed, skipped, not_run (never started: ctest
---stop-time), tests_before, slowest: [{test, seconds}]}.
+{commit, gpu, gpus, wall_s, tests, passed, failed, skipped, not_run (the tier's tests that were
+never started: ctest --stop-time), tests_before, slowest: [{test, seconds}]}.
 Also importable: summarize() is tested on the CPU with a JUnit file made by hand."""
 import argparse
 import json
@@ -89,6 +89,7 @@ def main():
     ap.add_argument("--tier", required=True, choices=["quick", "full"])
     ap.add_argument("--gpus", type=int, required=True)
     ap.add_argument("--wall", type=float, required=True)
+    ap.add_argument("--listed", type=int, default=0, help="the tier's tests as ctest lists them")
     ap.add_argument("--base", required=True, help="tests/gpu-suite-base.json")
     ap.add_argument("--results-dir", default="")
     ap.add_argument("--costs-out", default="", help="also write ctest's cost data here")
@@ -99,6 +100,10 @@ def main():
     doc = {"commit": os.environ.get("SORTBENCH_GIT_COMMIT") or commit(), "gpu": names[0] if names else "unknown",
            "gpus": a.gpus, "tier": a.tier, "wall_s": a.wall}
     summary = summarize(a.junit)
+    # Tests ctest stopped before they ended (--stop-time) are missing from its JUnit file.
+    missing = max(0, a.listed - summary["tests"])
+    summary["not_run"] += missing
+    summary["tests"] += missing
     doc.update({k: summary[k] for k in ("tests", "passed", "failed", "skipped", "not_run")})
     if a.tier == "full":
         with open(a.base) as f:
@@ -110,9 +115,9 @@ def main():
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
+    slowest = summary["slowest"][0]["seconds"] if summary["slowest"] else 0
     print(f"gpu-check: {doc['tests']} tests, {doc['passed']} passed, {doc['failed']} failed, {doc['skipped']} "
-          f"skipped in {doc['wall_s']} s on {a.gpus} x {doc['gpu']}; slowest {summary['slowest'][0]['seconds'] if summary['slowest'] else 0} s; "
-          f"{path}")
+          f"skipped in {doc['wall_s']} s on {a.gpus} x {doc['gpu']}; slowest {slowest} s; {path}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-// sortbench's Python face, its native part (issue 39 item 1; design.md round 3, "Folders that
-// show it": apps/python converts arrays, calls lib, returns arrays and rows). Like
+// sortbench's Python face, its native part (issue 39 item 1; docs/architecture.md, "The house"
+// and "Python": apps/python converts arrays, calls lib, returns arrays and rows). Like
 // apps/sortbench, it parses and converts only: a sort is a Session of the caller's arrays
 // (input/caller_array.hpp) with a single run and an array sink, as `sortbench sort` is one with
 // a file sink (suite/sort_file.cpp); a benchmark is run_benchmark, as `sortbench run --input`.

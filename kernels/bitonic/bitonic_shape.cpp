@@ -27,8 +27,8 @@ constexpr unsigned kGlobalWarps = 8;
 // positions; larger sizes have not been tried).
 constexpr std::uint64_t kMaxPadded = std::uint64_t{1} << 32;
 
-// The limits of `device`, else of the current device (design.md item 3: no per-process cache
-// of device state).
+// The limits of `device`, else of the current device (docs/architecture.md, "Devices and
+// contexts": no per-process cache of device state).
 DeviceLimits device_limits(const DeviceContext* device) {
   const cudaDeviceProp d = device ? device->props : current_device_context(nullptr).props;
   return DeviceLimits{static_cast<unsigned>(d.warpSize),

@@ -19,8 +19,9 @@ namespace sb::hp::fast {
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
-// What the launches need to know about the run's device: from its context (design.md item 3),
-// or, for a problem with none (a CPU-side support check), the current device's properties.
+// What the launches need to know about the run's device: from its context (docs/architecture.md,
+// "Devices and contexts"), or, for a problem with none (a CPU-side support check), the current
+// device's properties.
 struct DeviceFacts {
   int sms = 0;
   std::size_t smem_per_block = 0;  // opt-in maximum of dynamic shared memory per block

@@ -17,8 +17,8 @@ namespace {
 // Scatter blocks resident at once on `device` for element type (K, V) (its lsd::TileShape): the
 // grid is one wave of them, each block with a long contiguous run of tiles (the histogram uses
 // the same split). From the context's memo, asked once per device (a process may run on
-// several GPUs, design.md item 3; the run reads it in its timed region); without a context,
-// asked of the current device.
+// several GPUs, docs/architecture.md, "Devices and contexts"; the run reads it in its timed
+// region); without a context, asked of the current device.
 template <typename K, typename V>
 unsigned resident_scatter_blocks(const DeviceContext* device) {
   const int per_sm = kernel_blocks_per_sm(device, reinterpret_cast<const void*>(lsd::scatter_kernel<K, V>),

@@ -1,4 +1,4 @@
-// The house rules of design.md (round 3, "Folders that show it"), checked on the source tree:
+// The house rules of docs/architecture.md ("The house"), checked on the source tree:
 // lib/ is its parts, each part includes only the parts below it, a kernel family includes only
 // core/ and algo/ of lib (one include root makes every part visible, so this test is what
 // stops a family from reaching the generator or the harness), and no file in lib/, kernels/
@@ -106,6 +106,25 @@ TEST(Layout, NoFileLongerThanAReaderCanHold) {
       std::string line;
       while (std::getline(in, line)) ++lines;
       EXPECT_LE(lines, kMaxLines) << from_root(file) << " has " << lines << " lines; split it by what its parts do";
+    }
+}
+
+// The design document is the project's own (docs/architecture.md): a comment that cites one
+// outside the repository sends the next reader to a file they do not have.
+TEST(Layout, CodeCitesOnlyTheProjectsOwnDesignDocument) {
+  // Spelled in two pieces so that this file does not match itself.
+  static const std::regex outside(std::string("shared") + "/docs|" + "design" + R"(\.md)");
+  ASSERT_TRUE(fs::exists(kRoot / "docs" / "architecture.md"));
+  for (const char* top : {"lib", "kernels", "apps", "tests"})
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / top)) {
+      const std::string ext = e.path().extension().string();
+      if (!e.is_regular_file() || !(is_source(e.path()) || ext == ".py" || ext == ".txt")) continue;
+      std::ifstream in(e.path());
+      std::string line;
+      for (std::size_t number = 1; std::getline(in, line); ++number)
+        EXPECT_FALSE(std::regex_search(line, outside))
+            << from_root(e.path()) << ":" << number << " cites a design document outside the repository; cite "
+            << "docs/architecture.md: " << line;
     }
 }
 

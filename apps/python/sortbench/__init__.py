@@ -1,6 +1,6 @@
 """sortbench from Python: sort and benchmark the arrays you already hold.
 
-Follows issue 39 (the Python face) and design.md round 3 ("Python": a thin face over the same
+Follows issue 39 (the Python face) and docs/architecture.md ("Python": a thin face over the same
 library as the CLI). This file converts what the caller passes (NumPy, CuPy, PyTorch, pyarrow,
 any DLPack producer), allocates outputs in the caller's framework, and calls the native module,
 which runs the same Session pipeline as ``sortbench sort`` and ``sortbench run --input``.

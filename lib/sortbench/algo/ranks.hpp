@@ -1,4 +1,4 @@
-// The rank model of the distributed sorts (issue 15; design.md "NCCL ranks"): one rank per
+// The rank model of the distributed sorts (issue 15; docs/architecture.md, "NCCL ranks"): one rank per
 // GPU, each with its own stream and NCCL communicator in its DeviceContext. A rank algorithm
 // sorts the rank's input slice into the rank's part of the global order; the ranks placement
 // (lib/sortbench/measure/rank_placement.hpp) fills the slices from the input's source, times

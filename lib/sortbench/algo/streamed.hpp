@@ -1,4 +1,4 @@
-// The streamed placement's contract (design.md round 3, "out-of-core"; issue 37): an input larger
+// The streamed placement's contract (docs/architecture.md, "Out of core"; issue 37): an input larger
 // than the GPU stays where it is, in pinned host memory or in a file larger than host memory, and
 // a streamed algorithm reads it in chunks over as many passes as it needs and writes its sorted
 // output in chunks. The placement (measure/streamed_placement) fills the host columns or builds

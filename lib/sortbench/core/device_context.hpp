@@ -1,5 +1,5 @@
 // The device a run executes on, passed to every algorithm instead of device state kept in
-// statics (../shared/docs/design.md, item 3): with several GPUs in one process each rank has
+// statics (docs/architecture.md, "Devices and contexts"): with several GPUs in one process each rank has
 // its own context, and a fact cached for the first GPU would be wrong for the second.
 #pragma once
 

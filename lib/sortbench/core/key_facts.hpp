@@ -1,4 +1,4 @@
-// The facts about an input's keys that algorithms read (design.md round 3, "key facts"): min
+// The facts about an input's keys that algorithms read (docs/architecture.md, "One pipeline"): min
 // and max, also in ordered form (exact for every key type), the distinct count where known,
 // and whether they were given to the sort or discovered inside its timed region. Every source
 // states them its own way (the generator from the keys it made, a file from one pass over it,

@@ -1,4 +1,4 @@
-// A caller's arrays as an input source (design.md round 3, "one pipeline": the generator, a file
+// A caller's arrays as an input source (docs/architecture.md, "One pipeline": the generator, a file
 // and a caller's array are three sources; issue 39 item 1, the Python face). The arrays stay
 // where the caller holds them, host or GPU memory, and are read only when a placement fills
 // from them; what an array library calls an element type is mapped to a key type here, so the

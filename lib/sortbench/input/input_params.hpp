@@ -1,4 +1,4 @@
-// Input parameters (seed 004, sections 1.3 and 6.2; docs: ../shared/docs/algorithms.md).
+// Input parameters (seed 004, sections 1.3 and 6.2; docs/inputs.md).
 // n keys in [minVal, maxVal); range = maxVal - minVal; len = distinct values that occur;
 // delta = n / range; sigma = range / len. A request names any consistent subset; the rest follows.
 #pragma once

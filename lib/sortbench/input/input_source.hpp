@@ -1,4 +1,4 @@
-// Where a run's input comes from (design.md round 3, "one pipeline"): the generator is one
+// Where a run's input comes from (docs/architecture.md, "One pipeline"): the generator is one
 // source, a user's file another. A source knows its element type and length, fills host or
 // device buffers, gives a slice of itself (a rank's shard, a streamed chunk), and describes its
 // own provenance for the JSON, so placements, the verifier and the writers need not know which

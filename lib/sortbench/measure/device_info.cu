@@ -63,8 +63,9 @@ DeviceInfo query_device(int ordinal, bool measure_bandwidth, std::string_view no
   if (ordinal < 0 || ordinal >= count) throw UsageError(invalid_device_message(ordinal, device_names()));
   DeviceInfo d;
   d.ordinal = ordinal;
-  // Asked about `ordinal` without making it current (design.md item 3); the memory query and
-  // the copy need it current, so they run with it and the caller's device is restored.
+  // Asked about `ordinal` without making it current (docs/architecture.md, "Devices and
+  // contexts"); the memory query and the copy need it current, so they run with it and the
+  // caller's device is restored.
   int caller_device = 0;
   SB_CUDA_CHECK(cudaGetDevice(&caller_device));
   struct RestoreDevice {

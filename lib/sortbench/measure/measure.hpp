@@ -1,4 +1,4 @@
-// The one measurement loop (design.md item 4), after nvbench's cold measurement
+// The one measurement loop (docs/architecture.md, "One pipeline"), after nvbench's cold measurement
 // (detail/measure_cold.cu): warm-up runs, then samples until their relative standard deviation
 // is under max_noise or the time budget is spent (and at least min_reps). What a sample costs
 // is read by a pluggable timer (CUDA events on the GPU, the steady clock on the CPU); what else

@@ -1,4 +1,4 @@
-// Placements (design.md round 3, "one pipeline"): where an input's bytes live while algorithms
+// Placements (docs/architecture.md, "One pipeline"): where an input's bytes live while algorithms
 // run on it, and how one algorithm is run, timed and verified there. A Session (session.hpp)
 // places its source once, learns its key facts, and hands each algorithm to the placement:
 //   HostPlacement    the input in host memory; CPU algorithms (steady-clock samples)

@@ -1,4 +1,4 @@
-// The ranks placement (issue 15; design.md "NCCL ranks"): one thread per rank in this process,
+// The ranks placement (issue 15; docs/architecture.md, "NCCL ranks"): one thread per rank in this process,
 // each with its device, stream and NCCL communicator (ncclCommInitRank over one unique id), or
 // one process per rank meeting in a rendezvous directory. Each rank fills its slice of the
 // input, then samples through the one measurement loop (measure.hpp): the pristine slice is

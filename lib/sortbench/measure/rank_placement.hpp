@@ -1,4 +1,4 @@
-// The ranks placement (issue 15; design.md "NCCL ranks"): a distributed algorithm's input spread
+// The ranks placement (issue 15; docs/architecture.md, "NCCL ranks"): a distributed algorithm's input spread
 // over one rank per GPU, each with its own stream and NCCL communicator in its DeviceContext,
 // timed from a common start to the last rank done and verified on the GPUs. Built where NCCL is
 // (SORTBENCH_HAVE_NCCL); elsewhere no algorithm is distributed and nothing calls it.

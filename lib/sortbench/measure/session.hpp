@@ -1,4 +1,4 @@
-// The one pipeline every path shares (design.md round 3):
+// The one pipeline every path shares (docs/architecture.md, "One pipeline"):
 //   source -> placement -> key facts -> [timed: run] -> verify -> sink
 // A Session places its source once (placement.hpp: host or one device; the ranks placement per
 // distributed row), learns the input's key facts, and runs algorithms on it one at a time, each

@@ -1,4 +1,4 @@
-// The streamed placement (placement.hpp; design.md round 3, "out-of-core"; issue 37): the input
+// The streamed placement (placement.hpp; docs/architecture.md, "Out of core"; issue 37): the input
 // stays in host memory, or in a file larger than host memory, and passes through the GPU in
 // chunks. Resident: the input's columns are filled into pinned host memory once (untimed) beside
 // an output of the same size, and every algorithm is timed from host memory to host memory, so
