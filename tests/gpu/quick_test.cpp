@@ -1,6 +1,7 @@
 // The quick tier (ctest label gpu-quick, scripts/gpu-check.sh quick; issue 48 item 2): every
 // registered single-GPU algorithm on every key type it declares, once, at a small n; every payload
-// kind once on every algorithm that carries it; the command line's exit paths that need one GPU.
+// kind once on every algorithm that carries it; each distributed algorithm on one rank; the
+// command line's exit paths that need one GPU.
 // (The streamed placement's quick case is OutOfCoreQuick in outofcore_gpu_test.cpp.) A suite
 // belongs to this tier by its name ending in Quick: tests/CMakeLists.txt labels by that.
 #include <gtest/gtest.h>
@@ -14,7 +15,7 @@
 
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/session.hpp"
+#include "sortbench/session/session.hpp"
 #include "support/command.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -116,6 +117,32 @@ INSTANTIATE_TEST_SUITE_P(Kinds, EveryPayloadQuick, testing::ValuesIn(all_payload
                          [](const testing::TestParamInfo<Payload>& info) {
                            return identifier(std::string(to_string(info.param)));
                          });
+
+// The distributed algorithms `sortbench list` prints, each on one rank (one GPU: the quick tier's
+// machine), through the executable as a user runs them: verified rows.
+std::vector<std::string> distributed_names() {
+  std::vector<std::string> names;
+  for (const Algorithm& a : registry().all())
+    if (a.distributed()) names.push_back(a.name);
+  return names;
+}
+
+class DistributedQuick : public testing::TestWithParam<std::string> {};
+
+TEST_P(DistributedQuick, OnOneRankVerifies) {
+  TempDir dir;
+  const CommandResult r = run_command(exe() + " run --algo " + GetParam() +
+                                          " -n 2^20 --delta 50 --sigma 50 --reps 2 --quiet --json " + dir.file("r.json"),
+                                      /*split_stderr=*/true);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = read_text(dir.file("r.json"));
+  EXPECT_NE(json.find("\"verification\": \"passed\""), std::string::npos) << json;
+}
+
+// A build without NCCL registers no distributed algorithm.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DistributedQuick);
+INSTANTIATE_TEST_SUITE_P(Listed, DistributedQuick, testing::ValuesIn(distributed_names()),
+                         [](const testing::TestParamInfo<std::string>& info) { return identifier(info.param); });
 
 // The command line's exit paths that need a GPU (docs/usage.md's exit codes): each is one line
 // on stderr with its code, and no output file.
