@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "sortbench/core/errors.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 
 namespace sb::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "sortbench/measure/session.hpp"
+#include "sortbench/session/session.hpp"
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/input/input_params.hpp"
 #include "sortbench/report/report.hpp"

@@ -14,7 +14,7 @@
 #include "cli.hpp"
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/core/keys.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 #include "sortbench/input/chunked_write.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/input/input_file.hpp"

@@ -9,9 +9,9 @@
 #include "cli.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/report/build_info.hpp"
-#include "sortbench/measure/device_info.hpp"
-#include "sortbench/measure/link_bandwidth.hpp"
-#include "sortbench/measure/nvml.hpp"
+#include "sortbench/device/device_info.hpp"
+#include "sortbench/device/link_bandwidth.hpp"
+#include "sortbench/device/nvml.hpp"
 #include "sortbench/report/report.hpp"
 #include "sortbench/algo/registry.hpp"
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "sortbench/measure/clock_collector.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/timing/clock_collector.hpp"
+#include "sortbench/device/device_info.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/progress.hpp"
 #include "sortbench/algo/registry.hpp"

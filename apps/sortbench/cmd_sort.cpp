@@ -8,7 +8,7 @@
 #include "cli.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/progress.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 #include "sortbench/suite/sort_file.hpp"
 
 namespace sb::cli {

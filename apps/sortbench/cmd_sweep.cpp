@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/experiment/sweep.hpp"

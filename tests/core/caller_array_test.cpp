@@ -13,8 +13,8 @@
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/values.hpp"
 #include "sortbench/input/caller_array.hpp"
-#include "sortbench/measure/harness.hpp"
-#include "sortbench/measure/session.hpp"
+#include "sortbench/timing/harness.hpp"
+#include "sortbench/session/session.hpp"
 
 namespace {
 

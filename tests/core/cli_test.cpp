@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sortbench/algo/registry.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 #include "support/command.hpp"
 
 namespace {

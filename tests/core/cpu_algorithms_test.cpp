@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "sortbench/measure/session.hpp"
+#include "sortbench/session/session.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sortbench/core/cuda_check.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 #include "support/command.hpp"
 
 namespace sb {
@@ -27,12 +27,12 @@ std::string cuda_error_text(const char* file) {
 }
 
 TEST(Errors, CudaFailuresNameTheCallAndTheErrorButNoSourcePath) {
-  const std::string plain = cuda_error_text("/build/path/lib/sortbench/measure/harness_device.cu");
+  const std::string plain = cuda_error_text("/build/path/lib/sortbench/timing/harness_device.cu");
   EXPECT_NE(plain.find("cudaErrorInvalidValue"), std::string::npos) << plain;
   EXPECT_NE(plain.find("cudaMemcpy"), std::string::npos) << plain;
   EXPECT_EQ(plain.find("harness_device.cu"), std::string::npos) << plain;
   set_error_locations(true);
-  const std::string verbose = cuda_error_text("/build/path/lib/sortbench/measure/harness_device.cu");
+  const std::string verbose = cuda_error_text("/build/path/lib/sortbench/timing/harness_device.cu");
   set_error_locations(false);
   EXPECT_NE(verbose.find("harness_device.cu:42"), std::string::npos) << verbose;
 }

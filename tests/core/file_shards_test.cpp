@@ -17,7 +17,7 @@
 #include "sortbench/core/slices.hpp"
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/rank_file_output.hpp"
+#include "sortbench/sink/rank_file_output.hpp"
 #include "support/command.hpp"
 
 namespace {

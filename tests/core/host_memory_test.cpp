@@ -7,7 +7,7 @@
 
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/host_memory.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include "sortbench/core/errors.hpp"
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/key_discovery.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/facts/key_discovery.hpp"
+#include "sortbench/verify/verify.hpp"
 #include "support/command.hpp"
 
 namespace {

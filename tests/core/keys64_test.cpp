@@ -15,7 +15,7 @@
 #include "sortbench/core/errors.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/core/values.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/verify/verify.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb {

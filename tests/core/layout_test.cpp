@@ -31,10 +31,18 @@ const std::map<std::string, std::set<std::string>>& allowed_parts() {
       {"core", {"core"}},
       {"algo", {"core", "algo"}},
       {"input", {"core", "input"}},
-      {"measure", {"core", "algo", "input", "measure"}},
-      {"report", {"core", "algo", "input", "measure", "report"}},
-      {"experiment", {"core", "algo", "input", "measure", "report", "experiment"}},
-      {"suite", {"core", "algo", "input", "measure", "report", "suite"}},
+      {"device", {"core", "device"}},
+      {"facts", {"core", "input", "facts"}},
+      {"verify", {"core", "algo", "input", "verify"}},
+      {"timing", {"core", "algo", "input", "device", "facts", "timing"}},
+      {"place", {"core", "algo", "input", "device", "facts", "verify", "timing", "place"}},
+      {"sink", {"core", "algo", "input", "device", "facts", "verify", "timing", "place", "sink"}},
+      {"session", {"core", "algo", "input", "device", "facts", "verify", "timing", "place", "sink", "session"}},
+      {"report", {"core", "algo", "input", "device", "facts", "verify", "timing", "place", "session", "report"}},
+      {"experiment",
+       {"core", "algo", "input", "device", "facts", "verify", "timing", "place", "session", "report", "experiment"}},
+      {"suite",
+       {"core", "algo", "input", "device", "facts", "verify", "timing", "place", "sink", "session", "report", "suite"}},
   };
   return allowed;
 }

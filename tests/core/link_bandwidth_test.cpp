@@ -1,11 +1,11 @@
-// The host link's copy rates (measure/link_bandwidth.hpp, issue 37): the JSON keys and their
+// The host link's copy rates (device/link_bandwidth.hpp, issue 37): the JSON keys and their
 // rounding on the CPU; with a GPU, that the three rates are measured and plausible.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "sortbench/measure/device_info.hpp"
-#include "sortbench/measure/link_bandwidth.hpp"
+#include "sortbench/device/device_info.hpp"
+#include "sortbench/device/link_bandwidth.hpp"
 
 namespace {
 

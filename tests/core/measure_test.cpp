@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <memory>
 
-#include "sortbench/measure/session.hpp"
-#include "sortbench/measure/clock_collector.hpp"
+#include "sortbench/session/session.hpp"
+#include "sortbench/timing/clock_collector.hpp"
 #include "sortbench/report/compare.hpp"
-#include "sortbench/measure/energy.hpp"
-#include "sortbench/measure/measure.hpp"
-#include "sortbench/measure/memory_collector.hpp"
-#include "sortbench/measure/nvml.hpp"
+#include "sortbench/timing/energy.hpp"
+#include "sortbench/timing/measure.hpp"
+#include "sortbench/timing/memory_collector.hpp"
+#include "sortbench/device/nvml.hpp"
 #include "sortbench/report/report.hpp"
 
 namespace sb {

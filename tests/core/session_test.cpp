@@ -1,4 +1,4 @@
-// The one pipeline on the CPU (measure/session.hpp, issue 35): a Session of a host placement
+// The one pipeline on the CPU (session/session.hpp, issue 35): a Session of a host placement
 // runs an algorithm, verifies it and hands its output to a sink; sources give slices and
 // ranges that equal the same part of the whole; the file sink writes aside and renames only
 // when committed.
@@ -19,9 +19,9 @@
 #include "sortbench/core/values.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/file_sink.hpp"
-#include "sortbench/measure/harness.hpp"
-#include "sortbench/measure/session.hpp"
+#include "sortbench/sink/file_sink.hpp"
+#include "sortbench/timing/harness.hpp"
+#include "sortbench/session/session.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb {

@@ -15,7 +15,7 @@
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/temp_files.hpp"
 #include "sortbench/input/input_file.hpp"
-#include "sortbench/measure/file_sink.hpp"
+#include "sortbench/sink/file_sink.hpp"
 #include "support/command.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb {
 namespace {

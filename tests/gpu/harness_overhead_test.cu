@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sortbench/measure/session.hpp"
+#include "sortbench/session/session.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/input/generator.hpp"

@@ -5,8 +5,8 @@
 
 #include <iostream>
 
-#include "sortbench/measure/session.hpp"
-#include "sortbench/measure/nvml.hpp"
+#include "sortbench/session/session.hpp"
+#include "sortbench/device/nvml.hpp"
 #include "sortbench/algo/registry.hpp"
 
 namespace sb {

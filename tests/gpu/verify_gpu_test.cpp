@@ -6,7 +6,7 @@
 
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb {
 namespace {

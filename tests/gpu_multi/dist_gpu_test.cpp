@@ -17,7 +17,7 @@
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/rank_placement.hpp"
+#include "sortbench/place/rank_placement.hpp"
 #include "gpu_multi/expect_rows.hpp"
 #include "support/command.hpp"
 #include "support/sortbench_test.hpp"

@@ -18,8 +18,8 @@
 #include "sortbench/core/errors.hpp"
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/harness.hpp"
-#include "sortbench/measure/rank_placement.hpp"
+#include "sortbench/timing/harness.hpp"
+#include "sortbench/place/rank_placement.hpp"
 #include "gpu_multi/expect_rows.hpp"
 #include "support/command.hpp"
 

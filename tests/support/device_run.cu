@@ -1,10 +1,10 @@
 // run_device_once and sort_host_keys_on_device: one sample of an algorithm through the same
-// Session a benchmark uses (measure/session.hpp: the input placed on the device, restored
+// Session a benchmark uses (session/session.hpp: the input placed on the device, restored
 // into the work buffers, scratch poisoned, the sort run once and verified), its output kept
 // by an output sink (test_support.cpp's run_once).
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/session.hpp"
+#include "sortbench/session/session.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

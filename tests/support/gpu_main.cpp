@@ -14,7 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 #include "support/gpu_resources.hpp"
 
 #ifndef SORTBENCH_TEST_GPUS

@@ -10,8 +10,8 @@
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/input/input_params.hpp"
 #include "sortbench/algo/registry.hpp"
-#include "sortbench/measure/session.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/session/session.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb::test {
 
@@ -48,7 +48,7 @@ struct Reference {
 };
 Reference make_reference(const InputSpec& spec);
 
-// One sample of an algorithm in a session (the one pipeline: measure/session.hpp), its sorted
+// One sample of an algorithm in a session (the one pipeline: session/session.hpp), its sorted
 // columns drained into keys and vals; a row in error throws.
 ResultRow run_once(Session& session, const Algorithm& algo, const Params& params, std::vector<unsigned char>& keys,
                    std::vector<unsigned char>& vals);

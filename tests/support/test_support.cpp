@@ -10,7 +10,7 @@
 
 #include "sortbench/input/generator.hpp"
 #include "sortbench/core/keys.hpp"
-#include "sortbench/measure/harness.hpp"
+#include "sortbench/timing/harness.hpp"
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {

@@ -1,7 +1,7 @@
 // The rank model of the distributed sorts (issue 15; docs/architecture.md, "NCCL ranks"): one rank per
 // GPU, each with its own stream and NCCL communicator in its DeviceContext. A rank algorithm
 // sorts the rank's input slice into the rank's part of the global order; the ranks placement
-// (lib/sortbench/measure/rank_placement.hpp) fills the slices from the input's source, times
+// (lib/sortbench/place/rank_placement.hpp) fills the slices from the input's source, times
 // the ranks from a common start and verifies. A rank that fails marks the run failed; the
 // others see it while they wait and abort their communicators, so no rank hangs in a
 // collective whose partner has gone. Only built where NCCL is (SORTBENCH_HAVE_NCCL).

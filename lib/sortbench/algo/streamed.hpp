@@ -1,7 +1,7 @@
 // The streamed placement's contract (docs/architecture.md, "Out of core"; issue 37): an input larger
 // than the GPU stays where it is, in pinned host memory or in a file larger than host memory, and
 // a streamed algorithm reads it in chunks over as many passes as it needs and writes its sorted
-// output in chunks. The placement (measure/streamed_placement) fills the host columns or builds
+// output in chunks. The placement (place/streamed_placement) fills the host columns or builds
 // the reader from the session's source, the writer from its output sink, and allocates the GPU
 // memory the session's limit allows; the algorithm owns the chunk plan, its copies and streams.
 #pragma once

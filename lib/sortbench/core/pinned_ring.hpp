@@ -2,7 +2,7 @@
 // chunk runs while the next is read (or the previous one written). Allocated once, a few MiB:
 // pinning a column's size would cost more than the copy itself. The i-th chunk of a stream uses
 // slot i % kSlots. Files stream through it into the GPU (input/) and sorted columns out of it
-// (measure/'s output sinks).
+// (sink/'s output sinks).
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 
 #include <algorithm>
 #include <vector>

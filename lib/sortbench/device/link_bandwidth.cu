@@ -1,5 +1,5 @@
 // The host link's copy rates (link_bandwidth.hpp), issue 37.
-#include "sortbench/measure/link_bandwidth.hpp"
+#include "sortbench/device/link_bandwidth.hpp"
 
 #include <algorithm>
 #include <cmath>

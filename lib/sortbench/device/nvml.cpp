@@ -1,6 +1,6 @@
 // NVML loaded at run time (nvml.hpp). Each entry point's type is decltype of its declaration
 // in nvml.h; a missing symbol leaves that query unanswered rather than failing the run.
-#include "sortbench/measure/nvml.hpp"
+#include "sortbench/device/nvml.hpp"
 
 #include <algorithm>
 #include <cstdlib>

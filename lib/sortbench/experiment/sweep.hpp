@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sortbench/measure/session.hpp"
+#include "sortbench/session/session.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/report/report.hpp"
 

@@ -1,4 +1,4 @@
-#include "sortbench/measure/key_discovery.hpp"
+#include "sortbench/facts/key_discovery.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 // millions of same-address atomics on one L2 slice, 10x slower than reading the keys.
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/element.hpp"
-#include "sortbench/measure/key_discovery.hpp"
+#include "sortbench/facts/key_discovery.hpp"
 #include "sortbench/core/keys.hpp"
 #include "sortbench/core/launch.hpp"
 

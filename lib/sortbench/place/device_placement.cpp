@@ -12,13 +12,13 @@
 #include "sortbench/core/pinned_ring.hpp"
 #include "sortbench/core/stream_order.hpp"
 #include "sortbench/input/generator.hpp"
-#include "sortbench/measure/clock_collector.hpp"
-#include "sortbench/measure/energy.hpp"
-#include "sortbench/measure/harness.hpp"
-#include "sortbench/measure/key_discovery.hpp"
-#include "sortbench/measure/memory_collector.hpp"
-#include "sortbench/measure/placement.hpp"
-#include "sortbench/measure/positions_device.hpp"
+#include "sortbench/timing/clock_collector.hpp"
+#include "sortbench/timing/energy.hpp"
+#include "sortbench/timing/harness.hpp"
+#include "sortbench/facts/key_discovery.hpp"
+#include "sortbench/timing/memory_collector.hpp"
+#include "sortbench/place/placement.hpp"
+#include "sortbench/verify/positions_device.hpp"
 
 namespace sb {
 namespace {

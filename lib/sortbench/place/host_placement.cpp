@@ -7,9 +7,9 @@
 
 #include "sortbench/core/pinned_ring.hpp"
 #include "sortbench/input/generator.hpp"
-#include "sortbench/measure/harness.hpp"
-#include "sortbench/measure/key_discovery.hpp"
-#include "sortbench/measure/placement.hpp"
+#include "sortbench/timing/harness.hpp"
+#include "sortbench/facts/key_discovery.hpp"
+#include "sortbench/place/placement.hpp"
 
 namespace sb {
 namespace {

@@ -20,10 +20,10 @@
 
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/measure.hpp"
-#include "sortbench/measure/nvml.hpp"
-#include "sortbench/measure/result_row.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/timing/measure.hpp"
+#include "sortbench/device/nvml.hpp"
+#include "sortbench/timing/result_row.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb {
 

@@ -10,7 +10,7 @@
 // and of the output slices, all-reduced (sums modulo 2^64 reduce exactly), equal; with a payload
 // the sums run over (key, value) pairs (verify.hpp pair_fingerprint, issue 38), so a value that
 // left its key fails as a lost element does.
-#include "sortbench/measure/rank_placement.hpp"
+#include "sortbench/place/rank_placement.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -30,11 +30,11 @@
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/core/launch.hpp"
 #include "sortbench/core/slices.hpp"
-#include "sortbench/measure/device_info.hpp"
-#include "sortbench/measure/device_timing.hpp"
-#include "sortbench/measure/key_discovery.hpp"
-#include "sortbench/measure/measure.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/device/device_info.hpp"
+#include "sortbench/timing/device_timing.hpp"
+#include "sortbench/facts/key_discovery.hpp"
+#include "sortbench/timing/measure.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb {
 

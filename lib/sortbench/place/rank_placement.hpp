@@ -13,8 +13,8 @@
 
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/measure.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/timing/measure.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb {
 

@@ -1,5 +1,5 @@
 // The streamed placement (streamed_placement.hpp; issue 37).
-#include "sortbench/measure/streamed_placement.hpp"
+#include "sortbench/place/streamed_placement.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -13,9 +13,9 @@
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/host_memory.hpp"
 #include "sortbench/core/progress.hpp"
-#include "sortbench/measure/harness.hpp"
-#include "sortbench/measure/key_discovery.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/timing/harness.hpp"
+#include "sortbench/facts/key_discovery.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb {
 namespace {

@@ -21,10 +21,10 @@
 
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/link_bandwidth.hpp"
-#include "sortbench/measure/measure.hpp"
-#include "sortbench/measure/placement.hpp"
-#include "sortbench/measure/result_row.hpp"
+#include "sortbench/device/link_bandwidth.hpp"
+#include "sortbench/timing/measure.hpp"
+#include "sortbench/place/placement.hpp"
+#include "sortbench/timing/result_row.hpp"
 
 namespace sb {
 

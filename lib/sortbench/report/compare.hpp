@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sortbench/measure/session.hpp"
+#include "sortbench/session/session.hpp"
 
 namespace sb {
 

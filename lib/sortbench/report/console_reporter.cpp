@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 #include "sortbench/report/report.hpp"
 
 namespace sb {

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sortbench/measure/session.hpp"
-#include "sortbench/measure/device_info.hpp"
-#include "sortbench/measure/nvml.hpp"
+#include "sortbench/session/session.hpp"
+#include "sortbench/device/device_info.hpp"
+#include "sortbench/device/nvml.hpp"
 
 namespace sb {
 

@@ -1,4 +1,4 @@
-#include "sortbench/measure/session.hpp"
+#include "sortbench/session/session.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -7,9 +7,9 @@
 
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/errors.hpp"
-#include "sortbench/measure/device_info.hpp"
+#include "sortbench/device/device_info.hpp"
 #if SORTBENCH_HAVE_NCCL
-#include "sortbench/measure/rank_placement.hpp"
+#include "sortbench/place/rank_placement.hpp"
 #endif
 
 namespace sb {

@@ -16,11 +16,11 @@
 
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/measure.hpp"
-#include "sortbench/measure/nvml.hpp"
-#include "sortbench/measure/placement.hpp"
-#include "sortbench/measure/result_row.hpp"
-#include "sortbench/measure/streamed_placement.hpp"
+#include "sortbench/timing/measure.hpp"
+#include "sortbench/device/nvml.hpp"
+#include "sortbench/place/placement.hpp"
+#include "sortbench/timing/result_row.hpp"
+#include "sortbench/place/streamed_placement.hpp"
 
 namespace sb {
 

@@ -1,6 +1,6 @@
 // The file sink of `sort` (file_sink.hpp); issue 37: its temporaries are registered so an interrupt
 // removes them too (core/temp_files.hpp).
-#include "sortbench/measure/file_sink.hpp"
+#include "sortbench/sink/file_sink.hpp"
 
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/temp_files.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sortbench/input/input_file.hpp"
-#include "sortbench/measure/placement.hpp"
+#include "sortbench/place/placement.hpp"
 
 namespace sb {
 

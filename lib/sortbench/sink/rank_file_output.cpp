@@ -1,5 +1,5 @@
 // The ranks' output file of sort --gpus (rank_file_output.hpp); issue 38.
-#include "sortbench/measure/rank_file_output.hpp"
+#include "sortbench/sink/rank_file_output.hpp"
 
 #include <cerrno>
 #include <cstdio>

@@ -11,15 +11,15 @@
 #include "sortbench/core/host_memory.hpp"
 #include "sortbench/core/byte_units.hpp"
 #include "sortbench/input/input_source.hpp"
-#include "sortbench/measure/device_info.hpp"
-#include "sortbench/measure/file_sink.hpp"
-#include "sortbench/measure/harness.hpp"
-#include "sortbench/measure/rank_file_output.hpp"
-#include "sortbench/measure/session.hpp"
+#include "sortbench/device/device_info.hpp"
+#include "sortbench/sink/file_sink.hpp"
+#include "sortbench/timing/harness.hpp"
+#include "sortbench/sink/rank_file_output.hpp"
+#include "sortbench/session/session.hpp"
 #include "sortbench/report/report.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #if SORTBENCH_HAVE_NCCL
-#include "sortbench/measure/rank_placement.hpp"
+#include "sortbench/place/rank_placement.hpp"
 #endif
 
 namespace sb {

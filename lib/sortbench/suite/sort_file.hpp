@@ -1,5 +1,5 @@
 // sortbench sort: one sort of a user's file, as a tool rather than a benchmark: a Session
-// (measure/session.hpp) of the streamed file source with a single run and a file sink. Phases:
+// (session/session.hpp) of the streamed file source with a single run and a file sink. Phases:
 // read (on the GPU path through a small pinned ring, each chunk copied to the device while the
 // next is read), host to device (what remains of those copies), analyze (min and max), sort,
 // verify (sorted, same multiset; argsort and values: every element carried along; on the GPU

@@ -1,4 +1,4 @@
-#include "sortbench/measure/clock_collector.hpp"
+#include "sortbench/timing/clock_collector.hpp"
 
 #include <algorithm>
 

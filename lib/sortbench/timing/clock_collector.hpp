@@ -11,9 +11,9 @@
 #include <functional>
 #include <vector>
 
-#include "sortbench/measure/measure.hpp"
-#include "sortbench/measure/nvml.hpp"
-#include "sortbench/measure/summary.hpp"
+#include "sortbench/timing/measure.hpp"
+#include "sortbench/device/nvml.hpp"
+#include "sortbench/timing/summary.hpp"
 
 namespace sb {
 

@@ -1,9 +1,9 @@
-#include "sortbench/measure/energy.hpp"
+#include "sortbench/timing/energy.hpp"
 
 #include <chrono>
 #include <thread>
 
-#include "sortbench/measure/measure.hpp"
+#include "sortbench/timing/measure.hpp"
 
 namespace sb {
 

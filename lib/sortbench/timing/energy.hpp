@@ -11,7 +11,7 @@
 #include <functional>
 #include <optional>
 
-#include "sortbench/measure/summary.hpp"
+#include "sortbench/timing/summary.hpp"
 
 namespace sb {
 

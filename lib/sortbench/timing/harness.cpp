@@ -1,10 +1,10 @@
 // The CPU half of the harness: samples timed with the steady clock (see harness.hpp).
-#include "sortbench/measure/harness.hpp"
+#include "sortbench/timing/harness.hpp"
 
 #include <chrono>
 #include <cstring>
 
-#include "sortbench/measure/key_discovery.hpp"
+#include "sortbench/facts/key_discovery.hpp"
 
 namespace sb {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "sortbench/algo/algorithm.hpp"
-#include "sortbench/measure/energy.hpp"
-#include "sortbench/measure/measure.hpp"
+#include "sortbench/timing/energy.hpp"
+#include "sortbench/timing/measure.hpp"
 
 namespace sb {
 

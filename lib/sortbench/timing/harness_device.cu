@@ -5,9 +5,9 @@
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/core/host_memory.hpp"
-#include "sortbench/measure/device_timing.hpp"
-#include "sortbench/measure/harness.hpp"
-#include "sortbench/measure/key_discovery.hpp"
+#include "sortbench/timing/device_timing.hpp"
+#include "sortbench/timing/harness.hpp"
+#include "sortbench/facts/key_discovery.hpp"
 
 namespace sb {
 namespace {

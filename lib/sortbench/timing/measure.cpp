@@ -1,4 +1,4 @@
-#include "sortbench/measure/measure.hpp"
+#include "sortbench/timing/measure.hpp"
 
 #include <algorithm>
 #include <chrono>

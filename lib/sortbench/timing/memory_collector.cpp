@@ -1,4 +1,4 @@
-#include "sortbench/measure/memory_collector.hpp"
+#include "sortbench/timing/memory_collector.hpp"
 
 #include <algorithm>
 

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "sortbench/measure/measure.hpp"
-#include "sortbench/measure/summary.hpp"
+#include "sortbench/timing/measure.hpp"
+#include "sortbench/timing/summary.hpp"
 
 namespace sb {
 

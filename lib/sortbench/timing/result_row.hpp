@@ -11,7 +11,7 @@
 
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/input/input_params.hpp"
-#include "sortbench/measure/summary.hpp"
+#include "sortbench/timing/summary.hpp"
 
 namespace sb {
 

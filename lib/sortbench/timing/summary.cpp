@@ -1,4 +1,4 @@
-#include "sortbench/measure/summary.hpp"
+#include "sortbench/timing/summary.hpp"
 
 #include <algorithm>
 #include <stdexcept>

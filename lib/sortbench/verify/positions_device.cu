@@ -1,5 +1,5 @@
 // Argsort's positions on the device (positions_device.hpp; issue 39).
-#include "sortbench/measure/positions_device.hpp"
+#include "sortbench/verify/positions_device.hpp"
 
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/values.hpp"

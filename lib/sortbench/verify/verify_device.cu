@@ -7,7 +7,7 @@
 #include "sortbench/core/element.hpp"
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/core/launch.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb {
 namespace {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "sortbench/core/element.hpp"
-#include "sortbench/measure/verify.hpp"
+#include "sortbench/verify/verify.hpp"
 
 namespace sb {
 
