@@ -2,11 +2,14 @@
 """The GPU suite's result (scripts/gpu-check.sh): ctest's JUnit file summed into
 results/<gpu>/gpu-suite-<tier>.json, the format issue 48 names:
 {commit, gpu, gpus, wall_s, tests, passed, failed, skipped, not_run (the tier's tests that were
-never started: ctest --stop-time), tests_before, slowest: [{test, seconds}]}.
+never started: ctest --stop-time), tests_before, slowest: [{test, seconds}], context: {date, host,
+devices: nvidia-smi's index, name, driver, memory, compute capability and bus of each GPU used}}.
 Also importable: summarize() is tested on the CPU with a JUnit file made by hand."""
 import argparse
+import datetime
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -56,16 +59,22 @@ def write_costs(junit_path, path):
         f.write("---\n")
 
 
-def gpu_names():
-    """The visible GPUs' names, in nvidia-smi's order (CUDA_VISIBLE_DEVICES applied where it lists ordinals)."""
-    out = subprocess.run(["nvidia-smi", "--query-gpu=index,name", "--format=csv,noheader"], capture_output=True,
-                         text=True, check=True).stdout
-    rows = [line.split(",", 1) for line in out.strip().splitlines() if line.strip()]
+GPU_FIELDS = ("index", "name", "driver_version", "memory.total", "compute_cap", "pci.bus_id")
+
+
+def visible_gpus():
+    """The GPUs the tests ran on, as nvidia-smi describes them (CUDA_VISIBLE_DEVICES applied where it
+    lists ordinals): the report's device context."""
+    out = subprocess.run(["nvidia-smi", "--query-gpu=" + ",".join(GPU_FIELDS), "--format=csv,noheader,nounits"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = [dict(zip(GPU_FIELDS, (v.strip() for v in line.split(","))))
+            for line in out.strip().splitlines() if line.strip()]
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
     if re.fullmatch(r"\d+(,\d+)*", visible):
-        wanted = visible.split(",")
-        rows = [r for r in rows if r[0].strip() in wanted]
-    return [name.strip() for _, name in rows]
+        rows = [r for r in rows if r["index"] in visible.split(",")]
+    return [{"index": int(r["index"]), "name": r["name"], "driver": r["driver_version"],
+             "memory_mib": int(float(r["memory.total"])), "compute_capability": r["compute_cap"],
+             "pci_bus_id": r["pci.bus_id"]} for r in rows]
 
 
 def folder_of(name, gpus):
@@ -96,8 +105,8 @@ def main():
     a = ap.parse_args()
     if a.costs_out:
         write_costs(a.junit, a.costs_out)
-    names = gpu_names()
-    doc = {"commit": os.environ.get("SORTBENCH_GIT_COMMIT") or commit(), "gpu": names[0] if names else "unknown",
+    gpus = visible_gpus()
+    doc = {"commit": os.environ.get("SORTBENCH_GIT_COMMIT") or commit(), "gpu": gpus[0]["name"] if gpus else "unknown",
            "gpus": a.gpus, "tier": a.tier, "wall_s": a.wall}
     summary = summarize(a.junit)
     # Tests ctest stopped before they ended (--stop-time) are missing from its JUnit file.
@@ -109,6 +118,9 @@ def main():
         with open(a.base) as f:
             doc["tests_before"] = json.load(f)["tests"]
     doc["slowest"] = summary["slowest"]
+    doc["context"] = {"date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                      "host": {"hostname": platform.node(), "cpu_threads": os.cpu_count()},
+                      "devices": gpus, "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
     folder = a.results_dir or os.path.join("results", folder_of(doc["gpu"], a.gpus))
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"gpu-suite-{a.tier}.json")

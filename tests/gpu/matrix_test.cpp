@@ -133,12 +133,9 @@ TEST_P(GpuMatrix, EveryGpuAlgorithmMatchesStdSort) {
 INSTANTIATE_TEST_SUITE_P(Inputs, GpuMatrix, testing::ValuesIn(matrix()),
                          [](const testing::TestParamInfo<InputSpec>& info) {
                            const InputSpec& s = info.param;
-                           std::string name = fmt::format("n{}_{}_{}_{}_min{}_max{}_len{}", s.n, to_string(s.dist),
-                                                          to_string(s.key), to_string(s.payload),
-                                                          wide_text(s.min_val), wide_text(s.max_val), s.len);
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name + "_" + std::to_string(info.index);
+                           return test_name(fmt::format("n{}_{}_{}_{}_min{}_max{}_len{}_{}", s.n, to_string(s.dist),
+                                                        to_string(s.key), to_string(s.payload), wide_text(s.min_val),
+                                                        wide_text(s.max_val), s.len, info.index));
                          });
 
 // A u64 payload lifts the 2^32 limit of 32-bit positions; at 2^28 every GPU algorithm that
@@ -167,12 +164,7 @@ TEST_P(GpuWidePayload, U64PayloadAt2To28) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, GpuWidePayload, testing::ValuesIn(gpu_algorithm_names()),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+                         [](const testing::TestParamInfo<std::string>& info) { return test_name(info.param); });
 
 }  // namespace
 }  // namespace sb::test

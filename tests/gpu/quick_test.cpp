@@ -14,8 +14,6 @@
 #include <fmt/format.h>
 
 #include "sortbench/algo/registry.hpp"
-#include "sortbench/input/input_source.hpp"
-#include "sortbench/session/session.hpp"
 #include "support/command.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -23,12 +21,6 @@ namespace sb::test {
 namespace {
 
 constexpr std::uint64_t kQuickN = 5003;  // past a block, not a power of two
-
-std::string identifier(std::string s) {
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
 
 // The inputs a quick case tries, in order, until the algorithm takes one: dense duplicates over a
 // narrow range (every H-P variant's case), then distinct keys (1-H-P and the other distinct-only
@@ -47,14 +39,9 @@ std::vector<InputSpec> quick_inputs(KeyType key, Payload payload) {
 // it on the same GPU take too (seen: out of memory with 8 quick tests on one H200).
 Outcome run_quick(const Algorithm& algo, const InputSpec& spec) {
   if (!algo.streamed()) return run_device_once(algo, spec);
-  SessionOptions options;
-  options.placement = PlacementKind::streamed;
-  options.range = RangeMode::given;
+  SessionOptions options = generated_options(PlacementKind::streamed);
   options.gpu_memory_limit = std::uint64_t{256} << 20;
-  Session session(make_generated_source(spec), options);
-  Outcome out;
-  const ResultRow row = run_once(session, algo, {}, out.keys, out.vals);
-  return outcome_from_row(row, std::move(out));
+  return run_generated_once(options, algo, spec);
 }
 
 // Runs algo on the first quick input it takes and checks it against std::stable_sort; fails when
@@ -94,7 +81,7 @@ TEST_P(EveryAlgorithmQuick, SortsTheKeyType) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, EveryAlgorithmQuick, testing::ValuesIn(algorithm_keys()),
                          [](const testing::TestParamInfo<AlgorithmKey>& info) {
-                           return identifier(info.param.algorithm + "_" + std::string(to_string(info.param.key)));
+                           return test_name(info.param.algorithm + "_" + std::string(to_string(info.param.key)));
                          });
 
 // Every payload kind once: each algorithm that declares it carries it (stably where it says so),
@@ -115,7 +102,7 @@ TEST_P(EveryPayloadQuick, CarriedByEveryAlgorithmThatDeclaresIt) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, EveryPayloadQuick, testing::ValuesIn(all_payloads()),
                          [](const testing::TestParamInfo<Payload>& info) {
-                           return identifier(std::string(to_string(info.param)));
+                           return test_name(std::string(to_string(info.param)));
                          });
 
 // The distributed algorithms `sortbench list` prints, each on one rank (one GPU: the quick tier's
@@ -142,7 +129,7 @@ TEST_P(DistributedQuick, OnOneRankVerifies) {
 // A build without NCCL registers no distributed algorithm.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DistributedQuick);
 INSTANTIATE_TEST_SUITE_P(Listed, DistributedQuick, testing::ValuesIn(distributed_names()),
-                         [](const testing::TestParamInfo<std::string>& info) { return identifier(info.param); });
+                         [](const testing::TestParamInfo<std::string>& info) { return test_name(info.param); });
 
 // The command line's exit paths that need a GPU (docs/usage.md's exit codes): each is one line
 // on stderr with its code, and no output file.

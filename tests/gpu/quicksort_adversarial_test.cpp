@@ -116,12 +116,6 @@ void expect_sorts(const std::string& name, KeyType key, const std::string& shape
   EXPECT_TRUE(keys == want) << fmt::format("{} {} {} n={}{}", name, to_string(key), shape, n, extra);
 }
 
-std::string param_name(std::string s) {
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
-
 class QuicksortAdversarial : public testing::TestWithParam<const char*> {};
 class QuicksortShapes : public testing::TestWithParam<std::tuple<const char*, const char*>> {};
 
@@ -376,7 +370,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, QuicksortSampleLarge, testing::Values("uniform"
 
 INSTANTIATE_TEST_SUITE_P(Quicksort, QuicksortShapes, testing::Combine(testing::ValuesIn(kAlgos), testing::ValuesIn(kShapes)),
                          [](const auto& info) {
-                           return param_name(fmt::format("{}_{}", std::get<0>(info.param), std::get<1>(info.param)));
+                           return test_name(fmt::format("{}_{}", std::get<0>(info.param), std::get<1>(info.param)));
                          });
 
 INSTANTIATE_TEST_SUITE_P(Quicksort, QuicksortAdversarial, testing::ValuesIn(kAlgos),

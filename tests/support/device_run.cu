@@ -13,20 +13,12 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
   return run_generated_once(PlacementKind::device, algo, spec, params);
 }
 
-DeviceInput::DeviceInput(const InputSpec& spec) {
-  SessionOptions options;
-  options.placement = PlacementKind::device;
-  options.range = RangeMode::given;
-  session_ = std::make_unique<Session>(make_generated_source(spec), options);
-}
+DeviceInput::DeviceInput(const InputSpec& spec)
+    : session_(std::make_unique<Session>(make_generated_source(spec), generated_options(PlacementKind::device))) {}
 
 DeviceInput::~DeviceInput() = default;
 
-Outcome DeviceInput::run(const Algorithm& algo, const Params& params) {
-  Outcome out;
-  const ResultRow row = run_once(*session_, algo, params, out.keys, out.vals);
-  return outcome_from_row(row, std::move(out));
-}
+Outcome DeviceInput::run(const Algorithm& algo, const Params& params) { return run_in(*session_, algo, params); }
 
 void sort_host_keys_on_device(const Algorithm& algo, const SortProblem& problem, void* keys, void* vals) {
   InputShape shape = problem.shape;

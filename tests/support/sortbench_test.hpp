@@ -2,6 +2,7 @@
 // the std::sort reference for the same input.
 #pragma once
 
+#include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,8 +53,13 @@ Reference make_reference(const InputSpec& spec);
 // columns drained into keys and vals; a row in error throws.
 ResultRow run_once(Session& session, const Algorithm& algo, const Params& params, std::vector<unsigned char>& keys,
                    std::vector<unsigned char>& vals);
-// The outcome a session's row reports, around the columns run_once drained.
-Outcome outcome_from_row(const ResultRow& row, Outcome out);
+// One sample of an algorithm in a session, as an outcome: its sorted columns and its row's verdict.
+Outcome run_in(Session& session, const Algorithm& algo, const Params& params = {});
+// The options of a test's session on a generated input: the placement, min/max handed over.
+SessionOptions generated_options(PlacementKind placement);
+// An algorithm once on a generated input in a session of these options, verified there.
+Outcome run_generated_once(const SessionOptions& options, const Algorithm& algo, const InputSpec& spec,
+                           const Params& params = {});
 // An algorithm once on a generated input in a session of the placement, verified there.
 Outcome run_generated_once(PlacementKind placement, const Algorithm& algo, const InputSpec& spec,
                            const Params& params = {});
@@ -90,5 +96,12 @@ bool expect_matches_reference(const Algorithm& algo, const InputSpec& spec, cons
                               const Outcome& outcome);
 
 std::string describe(const InputSpec& spec);
+
+// Text as a gtest name (parameterized cases): every character but letters and digits as '_'.
+inline std::string test_name(std::string text) {
+  for (char& c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return text;
+}
 
 }  // namespace sb::test

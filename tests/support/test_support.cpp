@@ -121,21 +121,30 @@ ResultRow run_once(Session& session, const Algorithm& algo, const Params& params
   return row;
 }
 
-Outcome outcome_from_row(const ResultRow& row, Outcome out) {
+Outcome run_in(Session& session, const Algorithm& algo, const Params& params) {
+  Outcome out;
+  const ResultRow row = run_once(session, algo, params, out.keys, out.vals);
   if (row.status == RowStatus::unsupported) out.unsupported = row.reason;
   else out.verify = VerifyReport{row.status == RowStatus::ok, row.verification};
   return out;
 }
 
-Outcome run_generated_once(PlacementKind placement, const Algorithm& algo, const InputSpec& spec,
-                           const Params& params) {
+SessionOptions generated_options(PlacementKind placement) {
   SessionOptions options;
   options.placement = placement;
   options.range = RangeMode::given;
+  return options;
+}
+
+Outcome run_generated_once(const SessionOptions& options, const Algorithm& algo, const InputSpec& spec,
+                           const Params& params) {
   Session session(make_generated_source(spec), options);
-  Outcome out;
-  const ResultRow row = run_once(session, algo, params, out.keys, out.vals);
-  return outcome_from_row(row, std::move(out));
+  return run_in(session, algo, params);
+}
+
+Outcome run_generated_once(PlacementKind placement, const Algorithm& algo, const InputSpec& spec,
+                           const Params& params) {
+  return run_generated_once(generated_options(placement), algo, spec, params);
 }
 
 Outcome run_host_once(const Algorithm& algo, const InputSpec& spec, const Params& params) {
