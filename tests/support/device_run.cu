@@ -13,8 +13,11 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
   return run_generated_once(PlacementKind::device, algo, spec, params);
 }
 
-DeviceInput::DeviceInput(const InputSpec& spec)
-    : session_(std::make_unique<Session>(make_generated_source(spec), generated_options(PlacementKind::device))) {}
+DeviceInput::DeviceInput(const InputSpec& spec) {
+  const TraceTimer timer;
+  session_ = std::make_unique<Session>(make_generated_source(spec), generated_options(PlacementKind::device));
+  timer.say("input placed on the GPU");
+}
 
 DeviceInput::~DeviceInput() = default;
 

@@ -7,6 +7,8 @@
 //   ctest reports as skipped (SKIP_RETURN_CODE), so CI on a machine without a GPU stays green.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -47,6 +49,13 @@ int main(int argc, char** argv) {
   if (gpus < SORTBENCH_TEST_GPUS) {
     std::cout << "SKIPPED: these tests need " << SORTBENCH_TEST_GPUS << " GPUs; this process sees " << gpus << "\n";
     return 77;
+  }
+  if (const char* t = std::getenv("SORTBENCH_TEST_TRACE"); t && *t && std::strcmp(t, "0") != 0) {
+    // Where a test's time goes (support/sortbench_test.hpp): the context's start is the first part.
+    const auto start = std::chrono::steady_clock::now();
+    (void)cudaFree(nullptr);
+    std::printf("[trace] %9.2f ms  CUDA context started\n",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   return RUN_ALL_TESTS();
 }

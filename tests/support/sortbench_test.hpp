@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cctype>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sortbench/algo/algorithm.hpp"
@@ -72,6 +74,17 @@ Outcome run_device_once(const Algorithm& algo, const InputSpec& spec, const Para
 // One input generated on the device once and shared by every algorithm a test runs on it: a
 // session's set-up (the input, its facts, the device's state) costs more than a small sort, so a
 // test of many algorithms on one input pays it once (issue 48 item 4).
+// SORTBENCH_TEST_TRACE=1: each algorithm run, input placement and the CUDA context's start print
+// their wall time ("[trace]" lines), to find where a slow test spends it.
+bool tracing();
+class TraceTimer {
+ public:
+  void say(std::string_view what) const;
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 class DeviceInput {
  public:
   explicit DeviceInput(const InputSpec& spec);

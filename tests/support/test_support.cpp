@@ -3,7 +3,10 @@
 #include <parallel/algorithm>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -14,6 +17,20 @@
 #include "support/sortbench_test.hpp"
 
 namespace sb::test {
+
+bool tracing() {
+  static const bool on = [] {
+    const char* t = std::getenv("SORTBENCH_TEST_TRACE");
+    return t && *t && std::string_view(t) != "0";
+  }();
+  return on;
+}
+
+void TraceTimer::say(std::string_view what) const {
+  if (!tracing()) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  fmt::print("[trace] {:>9.2f} ms  {}\n", ms, what);
+}
 
 InputSpec make_spec(std::uint64_t n, Distribution dist, KeyType key, Payload payload, std::optional<double> delta,
                     std::optional<std::uint64_t> len, std::optional<wide_t> min_val, std::uint64_t seed) {
@@ -123,7 +140,9 @@ ResultRow run_once(Session& session, const Algorithm& algo, const Params& params
 
 Outcome run_in(Session& session, const Algorithm& algo, const Params& params) {
   Outcome out;
+  const TraceTimer timer;
   const ResultRow row = run_once(session, algo, params, out.keys, out.vals);
+  timer.say(algo.name);
   if (row.status == RowStatus::unsupported) out.unsupported = row.reason;
   else out.verify = VerifyReport{row.status == RowStatus::ok, row.verification};
   return out;
