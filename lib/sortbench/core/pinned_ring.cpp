@@ -7,8 +7,9 @@
 
 namespace sb {
 
-PinnedRing::PinnedRing() {
-  base_ = static_cast<unsigned char*>(pinned_alloc(kSlots * kSlotBytes, "the copies to and from the GPU"));
+PinnedRing::PinnedRing(std::uint64_t largest_chunk)
+    : slot_bytes_(std::min(kSlotBytes, (std::max<std::uint64_t>(largest_chunk, 1) + 4095) / 4096 * 4096)) {
+  base_ = static_cast<unsigned char*>(pinned_alloc(kSlots * slot_bytes_, "the copies to and from the GPU"));
   for (auto& e : copied_) SB_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
 }
 

@@ -392,7 +392,7 @@ void DevicePlacement::drain(OutputSink& sink) const {
     drain_columns(sink, *s.host_output, with_values);
     return;
   }
-  PinnedRing ring;
+  PinnedRing ring(std::max(s.key_column(), with_values ? s.value_column() : 0));
   for (Column c : {Column::keys, Column::values}) {
     if (!sink.wants(c) || (c == Column::values && !with_values)) continue;
     const void* column = c == Column::keys ? s.keys[s.result].get() : s.vals[s.result].get();
