@@ -37,6 +37,28 @@ TEST(Errors, CudaFailuresNameTheCallAndTheErrorButNoSourcePath) {
   EXPECT_NE(verbose.find("harness_device.cu:42"), std::string::npos) << verbose;
 }
 
+// Issue 48: a test (or a run) whose GPU runs out of memory says how much it asked for.
+TEST(Errors, AFailedDeviceAllocationNamesTheBytesAndIsExitFour) {
+  try {
+    throw_device_allocation_error(cudaErrorMemoryAllocation, std::size_t{12} << 30, "/build/path/x.hpp", 7);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::device_memory);
+    const std::string m = e.what();
+    EXPECT_NE(m.find("could not allocate 12.0 GiB (12884901888 bytes)"), std::string::npos) << m;
+    EXPECT_NE(m.find("are free"), std::string::npos) << m;
+    EXPECT_EQ(m.find("x.hpp"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  // Anything but out of memory stays a CUDA error naming the call.
+  try {
+    throw_device_allocation_error(cudaErrorInvalidValue, 64, "x.hpp", 7);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::cuda);
+    EXPECT_NE(std::string(e.what()).find("cudaMalloc"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Errors, VerboseIsAcceptedBeforeAndAfterTheSubcommand) {
   EXPECT_EQ(test::run_command(test::exe() + " --verbose list").exit_code, 0);
   EXPECT_EQ(test::run_command(test::exe() + " list --verbose").exit_code, 0);

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 
 #include "sortbench/core/errors.hpp"
@@ -11,6 +12,11 @@
 namespace sb {
 
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
+
+// A device allocation that failed: out of memory is Error(device_memory) naming the bytes asked
+// for and the bytes free (a test or a user then sees how far off it was); any other error as
+// throw_cuda_error.
+[[noreturn]] void throw_device_allocation_error(cudaError_t err, std::size_t bytes, const char* file, int line);
 
 // Whether CUDA error messages end with "at <file>:<line>" (default: no).
 void set_error_locations(bool on);

@@ -14,7 +14,9 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes_) SB_CUDA_CHECK(cudaMalloc(&ptr_, bytes_));
+    if (!bytes_) return;
+    if (const cudaError_t err = cudaMalloc(&ptr_, bytes_); err != cudaSuccess)
+      throw_device_allocation_error(err, bytes_, __FILE__, __LINE__);
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
