@@ -13,6 +13,7 @@
 #include "hp.hpp"
 #include "hp_fast_plan.hpp"
 #include "hp_index.hpp"
+#include "hp_split_index.hpp"
 #include "hp_split_stable.hpp"
 #include "hp_split_stable_kernels.cuh"
 #include "sortbench/core/cuda_check.hpp"

@@ -19,6 +19,7 @@
 
 #include "hp_hist_kernels.cuh"
 #include "hp_pairs_kernels.cuh"
+#include "hp_split_index.hpp"
 
 namespace sb::hp::fast {
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "../../kernels/hp/hp_index.hpp"
+#include "../../kernels/hp/hp_split_index.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 

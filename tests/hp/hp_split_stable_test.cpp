@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "../../kernels/hp/hp_index.hpp"
+#include "../../kernels/hp/hp_split_index.hpp"
 
 namespace sb::hp {
 namespace {

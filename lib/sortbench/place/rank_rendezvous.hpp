@@ -1,0 +1,42 @@
+// Where the ranks meet before NCCL starts (docs/architecture.md, "NCCL ranks"; docs/distributed.md):
+// the threads of this process, then, in process mode, the processes through files in the shared
+// rendezvous directory; and the NCCL unique id every rank's ncclCommInitRank needs. A rank that
+// never comes stops the others after SORTBENCH_RENDEZVOUS_TIMEOUT seconds (default 300).
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+
+#include <nccl.h>
+
+#include "sortbench/algo/ranks.hpp"
+#include "sortbench/place/rank_placement.hpp"
+
+namespace sb {
+
+// The ranks meet here before NCCL starts, so that a rank failing while it sets up (no device,
+// no memory) stops the others before any of them waits in ncclCommInitRank. Threads of this
+// process meet first; in process mode the process's rank then writes ready-<rank> into the
+// rendezvous directory and waits for every other rank's file.
+class StartGate {
+ public:
+  StartGate(int local_ranks, std::string dir, int world) : ranks_(local_ranks), dir_(std::move(dir)), world_(world) {}
+  // false: a rank failed.
+  bool arrive_and_wait(RunFailure& failure, int rank);
+  void wake();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int ranks_, arrived_ = 0;
+  std::string dir_;
+  int world_;
+};
+
+// The NCCL unique id every rank's ncclCommInitRank needs: made here for threads of one
+// process; in process mode rank 0 writes it to <rendezvous>/nccl-id (written aside, then
+// renamed, so no rank reads half of it) and the other ranks wait for the file.
+ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& failure);
+
+}  // namespace sb
