@@ -35,14 +35,7 @@ void sort_host(K* keys, V* vals, std::uint64_t count, SortFn sort) {
 
 template <typename SortFn>
 Algorithm cpu_sort(std::string name, std::string pick_when, std::string source, SortFn sort) {
-  Algorithm a;
-  a.name = std::move(name);
-  a.family = "baselines";
-  a.role = AlgorithmRole::baseline;
-  a.pick_when = std::move(pick_when);
-  a.backend = Backend::cpu;
-  a.stable = false;
-  a.source = std::move(source);
+  Algorithm a = baseline(std::move(name), Backend::cpu, false, std::move(pick_when), std::move(source));
   a.workspace_bytes = [](const SortProblem&) { return std::size_t{0}; };
   set_host_run<AllKeys, AllValues>(a, [sort](auto* keys, auto* vals, const SortProblem& p) {
     sort_host(keys, vals, p.n(), sort);

@@ -28,14 +28,9 @@ void merge_sort(void* temp, std::size_t& bytes, K* keys, V* vals, std::uint64_t 
 }  // namespace
 
 void add_cub_merge(Registry& r) {
-  Algorithm a;
-  a.name = "cub-merge";
-  a.family = "baselines";
-  a.role = AlgorithmRole::baseline;
-  a.pick_when = "a stable comparison sort from the library (CUB's merge sort), any key type";
-  a.backend = Backend::gpu;
-  a.stable = true;
-  a.source = "CUB DeviceMergeSort::StableSortKeys / StableSortPairs";
+  Algorithm a = baseline("cub-merge", Backend::gpu, true,
+                         "a stable comparison sort from the library (CUB's merge sort), any key type",
+                         "CUB DeviceMergeSort::StableSortKeys / StableSortPairs");
   a.workspace_bytes = [](const SortProblem& p) {
     return dispatch_element<AllKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
       using K = decltype(k);

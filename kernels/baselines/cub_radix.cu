@@ -69,14 +69,7 @@ std::size_t radix_temp_bytes(std::uint64_t n) {
 std::size_t align_up(std::size_t b) { return (b + 255) & ~std::size_t{255}; }
 
 Algorithm radix_base(std::string name, std::string source) {
-  Algorithm a;
-  a.name = std::move(name);
-  a.family = "baselines";
-  a.role = AlgorithmRole::baseline;
-  a.backend = Backend::gpu;
-  a.stable = true;
-  a.source = std::move(source);
-  return a;
+  return baseline(std::move(name), Backend::gpu, true, "", std::move(source));
 }
 
 }  // namespace

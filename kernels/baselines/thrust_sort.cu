@@ -61,14 +61,9 @@ void thrust_sort(Policy policy, K* keys, V* vals, std::uint64_t n) {
 }  // namespace
 
 void add_thrust(Registry& r) {
-  Algorithm a;
-  a.name = "thrust-sort";
-  a.family = "baselines";
-  a.role = AlgorithmRole::baseline;
-  a.pick_when = "what one call to thrust::sort gives a Thrust user";
-  a.backend = Backend::gpu;
-  a.stable = false;  // thrust::sort promises no stability (it happens to radix sort primitives)
-  a.source = "thrust::sort / thrust::sort_by_key with thrust::cuda::par_nosync (u32x4: lexicographic less)";
+  // Unstable: thrust::sort promises no stability (it happens to radix sort primitives).
+  Algorithm a = baseline("thrust-sort", Backend::gpu, false, "what one call to thrust::sort gives a Thrust user",
+                         "thrust::sort / thrust::sort_by_key with thrust::cuda::par_nosync (u32x4: lexicographic less)");
   a.workspace_bytes = [](const SortProblem& p) {
     // Thrust's radix path needs CUB's temporary storage plus one copy of keys and values.
     std::size_t cub_bytes = 0;

@@ -103,31 +103,27 @@ inline __device__ bool last_block(unsigned* done, int& flag) {
   return last;
 }
 
-template <typename U>
-__device__ __forceinline__ U warp_min(U x) {
+// The least (Max: greatest) x of the warp's lanes, in every lane.
+template <bool Max, typename U>
+__device__ __forceinline__ U warp_extreme(U x) {
   if constexpr (sizeof(U) == 4) {
-    return __reduce_min_sync(0xffffffffu, x);
+    return Max ? __reduce_max_sync(0xffffffffu, x) : __reduce_min_sync(0xffffffffu, x);
   } else {
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) {
       const U y = __shfl_xor_sync(0xffffffffu, static_cast<unsigned long long>(x), d);
-      x = y < x ? y : x;
+      x = (Max ? y > x : y < x) ? y : x;
     }
     return x;
   }
 }
 template <typename U>
+__device__ __forceinline__ U warp_min(U x) {
+  return warp_extreme<false>(x);
+}
+template <typename U>
 __device__ __forceinline__ U warp_max(U x) {
-  if constexpr (sizeof(U) == 4) {
-    return __reduce_max_sync(0xffffffffu, x);
-  } else {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      const U y = __shfl_xor_sync(0xffffffffu, static_cast<unsigned long long>(x), d);
-      x = y > x ? y : x;
-    }
-    return x;
-  }
+  return warp_extreme<true>(x);
 }
 __device__ __forceinline__ void shared_min(std::uint32_t* at, std::uint32_t x) { atomicMin(at, x); }
 __device__ __forceinline__ void shared_max(std::uint32_t* at, std::uint32_t x) { atomicMax(at, x); }

@@ -9,7 +9,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
+
+#include "sortbench/core/owned_allocation.hpp"
 
 namespace sb {
 
@@ -29,40 +30,15 @@ std::string pinned_failure_message(std::size_t bytes, std::string_view what, std
 void* pinned_alloc(std::size_t bytes, std::string_view what);
 void pinned_free(void* p) noexcept;
 
+struct PinnedFree {
+  void operator()(void* p) const noexcept { pinned_free(p); }
+};
+
 // One pinned allocation, freed with its owner.
-class PinnedBuffer {
+class PinnedBuffer : public OwnedAllocation<PinnedFree> {
  public:
   PinnedBuffer() = default;
-  PinnedBuffer(std::size_t bytes, std::string_view what) : ptr_(pinned_alloc(bytes, what)), bytes_(bytes) {}
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      reset();
-      ptr_ = std::exchange(o.ptr_, nullptr);
-      bytes_ = std::exchange(o.bytes_, 0);
-    }
-    return *this;
-  }
-  ~PinnedBuffer() { reset(); }
-
-  void reset() noexcept {
-    if (ptr_) pinned_free(ptr_);
-    ptr_ = nullptr;
-    bytes_ = 0;
-  }
-  void* get() const { return ptr_; }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
+  PinnedBuffer(std::size_t bytes, std::string_view what) : OwnedAllocation(pinned_alloc(bytes, what), bytes) {}
 };
 
 }  // namespace sb
