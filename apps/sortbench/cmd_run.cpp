@@ -11,6 +11,7 @@
 #include "sortbench/device/device_info.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/progress.hpp"
+#include "sortbench/place/placement_plan.hpp"
 #include "sortbench/algo/registry.hpp"
 
 namespace sb::cli {
@@ -178,10 +179,11 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
       return ec ? std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
     };
     const std::uint64_t file_bytes = size_of(fr.keys.path) + (fr.values ? size_of(fr.values->path) : 0);
-    const std::uint64_t gpu_bytes = context.gpu ? context.gpu->memory_free_bytes : 0;
-    const std::uint64_t usable = plan.gpu_memory_limit ? std::min(plan.gpu_memory_limit, gpu_bytes) : gpu_bytes;
-    const bool streams = needs_gpu && (plan.placement == PlacementKind::streamed ||
-                                       (!plan.placement && 3 * file_bytes > usable));
+    // The session's own fit rule (place/placement_plan.hpp), with the file's bytes for its columns.
+    const DeviceFit fit = device_fit(file_bytes, /*repeated=*/true, context.gpu ? context.gpu->memory_free_bytes : 0,
+                                     plan.gpu_memory_limit);
+    const bool streams =
+        needs_gpu && (plan.placement == PlacementKind::streamed || (!plan.placement && !fit.fits()));
     plan.source = streams ? make_file_source(fr, {}, FileReading::streamed)
                           : make_file_source(fr, needs_gpu ? pinned_host_allocator() : HostAllocator{});
   }

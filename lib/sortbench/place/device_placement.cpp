@@ -6,10 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "sortbench/core/byte_units.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/pinned_ring.hpp"
+#include "sortbench/place/placement_plan.hpp"
 #include "sortbench/core/stream_order.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/timing/clock_collector.hpp"
@@ -22,11 +24,6 @@
 
 namespace sb {
 namespace {
-
-std::string bytes_text(std::uint64_t b) {
-  return b >= (1ull << 30) ? fmt::format("{:.2f} GiB", b / double(1ull << 30))
-                           : fmt::format("{:.1f} MiB", b / double(1ull << 20));
-}
 
 std::size_t free_device_bytes() {
   std::size_t free_bytes = 0, total = 0;
@@ -129,18 +126,9 @@ void DevicePlacement::State::adopt() {
 void DevicePlacement::State::place(const InputSource& source) {
   if (options.adopt) return adopt();
   const std::uint64_t kb = key_column(), vb = value_column();
-  const std::size_t free_bytes = free_device_bytes();
   baseline_used = device_memory_used();
-  const int copies = options.repeated ? 3 : 2;
-  const std::uint64_t needed = copies * (kb + vb);
-  const bool limited = options.memory_limit && options.memory_limit < free_bytes;
-  const std::uint64_t usable = limited ? options.memory_limit : free_bytes;
-  if (needed > usable)
-    throw Error(ExitCode::device_memory,
-                fmt::format("the input needs {} on the GPU ({} of {} each) but {} {}; {}", bytes_text(needed),
-                            options.repeated ? "input plus two work buffers" : "input plus a work buffer",
-                            bytes_text(kb + vb), bytes_text(usable),
-                            limited ? "is the --gpu-memory-limit" : "are free", options.fit_hint));
+  const DeviceFit fit = device_fit(kb + vb, options.repeated, free_device_bytes(), options.memory_limit);
+  if (!fit.fits()) throw Error(ExitCode::device_memory, fit.shortfall(options.fit_hint));
   DeviceBuffer& target_keys = options.repeated ? pristine_keys : keys[0];
   DeviceBuffer& target_vals = options.repeated ? pristine_vals : vals[0];
   target_keys = DeviceBuffer(kb);

@@ -8,6 +8,7 @@
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/device/device_info.hpp"
+#include "sortbench/place/placement_plan.hpp"
 #if SORTBENCH_HAVE_NCCL
 #include "sortbench/place/rank_placement.hpp"
 #endif
@@ -100,6 +101,12 @@ struct Session::State {
 
   void place_on_device();
   void place_streamed();
+  // What a placement that does not fit on the GPU says to do.
+  std::string fit_hint() const {
+    return options.placement == PlacementKind::automatic ? "it stays in pinned host memory and streams through the GPU"
+           : source->parameters_measured() ? "benchmark a smaller file, or sort this one with --backend cpu"
+                                           : "lower -n";
+  }
 
   HostPlacement& host_placement() {
     // CPU algorithms on a GPU session sort a host copy of the placed input.
@@ -121,10 +128,7 @@ void Session::State::place_on_device() {
   d.adopt = options.adopt;
   d.verify = options.verify;
   d.memory_limit = options.gpu_memory_limit;
-  d.fit_hint = options.placement == PlacementKind::automatic
-                   ? "it stays in pinned host memory and streams through the GPU"
-               : source->parameters_measured() ? "benchmark a smaller file, or sort this one with --backend cpu"
-                                               : "lower -n";
+  d.fit_hint = fit_hint();
   device.emplace(*source, std::move(d));
   facts = device->facts();
 }
@@ -150,26 +154,28 @@ Session::Session(std::shared_ptr<const InputSource> source, SessionOptions optio
   s.range = s.options.range.value_or(s.source->default_range());
   const PlacementKind kind = s.options.placement;
   if (kind == PlacementKind::device || kind == PlacementKind::automatic) {
-    try {
+    // Decided before anything is placed (placement_plan.hpp): an automatic placement past the
+    // GPU's memory (or the limit) streams; a run of distributed rows only leaves it unplaced.
+    const bool decides = (kind == PlacementKind::automatic || s.options.allow_unplaced) && !s.options.adopt;
+    const InputShape shape = s.spec.shape();
+    const std::optional<DeviceFit> fit =
+        decides ? std::optional<DeviceFit>(device_fit_here(shape.n * shape.element_bytes(), s.options.repeated,
+                                                           s.options.gpu_memory_limit))
+                : std::nullopt;
+    if (!fit || fit->fits()) {
       s.place_on_device();
-    } catch (const Error& e) {
-      if (e.code() != ExitCode::device_memory) throw;
-      if (kind == PlacementKind::automatic && !s.options.allow_unplaced) {
-        // Past the GPU's memory (or the limit): the input stays in host memory and streams.
-        s.device.reset();
-        s.streamed_because = e.what();
-        s.place_streamed();
-      } else if (s.options.allow_unplaced) {
-        // Beyond one GPU's memory: the distributed algorithms still run (each rank holds a
-        // slice); the single-GPU rows say why they cannot, and the facts are the spec's.
-        s.unplaced = e.what();
-        s.facts.n = s.spec.n;
-        s.facts.min = s.spec.min_val;
-        s.facts.max = s.spec.max_val - 1;
-        s.facts.len = s.spec.len;
-      } else {
-        throw;
-      }
+    } else if (s.options.allow_unplaced) {
+      // Beyond one GPU's memory: the distributed algorithms still run (each rank holds a
+      // slice); the single-GPU rows say why they cannot, and the facts are the spec's.
+      s.unplaced = fit->shortfall(s.fit_hint());
+      s.facts.n = s.spec.n;
+      s.facts.min = s.spec.min_val;
+      s.facts.max = s.spec.max_val - 1;
+      s.facts.len = s.spec.len;
+    } else {
+      // The input stays in host memory and streams through the GPU.
+      s.streamed_because = fit->shortfall(s.fit_hint());
+      s.place_streamed();
     }
   } else if (kind == PlacementKind::streamed) {
     s.place_streamed();
