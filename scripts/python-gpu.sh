@@ -47,7 +47,7 @@ import sortbench
 n_log2, keys_path, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 keys = sortbench.generate(n=1 << n_log2, delta=50, sigma=50, key="i32", device="cuda")
 numpy.save(keys_path, cupy.asnumpy(keys))
-rows = sortbench.benchmark(keys, algos=["hp-auto"], range="measured",
+rows = sortbench.benchmark(keys, algo=["hp-auto"], range="measured",
                            others={"cupy.sort": cupy.sort, "torch.sort": torch.sort})
 rows.write_json(out)
 PY

@@ -1,8 +1,9 @@
 // sortbench's Python face, its native part (issue 39 item 1; docs/architecture.md, "The house"
 // and "Python": apps/python converts arrays, calls lib, returns arrays and rows). Like
-// apps/sortbench, it parses and converts only: a sort is a Session of the caller's arrays
-// (input/caller_array.hpp) with a single run and an array sink, as `sortbench sort` is one with
-// a file sink (suite/sort_file.cpp); a benchmark is run_benchmark, as `sortbench run --input`.
+// apps/sortbench, it parses and converts only: a sort is sort_once (suite/sort_once.hpp) of the
+// caller's arrays (input/caller_array.hpp) drained into an array sink, as `sortbench sort` is
+// sort_once of a file drained into a file sink; a benchmark is run_benchmark, as `sortbench run
+// --input`.
 // The Python package (sortbench/__init__.py) makes arrays contiguous, allocates the outputs in
 // the caller's framework and hands their pointers here.
 #include <atomic>
@@ -34,7 +35,7 @@
 #include "sortbench/timing/summary.hpp"
 #include "sortbench/report/build_info.hpp"
 #include "sortbench/report/report.hpp"
-#include "sortbench/suite/sort_file.hpp"
+#include "sortbench/suite/sort_once.hpp"
 
 namespace nb = nanobind;
 
@@ -153,70 +154,58 @@ class ArraySink final : public OutputSink {
   std::vector<std::int64_t> decoded_;
 };
 
-// algo="auto" chooses as `sortbench sort --algo auto` does, from the measured facts.
-const Algorithm* pick(const std::string& algo, Backend backend, const CallerArrays& a, const KeyFacts& facts,
-                      std::string& why) {
-  const InputShape& shape = a.shape;
-  const double range = shape.n ? static_cast<double>(facts.max_ordered - facts.min_ordered) + 1.0 : 1.0;
-  const bool with_values = a.vals != nullptr;
-  const std::string name = algo == "auto" ? choose_algorithm(backend, shape.key, with_values, a.positions, range,
-                                                             shape.n, why)
-                                          : algo;
-  const Algorithm* chosen = registry().find(name);
+// algo: "auto" (sort_once chooses as `sortbench sort --algo auto` does) or an algorithm of the
+// sort's backend.
+void check_algo(const std::string& algo, Backend backend) {
+  if (algo == "auto") return;
+  const Algorithm* chosen = registry().find(algo);
   if (!chosen)
     throw UsageError(
-        fmt::format("algo '{}' is not an algorithm; see sortbench.algorithms() or give algo='auto'", name));
+        fmt::format("algo '{}' is not an algorithm; see sortbench.algorithms() or give algo='auto'", algo));
   if (chosen->backend != backend)
     throw UsageError(fmt::format("{} runs on the {} but the sort runs on the {}; choose a {} algorithm or 'auto'",
                                  chosen->name, to_string(chosen->backend), to_string(backend), to_string(backend)));
-  const SortProblem probe{shape, facts, {}, RangeMode::given};
-  if (auto declined = chosen->why_unsupported(probe)) {
-    if (algo != "auto")
-      throw UsageError(fmt::format("algo '{}' cannot sort this input: {}; give algo='auto'", name, *declined));
-    chosen = registry().find(backend == Backend::gpu ? "cub-radix" : "cpu-stable-sort");
-    why += fmt::format(" (its first choice {} declined: {})", name, *declined);
-  }
-  return chosen;
 }
 
+// gpu_memory_limit as the CLI's --gpu-memory-limit reads it (bytes, or text such as "8G"); None: 0.
+std::uint64_t memory_limit_of(const std::optional<std::string>& text) {
+  if (!text) return 0;
+  const std::uint64_t bytes = parse_count(*text, "gpu_memory_limit");
+  if (bytes == 0) throw UsageError("gpu_memory_limit=0 leaves no GPU memory; give a size such as '8G', or drop it");
+  return bytes;
+}
+
+// A host array sorted as `sortbench sort` sorts a file (sort_once): on one GPU where it fits
+// (under gpu_memory_limit), else streamed through it from pinned host columns.
 nb::dict sort_arrays(const InArray& keys, const std::string& keys_dtype, const std::optional<InArray>& values,
                      const std::string& values_dtype, bool argsort, const std::string& algo, const std::string& backend,
                      const std::optional<OutArray>& out_keys, const std::optional<OutArray>& out_values,
-                     std::uintptr_t producer) {
+                     std::uintptr_t producer, const std::optional<std::string>& gpu_memory_limit) {
   const CallerArrays a = columns_of(keys, keys_dtype, values, values_dtype, argsort, producer);
   const Backend where = backend_of(backend, a.device);
   for (const auto* out : {&out_keys, &out_values})
     if (*out && ((*out)->shape(0) != a.shape.n || device_of(**out) != a.device))
       throw UsageError("an output array has another length or device than x; give one like x");
-  std::string why, algorithm, verified_on;
+  check_algo(algo, where);
+  SortOnceRequest once;
+  once.algo = algo;
+  once.backend = where;
+  once.argsort = argsort;
+  once.gpu_memory_limit = memory_limit_of(gpu_memory_limit);
+  once.words = python_sort_words();
+  nb::dict report;
   {
     nb::gil_scoped_release released;  // the sort does not touch Python objects
-    SessionOptions options;
-    options.placement = where == Backend::gpu ? PlacementKind::device : PlacementKind::host;
-    options.repeated = false;
-    options.count_distinct = false;
-    options.range = RangeMode::given;
-    Session session(make_caller_array_source(a), options);
-    const Algorithm* chosen = pick(algo, where, a, session.facts(), why);
-    algorithm = chosen->name;
-    const ResultRow row = session.run(*chosen, single_sample_settings(), {});
-    if (row.status == RowStatus::verify_failed)
-      throw Error(ExitCode::verification_failed,
-                  fmt::format("{} produced a wrong result ({}); report it, or give another algo", chosen->name,
-                              row.reason));
-    if (row.status == RowStatus::unsupported)
-      throw Error(ExitCode::device_memory, fmt::format("{}: {}; use backend='cpu'", chosen->name, row.reason));
-    if (row.status != RowStatus::ok)
-      throw Error(ExitCode::cuda, fmt::format("{} failed: {}", chosen->name, row.reason));
-    verified_on = session.verified_on_device() ? "gpu" : "host";
+    const SortOnce done = sort_once(make_caller_array_source(a), once);
     ArraySink sink(out_keys ? out_keys->data() : nullptr, out_values ? out_values->data() : nullptr, a.device,
                    argsort ? std::optional<Payload>(a.shape.payload) : std::nullopt);
-    session.drain(sink);
+    done.session->drain(sink);
+    nb::gil_scoped_acquire held;
+    report["algorithm"] = done.algorithm->name;
+    report["why"] = done.why;
+    report["verified_on"] = done.verified_on;
+    report["placement"] = done.placement;
   }
-  nb::dict report;
-  report["algorithm"] = algorithm;
-  report["why"] = why;
-  report["verified_on"] = verified_on;
   report["path"] = "host";
   return report;
 }
@@ -240,38 +229,30 @@ nb::dict sort_device_arrays(const OutArray& keys, const std::string& keys_dtype,
                     positions->dtype() != nb::dtype<std::int64_t>()))
     throw std::logic_error("sort_device_arrays: the positions are not int64 of x's length on x's device");
   backend_of("gpu", a.device);
-  std::string why, verified_on;
+  check_algo(algo, Backend::gpu);
+  SortOnceRequest once;
+  once.algo = algo;
+  once.argsort = positions.has_value();
+  once.verify = verify;
+  once.adopt = AdoptedColumns{keys.data(), values ? values->data() : nullptr,
+                              positions ? static_cast<std::int64_t*>(positions->data()) : nullptr, a.producer};
+  once.words = python_sort_words();
   ResultRow row;
-  const Algorithm* chosen = nullptr;
+  std::string algorithm, why, verified_on;
   {
     nb::gil_scoped_release released;
-    SessionOptions options;
-    options.placement = PlacementKind::device;
-    options.repeated = false;
-    options.count_distinct = false;
-    options.range = RangeMode::given;
-    options.verify = verify;
-    options.adopt = AdoptedColumns{keys.data(), values ? values->data() : nullptr,
-                                   positions ? static_cast<std::int64_t*>(positions->data()) : nullptr, a.producer};
-    Session session(make_caller_array_source(a), options);
-    chosen = pick(algo, Backend::gpu, a, session.facts(), why);
-    row = session.run(*chosen, single_sample_settings(), {});
-    verified_on = !verify ? "none" : session.verified_on_device() ? "gpu" : "host";
+    const SortOnce done = sort_once(make_caller_array_source(a), once);
+    row = done.row;
+    algorithm = done.algorithm->name;
+    why = done.why;
+    verified_on = done.verified_on;
   }
-  if (row.status == RowStatus::verify_failed)
-    throw Error(ExitCode::verification_failed,
-                fmt::format("{} produced a wrong result ({}); report it, or give another algo", chosen->name,
-                            row.reason));
-  if (row.status == RowStatus::unsupported)
-    throw Error(ExitCode::device_memory,
-                fmt::format("{}: {}; free GPU memory or sort a smaller array", chosen->name, row.reason));
-  if (row.status != RowStatus::ok) throw Error(ExitCode::cuda, fmt::format("{} failed: {}", chosen->name, row.reason));
   nb::dict memory;
   memory["workspace_bytes"] = static_cast<std::uint64_t>(row.summaries.value_or(summary_tag::workspace_bytes, 0));
   memory["buffer_bytes"] = static_cast<std::uint64_t>(row.summaries.value_or(summary_tag::buffer_bytes, 0));
   memory["peak_bytes"] = static_cast<std::uint64_t>(row.summaries.value_or(summary_tag::peak_bytes, 0));
   nb::dict report;
-  report["algorithm"] = chosen->name;
+  report["algorithm"] = algorithm;
   report["why"] = why;
   report["verified_on"] = verified_on;
   report["path"] = "device";
@@ -329,6 +310,7 @@ struct BenchmarkSettings {
   int reps = 10, warmup = 1;
   double max_noise_pct = 1.0, budget_s = 2.0;
   bool flush_l2 = true;
+  std::optional<std::string> gpu_memory_limit;  // as sort()'s
 };
 
 std::string benchmark_arrays(const InArray& keys, const std::string& keys_dtype,
@@ -357,6 +339,7 @@ std::string benchmark_arrays(const InArray& keys, const std::string& keys_dtype,
   plan.settings.max_noise = s.max_noise_pct / 100.0;
   plan.settings.budget_s = s.budget_s;
   plan.settings.flush_l2 = s.flush_l2;
+  plan.gpu_memory_limit = memory_limit_of(s.gpu_memory_limit);
   RunContext context = make_context();
   context.command_line = "python: sortbench.benchmark";
   context.settings = plan.settings;
@@ -503,7 +486,7 @@ NB_MODULE(_sortbench, m) {
   m.def("algorithms", &algorithm_list);
   m.def("sort_arrays", &sort_arrays, nb::arg("keys"), nb::arg("keys_dtype"), nb::arg("values").none(),
         nb::arg("values_dtype"), nb::arg("argsort"), nb::arg("algo"), nb::arg("backend"), nb::arg("out_keys").none(),
-        nb::arg("out_values").none(), nb::arg("producer"));
+        nb::arg("out_values").none(), nb::arg("producer"), nb::arg("gpu_memory_limit").none());
   m.def("sort_device_arrays", &sort_device_arrays, nb::arg("keys"), nb::arg("keys_dtype"), nb::arg("values").none(),
         nb::arg("values_dtype"), nb::arg("positions").none(), nb::arg("algo"), nb::arg("verify"),
         nb::arg("producer"));
@@ -517,7 +500,8 @@ NB_MODULE(_sortbench, m) {
       .def_rw("warmup", &BenchmarkSettings::warmup)
       .def_rw("max_noise_pct", &BenchmarkSettings::max_noise_pct)
       .def_rw("budget_s", &BenchmarkSettings::budget_s)
-      .def_rw("flush_l2", &BenchmarkSettings::flush_l2);
+      .def_rw("flush_l2", &BenchmarkSettings::flush_l2)
+      .def_rw("gpu_memory_limit", &BenchmarkSettings::gpu_memory_limit);
   m.def("benchmark_arrays", &benchmark_arrays, nb::arg("keys"), nb::arg("keys_dtype"), nb::arg("values").none(),
         nb::arg("values_dtype"), nb::arg("settings"), nb::arg("others"), nb::arg("runner"), nb::arg("producer"));
   m.def("generated_shape", &generated_shape);

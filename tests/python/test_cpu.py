@@ -78,7 +78,7 @@ def test_strided_input_is_copied_once_and_big_endian_read():
     np.testing.assert_array_equal(sortbench.sort(x[::2], backend="cpu"), np.sort(x[::2]))
     big = x.astype(">i8")
     np.testing.assert_array_equal(sortbench.sort(big, backend="cpu"), np.sort(x))
-    rows = sortbench.benchmark(x[::2], algos="cpu-stable-sort", reps=2, budget_s=0.1, backend="cpu")
+    rows = sortbench.benchmark(x[::2], algo="cpu-stable-sort", reps=2, budget=0.1, backend="cpu")
     assert "copied once" in rows[0]["details"]["input_note"]
 
 
@@ -129,6 +129,37 @@ def test_value_errors_are_one_line():
     assert "cannot sort this input" in one_line(e)
 
 
+def test_benchmark_takes_the_clis_spellings_and_warns_on_the_old_names():
+    x = keys_of("int32", n=3000)
+    rows = sortbench.benchmark(x, algo="cpu-stable-sort", reps=2, max_noise=50.0, budget=0.1, backend="cpu")
+    assert [r["algorithm"] for r in rows] == ["cpu-stable-sort"]
+    with pytest.warns(DeprecationWarning, match=r"benchmark\(algos=\.\.\.\) is now algo="):
+        old = sortbench.benchmark(x, algos="cpu-stable-sort", reps=2, budget_s=0.1, backend="cpu")
+    assert [r["algorithm"] for r in old] == ["cpu-stable-sort"]
+    with pytest.raises(TypeError, match="got both budget_s and budget"):
+        sortbench.benchmark(x, algo="cpu-stable-sort", budget=0.2, budget_s=0.1, backend="cpu")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'algoz'"):
+        sortbench.benchmark(x, algoz="cpu-stable-sort", backend="cpu")
+
+
+def test_gpu_memory_limit_is_read_as_the_clis_and_refused_one_line():
+    x = keys_of("uint32", n=100)
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(x, backend="cpu", gpu_memory_limit=0)
+    assert "gpu_memory_limit=0 leaves no GPU memory" in one_line(e)
+    with pytest.raises(ValueError) as e:
+        sortbench.sort(x, backend="cpu", gpu_memory_limit="lots")
+    assert "gpu_memory_limit" in one_line(e)
+    with pytest.raises(TypeError) as e:
+        sortbench.sort(x, backend="cpu", gpu_memory_limit=1.5)
+    assert "gpu_memory_limit=1.5 is a float" in one_line(e)
+    with pytest.raises(ValueError) as e:
+        sortbench.benchmark(x, algo="cpu-stable-sort", backend="cpu", gpu_memory_limit=0)
+    assert "gpu_memory_limit=0" in one_line(e)
+    # A size the CPU sort never reaches changes nothing there.
+    np.testing.assert_array_equal(sortbench.sort(x, backend="cpu", gpu_memory_limit="8G"), np.sort(x))
+
+
 def test_algorithms_and_version():
     names = {a["name"]: a for a in sortbench.algorithms()}
     assert {"cpu-hp", "cpu-stable-sort", "hp-auto", "cub-radix"} <= set(names)
@@ -165,7 +196,7 @@ def test_benchmark_rows_of_different_arrays_are_different_inputs():
     # Issue 47 item 2: rows of a caller's array carry a fingerprint of its keys.
     a = sortbench.generate(n=1 << 12, key="u32", device="cpu", seed=1)
     b = sortbench.generate(n=1 << 12, key="u32", device="cpu", seed=2)
-    fingerprint = lambda x: sortbench.benchmark(x, algos="cpu-std-sort", reps=2, budget_s=0.05,
+    fingerprint = lambda x: sortbench.benchmark(x, algo="cpu-std-sort", reps=2, budget=0.05,
                                                 backend="cpu")[0]["input"]["source"]["fingerprint"]
     assert fingerprint(a) == fingerprint(a.copy())
     assert fingerprint(a) != fingerprint(b)
@@ -173,7 +204,7 @@ def test_benchmark_rows_of_different_arrays_are_different_inputs():
 
 def test_benchmark_rows_are_the_json_schemas():
     x = sortbench.generate(n=1 << 14, delta=50, sigma=50, key="u32", device="cpu")
-    rows = sortbench.benchmark(x, algos=["cpu-hp", "cpu-stable-sort"], reps=3, budget_s=0.2, backend="cpu",
+    rows = sortbench.benchmark(x, algo=["cpu-hp", "cpu-stable-sort"], reps=3, budget=0.2, backend="cpu",
                                others={"numpy.sort": np.sort, "ndarray.sort": lambda a: a.sort()})
     assert [r["algorithm"] for r in rows] == ["cpu-hp", "cpu-stable-sort", "numpy.sort", "ndarray.sort"]
     for row in rows:
@@ -188,14 +219,14 @@ def test_benchmark_rows_are_the_json_schemas():
 
 def test_benchmark_an_others_callable_that_sorts_wrongly_fails_verification():
     x = keys_of("int64")
-    rows = sortbench.benchmark(x, algos=[], reps=2, budget_s=0.1, backend="cpu",
+    rows = sortbench.benchmark(x, algo=[], reps=2, budget=0.1, backend="cpu",
                                others={"reversed": lambda a: np.sort(a)[::-1]})
     assert rows[0]["status"] == "verify_failed"
 
 
 def test_to_pandas():
     pandas = pytest.importorskip("pandas")
-    rows = sortbench.benchmark(keys_of("int32"), algos="cpu-stable-sort", reps=2, budget_s=0.1, backend="cpu")
+    rows = sortbench.benchmark(keys_of("int32"), algo="cpu-stable-sort", reps=2, budget=0.1, backend="cpu")
     frame = sortbench.to_pandas(rows)
     assert isinstance(frame, pandas.DataFrame) and frame.loc[0, "algorithm"] == "cpu-stable-sort"
 

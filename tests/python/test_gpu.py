@@ -84,7 +84,7 @@ def test_benchmark_with_others():
     cupy = pytest.importorskip("cupy")
     torch = pytest.importorskip("torch")
     x = sortbench.generate(n=1 << 20, delta=50, sigma=50, key="i32")
-    rows = sortbench.benchmark(x, algos=["hp-auto", "cub-radix-bits"], reps=3, budget_s=0.2,
+    rows = sortbench.benchmark(x, algo=["hp-auto", "cub-radix-bits"], reps=3, budget=0.2,
                                others={"cupy.sort": cupy.sort, "torch.sort": torch.sort})
     assert [r["algorithm"] for r in rows] == ["hp-auto", "cub-radix-bits", "cupy.sort", "torch.sort"]
     for row in rows:

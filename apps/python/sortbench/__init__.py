@@ -13,6 +13,7 @@ which runs the same Session pipeline as ``sortbench sort`` and ``sortbench run -
 from __future__ import annotations
 
 import json
+import warnings
 
 from . import _arrays
 from . import _others
@@ -36,7 +37,17 @@ def _backend(backend, column) -> str:
     return "gpu" if column.device >= 0 or _gpu_present() else "cpu"
 
 
-def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None, verify=True):
+def _memory_limit(gpu_memory_limit):
+    """gpu_memory_limit as the CLI's --gpu-memory-limit text: bytes (int) or a size ("8G")."""
+    if gpu_memory_limit is None:
+        return None
+    if isinstance(gpu_memory_limit, bool) or not isinstance(gpu_memory_limit, (int, str)):
+        raise TypeError(f"gpu_memory_limit={gpu_memory_limit!r} is a {type(gpu_memory_limit).__name__}; give bytes "
+                        "(an int) or a size such as '8G'")
+    return str(gpu_memory_limit)
+
+
+def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None, verify=True, gpu_memory_limit=None):
     """Sort x (1-D) and return the result in x's kind of array, on x's device.
 
     Returns the sorted keys; (keys, values) when ``values`` rides along; the permutation
@@ -44,15 +55,22 @@ def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None, ver
     chooses as ``sortbench sort --algo auto`` does. ``out=x`` writes the keys into x itself;
     for an array on a GPU that is a sort in place, x's own memory being the sort's input and
     output (zero copy). ``verify=False`` skips the check of the result and, on the GPU, the copy
-    of the input it needs. ``last_sort()`` tells what ran and what it allocated.
+    of the input it needs. ``gpu_memory_limit`` (bytes, or a size such as ``"8G"``; a host
+    array only): the GPU memory the sort may use; an array that needs more, or more than the GPU
+    has, streams through the GPU in chunks, as ``sortbench sort --gpu-memory-limit`` does a file
+    (``last_sort()["placement"] == "host"``). ``last_sort()`` tells what ran and what it allocated.
     Raises TypeError for an unsupported dtype, ValueError for a non-1-D array, NaN keys, nulls,
-    a read-only or non-contiguous ``out``, MemoryError when the GPU lacks room.
+    a read-only or non-contiguous ``out``, MemoryError when the GPU or pinned host memory lacks room.
     """
     column = _arrays.column(x, "x")
     value_column = _arrays.column(values, "values") if values is not None else None
     if out is not None and argsort:
         raise ValueError("out receives sorted keys but argsort returns positions; drop one of them")
+    limit = _memory_limit(gpu_memory_limit)
     if column.device >= 0 and backend in (None, "gpu"):
+        if limit is not None:
+            raise ValueError("gpu_memory_limit is for a host array (x is on a GPU already, sorted where it lies); "
+                             "drop gpu_memory_limit")
         return _sort_on_device(column, value_column, bool(argsort), algo, out, bool(verify))
     if not verify:
         raise ValueError("verify=False is taken for arrays on a GPU only (a host array's check needs no copy on "
@@ -69,7 +87,7 @@ def sort(x, algo="auto", values=None, argsort=False, backend=None, out=None, ver
         column.data, column.dtype, value_column.data if value_column else None,
         value_column.dtype if value_column else "", bool(argsort), algo, _backend(backend, column),
         out_keys.data if out_keys is not None else None, out_values.data if out_values is not None else None,
-        column.producer_stream())
+        column.producer_stream(), limit)
     _remember(report)
     if argsort:
         return out_values.result()
@@ -162,27 +180,49 @@ class Rows(list):
             f.write("\n")
 
 
-def benchmark(x, algos=("all",), reps=10, max_noise_pct=1.0, range="measured", values=None, others=None,
-              backend=None, warmup=1, budget_s=2.0, flush_l2=True) -> Rows:
+# benchmark()'s names before they took the CLI's spellings (issue 49 item 2): still accepted, with
+# a DeprecationWarning naming the new one.
+_OLD_BENCHMARK_NAMES = {"algos": "algo", "max_noise_pct": "max_noise", "budget_s": "budget"}
+
+
+def benchmark(x, algo=("all",), reps=10, max_noise=1.0, range="measured", values=None, others=None,
+              backend=None, warmup=1, budget=2.0, flush_l2=True, gpu_memory_limit=None, **old_names) -> Rows:
     """Time algorithms on x as ``sortbench run --input`` does, and return the rows.
 
-    ``algos``: names or prefixes (``"hp*"``) or ``"all"``; ``others``: ``{"name": callable}``
-    sorts of your own, each called on an array of its framework (a ``torch`` callable gets a
-    tensor, a ``cupy`` one a CuPy array, else x's kind) and timed under the same method: input
-    restored untimed, L2 flushed, CUDA events, the same stop rule. A callable returning a new
-    array pays for one copy of it back into the run's buffer, timed. Every row carries
-    ``details["interface"] == "python"``.
+    The options are the CLI's, spelled for Python: ``algo`` names or prefixes (``"hp*"``) or
+    ``"all"``, one string (comma list) or a list; ``reps``, ``warmup``; ``max_noise`` (percent)
+    and ``budget`` (seconds) as ``--max-noise`` and ``--budget``; ``gpu_memory_limit`` as
+    ``--gpu-memory-limit`` (an array that needs more streams through the GPU). ``others``:
+    ``{"name": callable}`` sorts of your own, each called on an array of its framework (a
+    ``torch`` callable gets a tensor, a ``cupy`` one a CuPy array, else x's kind) and timed under
+    the same method: input restored untimed, L2 flushed, CUDA events, the same stop rule. A
+    callable returning a new array pays for one copy of it back into the run's buffer, timed.
+    Every row carries ``details["interface"] == "python"``. The old names ``algos``,
+    ``max_noise_pct`` and ``budget_s`` still work and warn.
     """
+    given = {"algo": algo, "max_noise": max_noise, "budget": budget}
+    defaults = {"algo": ("all",), "max_noise": 1.0, "budget": 2.0}
+    for old, value in old_names.items():
+        if old not in _OLD_BENCHMARK_NAMES:
+            raise TypeError(f"benchmark() got an unexpected keyword argument '{old}'")
+        new = _OLD_BENCHMARK_NAMES[old]
+        warnings.warn(f"benchmark({old}=...) is now {new}=..., as the CLI spells it; {old} will go",
+                      DeprecationWarning, stacklevel=2)
+        if given[new] is not defaults[new] and given[new] != defaults[new]:
+            raise TypeError(f"benchmark() got both {old} and {new}; give {new} alone")
+        given[new] = value
+    algo, max_noise, budget = given["algo"], given["max_noise"], given["budget"]
     column = _arrays.column(x, "x")
     value_column = _arrays.column(values, "values") if values is not None else None
     settings = _sortbench.BenchmarkSettings()
-    settings.algos = ",".join(algos) if not isinstance(algos, str) else algos
+    settings.algos = ",".join(algo) if not isinstance(algo, str) else algo
     settings.backend = _backend(backend, column)
     settings.range = range
     settings.reps = int(reps)
     settings.warmup = int(warmup)
-    settings.max_noise_pct = float(max_noise_pct)
-    settings.budget_s = float(budget_s)
+    settings.max_noise_pct = float(max_noise)
+    settings.budget_s = float(budget)
+    settings.gpu_memory_limit = _memory_limit(gpu_memory_limit)
     settings.flush_l2 = bool(flush_l2)
     callables = [(str(name), fn) for name, fn in (others or {}).items()]
     for name, fn in callables:

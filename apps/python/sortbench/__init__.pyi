@@ -13,6 +13,7 @@ def sort(
     backend: Optional[str] = None,
     out: Optional[ArrayLike] = None,
     verify: bool = True,
+    gpu_memory_limit: Optional[Union[int, str]] = None,
 ) -> Union[ArrayLike, Tuple[ArrayLike, ArrayLike]]: ...
 def argsort(x: ArrayLike, algo: str = "auto", backend: Optional[str] = None) -> ArrayLike: ...
 def last_sort() -> dict: ...
@@ -26,16 +27,17 @@ class Rows(list):
 
 def benchmark(
     x: ArrayLike,
-    algos: Union[str, Sequence[str]] = ("all",),
+    algo: Union[str, Sequence[str]] = ("all",),
     reps: int = 10,
-    max_noise_pct: float = 1.0,
+    max_noise: float = 1.0,
     range: str = "measured",
     values: Optional[ArrayLike] = None,
     others: Optional[Mapping[str, Callable[[Any], Any]]] = None,
     backend: Optional[str] = None,
     warmup: int = 1,
-    budget_s: float = 2.0,
+    budget: float = 2.0,
     flush_l2: bool = True,
+    gpu_memory_limit: Optional[Union[int, str]] = None,
 ) -> Rows: ...
 def generate(
     n: Optional[int] = None,

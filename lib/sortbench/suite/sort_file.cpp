@@ -9,13 +9,11 @@
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/host_memory.hpp"
-#include "sortbench/core/byte_units.hpp"
 #include "sortbench/input/input_source.hpp"
 #include "sortbench/device/device_info.hpp"
 #include "sortbench/sink/file_sink.hpp"
 #include "sortbench/timing/harness.hpp"
 #include "sortbench/sink/rank_file_output.hpp"
-#include "sortbench/session/session.hpp"
 #include "sortbench/report/report.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #if SORTBENCH_HAVE_NCCL
@@ -23,53 +21,6 @@
 #endif
 
 namespace sb {
-
-std::string choose_algorithm(Backend backend, KeyType key, bool with_values, bool argsort, double range,
-                             std::uint64_t n, std::string& why) {
-  const bool small_int = key == KeyType::u32 || key == KeyType::i32;
-  const bool dense = range <= 4.0 * static_cast<double>(n) && range <= 4294967296.0;
-  if (backend == Backend::cpu) {
-    if (small_int && dense && !with_values && !argsort) {
-      why = fmt::format("32-bit integer keys whose measured range ({:.0f}) is at most 4 n: the CPU histogram (H-P) "
-                        "sort",
-                        range);
-      return "cpu-hp";
-    }
-    if (with_values || argsort) {
-      why = "a value column or positions ride along: the stable CPU sort keeps equal keys in input order";
-      return "cpu-stable-sort";
-    }
-    why = "keys only: the parallel CPU sort";
-    return "cpu-parallel-sort";
-  }
-  if (key == KeyType::u32x4) {
-    why = "rows of four words: CUB's radix sort over all 128 bits";
-    return "cub-radix";
-  }
-  if (small_int && dense && !with_values && !argsort) {
-    why = fmt::format("32-bit integer keys whose measured range ({:.0f}) is at most 4 n: a histogram (H-P) sort "
-                      "touches each key twice",
-                      range);
-    return "hp-auto";
-  }
-  why = "CUB's radix sort on only the bits the measured range needs (stable: carries values and positions)";
-  return "cub-radix-bits";
-}
-
-std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsort, double range,
-                                      std::uint64_t device_bytes, std::uint64_t n, std::string& why) {
-  const bool integer = key == KeyType::u32 || key == KeyType::i32 || key == KeyType::u64 || key == KeyType::i64;
-  const double count_bytes = n >> 32 ? 8.0 : 4.0;
-  if (integer && !with_values && !argsort && range <= 4294967296.0 && range * count_bytes <= device_bytes / 2.0) {
-    why = fmt::format("larger than the GPU: integer keys whose histogram ({:.0f} bins) fits on it, so each key "
-                      "crosses the link once each way (streamed H-P)",
-                      range);
-    return "ooc-hp";
-  }
-  why = "larger than the GPU: sorted runs cut into buckets by selection (stable; every element crosses the link "
-        "twice each way)";
-  return "ooc-sort";
-}
 
 namespace {
 
@@ -99,30 +50,6 @@ void check_output(const std::string& out, const std::string& in, const char* opt
   } catch (const Error& e) {
     throw UsageError(e.what());
   }
-}
-
-// --algo auto's choice, or the named algorithm, for the measured facts; an auto choice that
-// declines the input falls back to a sort that takes everything.
-const Algorithm* pick_algorithm(const SortFileRequest& q, const InputShape& shape, const KeyFacts& facts,
-                                SortFileReport& rep, std::uint64_t streamed_device_bytes = 0) {
-  const double range = shape.n ? static_cast<double>(facts.max_ordered - facts.min_ordered) + 1.0 : 1.0;
-  const bool with_values = q.values.has_value();
-  std::string name = q.algo;
-  if (q.algo == "auto")
-    name = streamed_device_bytes
-               ? choose_streamed_algorithm(shape.key, with_values, q.argsort, range, streamed_device_bytes, shape.n,
-                                           rep.why)
-               : choose_algorithm(q.backend, shape.key, with_values, q.argsort, range, shape.n, rep.why);
-  const Algorithm* a = registry().find(name);
-  const SortProblem probe{shape, facts, {}, RangeMode::given};
-  if (auto why = a->why_unsupported(probe)) {
-    if (q.algo != "auto")
-      throw UsageError(fmt::format("--algo {} cannot sort this input: {}; give --algo auto", name, *why));
-    a = registry().find(streamed_device_bytes ? "ooc-sort" : q.backend == Backend::gpu ? "cub-radix" : "cpu-stable-sort");
-    rep.why += fmt::format(" (its first choice {} declined: {})", name, *why);
-  }
-  rep.algorithm = a->name;
-  return a;
 }
 
 #if SORTBENCH_HAVE_NCCL
@@ -302,61 +229,26 @@ SortFileReport sort_file(const SortFileRequest& q) {
   if (values) values_target = FileSink::Target{q.values_output, values->format, values->key};
   FileSink sink(spec.n, keys_target, values_target, positions);
 
-  SessionOptions options;
-  options.placement = gpu ? PlacementKind::device : PlacementKind::host;
-  rep.placement = gpu ? "gpu" : "cpu";
-  options.repeated = false;
-  options.count_distinct = false;
-  options.range = RangeMode::given;
-  options.phases = &rep.phases_ms;
-  options.gpu_memory_limit = q.gpu_memory_limit;
-  std::unique_ptr<Session> session;
-  const Algorithm* algo = nullptr;
-  try {
-    session = std::make_unique<Session>(source, options);
-    algo = pick_algorithm(q, spec.shape(), session->facts(), rep);
-  } catch (const Error& e) {
-    if (!gpu || e.code() != ExitCode::device_memory) throw;
-    // Larger than the GPU (or the limit): the file streams through it. First straight from the
-    // file to the output file; a sort that needs host copies of the input and the output gets
-    // them where host memory holds both.
-    rep.phases_ms.clear();
-    options.placement = PlacementKind::streamed;
-    options.stream_to = &sink;
-    session = std::make_unique<Session>(source, options);
-    rep.placement = "file";
-    algo = pick_algorithm(q, spec.shape(), session->facts(), rep, session->device_allowance());
-    if (algo->needs_host_columns) {
-      const std::uint64_t needed = streamed_host_bytes(spec.shape()), available = host_available_bytes();
-      if (needed > available)
-        throw Error(ExitCode::device_memory,
-                    fmt::format("{} keeps the input and its output in pinned host memory: {} needed, {} available; "
-                                "sort a smaller file or free host memory",
-                                algo->name, bytes_text(needed), bytes_text(available)));
-      options.stream_to = nullptr;
-      session = std::make_unique<Session>(source, options);
-      rep.placement = "host";
-    }
-  }
-
-  // timed: one run of the chosen algorithm; verify: sorted, the same multiset; positions name
-  // each input once (stably when the algorithm is stable); a value column stays with its keys.
-  const ResultRow row = session->run(*algo, single_sample_settings(), {});
-  if (row.status == RowStatus::verify_failed)
-    throw Error(ExitCode::verification_failed,
-                fmt::format("{} produced a wrong result ({}); nothing was written; report it, or give another --algo",
-                            algo->name, row.reason));
-  if (row.status == RowStatus::unsupported)  // its workspace does not fit beside the columns
-    throw Error(ExitCode::device_memory, fmt::format("{}: {}; use --backend cpu", algo->name, row.reason));
-  if (row.status != RowStatus::ok)
-    throw Error(gpu ? ExitCode::cuda : ExitCode::internal, fmt::format("{} failed: {}", algo->name, row.reason));
-  rep.verified_on = session->verified_on_device() ? "gpu" : "host";
+  // One GPU where the file fits there (else streamed through it, written as it is made), one
+  // verified run of --algo's choice (sort_once.hpp).
+  SortOnceRequest once;
+  once.algo = q.algo;
+  once.backend = q.backend;
+  once.argsort = q.argsort;
+  once.gpu_memory_limit = q.gpu_memory_limit;
+  once.stream_to = &sink;
+  once.phases = &rep.phases_ms;
+  const SortOnce done = sort_once(source, once);
+  rep.algorithm = done.algorithm->name;
+  rep.why = done.why;
+  rep.placement = done.placement;
+  rep.verified_on = done.verified_on;
 
   // write: each column downloaded through the pinned ring while the chunk before it is written
   // (streamed from the file: already written as it was made), under temporary names renamed
   // into place at the end.
   const double t0 = steady_now_s();
-  session->drain(sink);
+  done.session->drain(sink);
   rep.bytes_written = sink.close();
   sink.commit();
   log_phase(&rep.phases_ms, "write", t0);

@@ -17,6 +17,7 @@
 
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/core/types.hpp"
+#include "sortbench/suite/sort_once.hpp"
 
 namespace sb {
 
@@ -67,13 +68,5 @@ struct SortFileReport {
 // Throws UsageError (exit 2) for every problem with the files or options, Error(no_device)
 // / Error(device_memory) for the GPU, Error(verification_failed) when the output fails.
 SortFileReport sort_file(const SortFileRequest& request);
-
-// How --algo auto chooses, from the key type, the payload and the measured range and n.
-std::string choose_algorithm(Backend backend, KeyType key, bool with_values, bool argsort, double range,
-                             std::uint64_t n, std::string& why);
-// The same for a file that streams through the GPU: ooc-hp (integer keys alone, a histogram of
-// at most 2^32 bins that fits in half the GPU memory the sort may use), else ooc-sort.
-std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsort, double range,
-                                      std::uint64_t device_bytes, std::uint64_t n, std::string& why);
 
 }  // namespace sb

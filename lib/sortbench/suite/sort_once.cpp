@@ -1,0 +1,157 @@
+// One sort of one input (sort_once.hpp): the choice, the plan, the run and its outcome, shared
+// by `sortbench sort` and the Python module.
+#include "sortbench/suite/sort_once.hpp"
+
+#include <fmt/format.h>
+
+#include "sortbench/algo/registry.hpp"
+#include "sortbench/core/byte_units.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/core/host_memory.hpp"
+#include "sortbench/timing/harness.hpp"
+
+namespace sb {
+
+std::string choose_algorithm(Backend backend, KeyType key, bool with_values, bool argsort, double range,
+                             std::uint64_t n, std::string& why) {
+  const bool small_int = key == KeyType::u32 || key == KeyType::i32;
+  const bool dense = range <= 4.0 * static_cast<double>(n) && range <= 4294967296.0;
+  if (backend == Backend::cpu) {
+    if (small_int && dense && !with_values && !argsort) {
+      why = fmt::format("32-bit integer keys whose measured range ({:.0f}) is at most 4 n: the CPU histogram (H-P) "
+                        "sort",
+                        range);
+      return "cpu-hp";
+    }
+    if (with_values || argsort) {
+      why = "a value column or positions ride along: the stable CPU sort keeps equal keys in input order";
+      return "cpu-stable-sort";
+    }
+    why = "keys only: the parallel CPU sort";
+    return "cpu-parallel-sort";
+  }
+  if (key == KeyType::u32x4) {
+    why = "rows of four words: CUB's radix sort over all 128 bits";
+    return "cub-radix";
+  }
+  if (small_int && dense && !with_values && !argsort) {
+    why = fmt::format("32-bit integer keys whose measured range ({:.0f}) is at most 4 n: a histogram (H-P) sort "
+                      "touches each key twice",
+                      range);
+    return "hp-auto";
+  }
+  why = "CUB's radix sort on only the bits the measured range needs (stable: carries values and positions)";
+  return "cub-radix-bits";
+}
+
+std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsort, double range,
+                                      std::uint64_t device_bytes, std::uint64_t n, std::string& why) {
+  const bool integer = key == KeyType::u32 || key == KeyType::i32 || key == KeyType::u64 || key == KeyType::i64;
+  const double count_bytes = n >> 32 ? 8.0 : 4.0;
+  if (integer && !with_values && !argsort && range <= 4294967296.0 && range * count_bytes <= device_bytes / 2.0) {
+    why = fmt::format("larger than the GPU: integer keys whose histogram ({:.0f} bins) fits on it, so each key "
+                      "crosses the link once each way (streamed H-P)",
+                      range);
+    return "ooc-hp";
+  }
+  why = "larger than the GPU: sorted runs cut into buckets by selection (stable; every element crosses the link "
+        "twice each way)";
+  return "ooc-sort";
+}
+
+SortWords cli_sort_words() { return {"--algo {}", "--algo", "--algo auto", "--backend cpu", "file", "nothing was written; "}; }
+SortWords python_sort_words() { return {"algo='{}'", "algo", "algo='auto'", "backend='cpu'", "array", ""}; }
+
+namespace {
+
+// auto's choice, or the named algorithm, for the measured facts; an auto choice that declines
+// the input falls back to a sort that takes everything. streamed_device_bytes: the GPU memory a
+// streamed sort may use (0: not streamed).
+const Algorithm* pick_algorithm(const SortOnceRequest& q, const InputShape& shape, const KeyFacts& facts,
+                                std::string& why, std::uint64_t streamed_device_bytes) {
+  const double range = shape.n ? static_cast<double>(facts.max_ordered - facts.min_ordered) + 1.0 : 1.0;
+  const bool with_values = shape.payload != Payload::none && !q.argsort;
+  std::string name = q.algo;
+  if (q.algo == "auto")
+    name = streamed_device_bytes
+               ? choose_streamed_algorithm(shape.key, with_values, q.argsort, range, streamed_device_bytes, shape.n, why)
+               : choose_algorithm(q.backend, shape.key, with_values, q.argsort, range, shape.n, why);
+  const Algorithm* a = &registry().named(name);
+  const SortProblem probe{shape, facts, {}, RangeMode::given};
+  if (auto declined = a->why_unsupported(probe)) {
+    if (q.algo != "auto")
+      throw UsageError(fmt::format("{} cannot sort this input: {}; give {}",
+                                   fmt::format(fmt::runtime(q.words.algo_named), name), *declined, q.words.auto_choice));
+    a = &registry().named(streamed_device_bytes          ? "ooc-sort"
+                          : q.backend == Backend::gpu ? "cub-radix"
+                                                      : "cpu-stable-sort");
+    why += fmt::format(" (its first choice {} declined: {})", name, *declined);
+  }
+  return a;
+}
+
+// A failed run as the error it is.
+void require_ok(const SortOnceRequest& q, const Algorithm& a, const ResultRow& row) {
+  if (row.status == RowStatus::verify_failed)
+    throw Error(ExitCode::verification_failed,
+                fmt::format("{} produced a wrong result ({}); {}report it, or give another {}", a.name, row.reason,
+                            q.words.nothing_written, q.words.algo_option));
+  if (row.status == RowStatus::unsupported)  // its workspace does not fit beside the columns
+    throw Error(ExitCode::device_memory,
+                fmt::format("{}: {}; {}", a.name, row.reason,
+                            q.adopt ? fmt::format("free GPU memory or sort a smaller {}", q.words.input)
+                                    : fmt::format("use {}", q.words.cpu)));
+  if (row.status != RowStatus::ok)
+    throw Error(q.backend == Backend::gpu ? ExitCode::cuda : ExitCode::internal,
+                fmt::format("{} failed: {}", a.name, row.reason));
+}
+
+}  // namespace
+
+SortOnce sort_once(std::shared_ptr<const InputSource> source, const SortOnceRequest& q) {
+  SortOnce r;
+  const bool gpu = q.backend == Backend::gpu;
+  const InputShape shape = source->spec().shape();
+  SessionOptions options;
+  // One GPU where the input fits there, else streamed through it: decided by the session before
+  // it places anything (place/placement_plan.hpp). The caller's device buffers stay where they are.
+  options.placement = !gpu ? PlacementKind::host : q.adopt ? PlacementKind::device : PlacementKind::automatic;
+  options.repeated = false;
+  options.count_distinct = false;
+  options.range = RangeMode::given;
+  options.phases = q.phases;
+  options.gpu_memory_limit = q.gpu_memory_limit;
+  options.verify = q.verify;
+  options.adopt = q.adopt;
+  options.stream_to = q.stream_to;
+  r.session = std::make_unique<Session>(source, options);
+  if (!r.session->streamed()) {
+    r.placement = gpu ? "gpu" : "cpu";
+    r.algorithm = pick_algorithm(q, shape, r.session->facts(), r.why, 0);
+  } else {
+    r.placement = q.stream_to ? "file" : "host";
+    r.algorithm = pick_algorithm(q, shape, r.session->facts(), r.why, r.session->device_allowance());
+    if (q.stream_to && r.algorithm->needs_host_columns) {
+      // The chosen sort keeps the input and its output in pinned host memory, where host memory
+      // holds both.
+      const std::uint64_t needed = streamed_host_bytes(shape), available = host_available_bytes();
+      if (needed > available)
+        throw Error(ExitCode::device_memory,
+                    fmt::format("{} keeps the input and its output in pinned host memory: {} needed, {} available; "
+                                "sort a smaller {} or free host memory",
+                                r.algorithm->name, bytes_text(needed), bytes_text(available), q.words.input));
+      options.placement = PlacementKind::streamed;
+      options.stream_to = nullptr;
+      r.session = std::make_unique<Session>(source, options);
+      r.placement = "host";
+    }
+  }
+  // One run; verify: sorted, the same multiset; positions name each input once (stably when the
+  // algorithm is stable); a value column stays with its keys.
+  r.row = r.session->run(*r.algorithm, single_sample_settings(), {});
+  require_ok(q, *r.algorithm, r.row);
+  r.verified_on = !q.verify ? "none" : r.session->verified_on_device() ? "gpu" : "host";
+  return r;
+}
+
+}  // namespace sb
