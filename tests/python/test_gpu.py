@@ -209,3 +209,17 @@ def test_an_array_on_a_second_gpu_is_sorted_there():
     sortbench.sort(x, out=x)
     assert x.data.ptr == ptr and x.device.id == 1
     np.testing.assert_array_equal(x.get(), np.sort(keys))
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "int64", "float64"])
+def test_a_host_array_past_the_limit_streams_as_sort_streams_a_file(dtype):
+    # Issue 49 item 2: one sort_once for the CLI and Python, so a host array that needs more GPU
+    # memory than gpu_memory_limit streams through the GPU instead of raising MemoryError.
+    x = host_keys(dtype, n=1 << 24)  # 64 or 128 MiB of keys: two copies are past a 96 MiB limit
+    got = sortbench.sort(x, gpu_memory_limit="96M")
+    np.testing.assert_array_equal(got, np.sort(x))
+    assert sortbench.last_sort()["placement"] == "host", sortbench.last_sort()
+    assert sortbench.last_sort()["algorithm"] in ("ooc-hp", "ooc-sort")
+    np.testing.assert_array_equal(sortbench.argsort(x, backend="gpu"), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(sortbench.sort(x, gpu_memory_limit=1 << 40), np.sort(x))
+    assert sortbench.last_sort()["placement"] == "gpu"
