@@ -1,5 +1,5 @@
 // sortbench gen: generate one input, print its realized statistics, optionally save it. Issue 37
-// item 5: the file is written in chunks through input/chunked_write.hpp, under a temporary name
+// item 5: the file is written in chunks through sink/chunked_write.hpp, under a temporary name
 // renamed at the end, so an input larger than the host's (or the GPU's) memory can be saved; the
 // bytes are those of a whole-column write.
 #include <algorithm>
@@ -15,7 +15,7 @@
 #include "sortbench/core/device_buffer.hpp"
 #include "sortbench/core/keys.hpp"
 #include "sortbench/device/device_info.hpp"
-#include "sortbench/input/chunked_write.hpp"
+#include "sortbench/sink/chunked_write.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/input/input_source.hpp"

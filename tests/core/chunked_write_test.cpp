@@ -1,4 +1,4 @@
-// Writing a key column in chunks (input/chunked_write.hpp, issue 37 item 5): with chunks forced
+// Writing a key column in chunks (sink/chunked_write.hpp, issue 37 item 5): with chunks forced
 // down to a few keys, the file is byte for byte what a whole-column write gives, for every format
 // and for key types of each width; the bounds seen chunk by chunk are the whole column's; a fill
 // or a disk that fills up leaves no file (the latter said in one line); and `gen -o` writes what it
@@ -12,7 +12,7 @@
 
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/temp_files.hpp"
-#include "sortbench/input/chunked_write.hpp"
+#include "sortbench/sink/chunked_write.hpp"
 #include "sortbench/input/generator.hpp"
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/input/input_source.hpp"

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sortbench/sink/column_writer.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/slices.hpp"
 #include "sortbench/input/input_file.hpp"

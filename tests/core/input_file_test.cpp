@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "sortbench/sink/column_writer.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/input/input_source.hpp"

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <vector>
 
+#include "sortbench/sink/column_writer.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/temp_files.hpp"
 #include "sortbench/input/input_file.hpp"

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "sortbench/sink/column_writer.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/input/input_file.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sortbench/input/input_file.hpp"
+#include "sortbench/sink/column_writer.hpp"
 #include "sortbench/place/placement.hpp"
 
 namespace sb {

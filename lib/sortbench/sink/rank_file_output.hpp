@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sortbench/input/input_file.hpp"
+#include "sortbench/sink/column_writer.hpp"
 
 namespace sb {
 

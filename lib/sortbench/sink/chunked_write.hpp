@@ -12,7 +12,7 @@
 
 #include "sortbench/core/key_facts.hpp"
 #include "sortbench/core/types.hpp"
-#include "sortbench/input/input_file.hpp"
+#include "sortbench/sink/column_writer.hpp"
 #include "sortbench/input/input_source.hpp"
 
 namespace sb {

@@ -16,7 +16,7 @@
 
 #include "sortbench/core/element.hpp"
 #include "sortbench/core/errors.hpp"
-#include "sortbench/input/input_file.hpp"
+#include "sortbench/sink/column_writer.hpp"
 
 namespace sb {
 

@@ -1,5 +1,5 @@
 // Writing a key column chunk by chunk (chunked_write.hpp), issue 37 item 5.
-#include "sortbench/input/chunked_write.hpp"
+#include "sortbench/sink/chunked_write.hpp"
 
 #include <algorithm>
 #include <future>
