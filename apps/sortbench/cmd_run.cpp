@@ -1,4 +1,5 @@
 // sortbench run: generate, sort with each algorithm, verify, time, print, write JSON/CSV.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -196,6 +197,16 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
   std::cout << format_table(rows);
   if (from_file) std::cout << format_fastest(rows);
   context.link = progress.link;
+  if (!rows.empty() && std::all_of(rows.begin(), rows.end(),
+                                   [](const ResultRow& r) { return r.status == RowStatus::unsupported; })) {
+    // Nothing ran: a usage error naming why each requested algorithm could not (issue 52 item 3),
+    // with no report written.
+    std::string reasons;
+    for (const ResultRow& r : rows) reasons += fmt::format("{}{}: {}", reasons.empty() ? "" : "; ", r.algorithm, r.reason);
+    throw UsageError(fmt::format("no requested algorithm can run on this input ({}); choose others with --algo "
+                                 "(sortbench list) or change the input or the limits",
+                                 reasons));
+  }
   if (!o.json.empty()) write_file_atomically(o.json, make_document(context, rows).dump(2) + "\n");
   if (!o.csv.empty()) write_file_atomically(o.csv, to_csv(rows));
   if (any_failed_verification(rows)) {

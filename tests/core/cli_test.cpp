@@ -118,6 +118,23 @@ TEST(Cli, OldOutputSpellingsNameTheNewOne) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("s.jsonl")));
 }
 
+// Issue 52 item 3: a row for each algorithm that cannot take the input; a run where none can is
+// exit 2 naming each one's reason, and writes no report.
+TEST(Cli, ARunWhereNoRequestedAlgorithmCanRunIsExitTwoWithNoReport) {
+  sb::test::TempDir dir;
+  const std::string json = dir.file("r.json");
+  const CommandResult none = run("run -n 1000 --key f64 --backend cpu --algo cpu-hp --quiet --json " + json);
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("no requested algorithm can run on this input (cpu-hp: "), std::string::npos) << none.err;
+  EXPECT_EQ(std::count(none.err.begin(), none.err.end(), '\n'), 1) << none.err;
+  EXPECT_FALSE(std::filesystem::exists(json));
+  // One that can: the other's row says why it could not, and the run is exit 0.
+  const CommandResult some =
+      run("run -n 1000 --key f64 --backend cpu --algo cpu-hp,cpu-stable-sort --reps 1 --quiet --json " + json);
+  EXPECT_EQ(some.exit_code, 0) << some.err;
+  EXPECT_TRUE(std::filesystem::exists(json));
+}
+
 TEST(Cli, UsageErrorsAreOneLineWithExitCode2) {
   expect_usage_error("run --algo cub-radx --backend cpu", "did you mean cub-radix");
   expect_usage_error("run -n -5 --backend cpu --algo cpu-std-sort", "-n");

@@ -234,10 +234,14 @@ void StreamedPlacement::State::run_streamed(const Algorithm& a, const SortProble
     return;
   }
   const std::uint64_t allowed = allowance();
-  if (least > allowed)
-    throw UsageError(fmt::format("--gpu-memory-limit {} is below the {} that {} needs for its smallest chunks; raise "
-                                 "it to at least {}",
-                                 bytes_text(options.gpu_memory_limit), bytes_text(least), a.name, bytes_text(least)));
+  if (least > allowed) {
+    // This algorithm's row, not the run (issue 52 item 3): another requested one may fit.
+    row.status = RowStatus::unsupported;
+    row.reason = fmt::format("its smallest chunks need {} of GPU memory but the --gpu-memory-limit is {}; raise it to "
+                             "at least {}",
+                             bytes_text(least), bytes_text(options.gpu_memory_limit), bytes_text(least));
+    return;
+  }
   DeviceBuffer memory(allowed);
   PinnedBuffer scratch;
   if (!options.resident && a.host_scratch_bytes)

@@ -146,6 +146,16 @@ SortOnce sort_once(std::shared_ptr<const InputSource> source, const SortOnceRequ
       r.placement = "host";
     }
   }
+  if (r.session->streamed() && r.algorithm->min_device_bytes) {
+    // A limit below the chosen sort's smallest chunks is the caller's to raise (exit 2).
+    const SortProblem probe{shape, r.session->facts(), {}, RangeMode::given};
+    const std::uint64_t least = r.algorithm->min_device_bytes(probe);
+    if (least > r.session->device_allowance())
+      throw UsageError(fmt::format("{} needs {} of GPU memory for its smallest chunks but may use {}; raise the GPU "
+                                   "memory limit to at least {}",
+                                   r.algorithm->name, bytes_text(least), bytes_text(r.session->device_allowance()),
+                                   bytes_text(least)));
+  }
   // One run; verify: sorted, the same multiset; positions name each input once (stably when the
   // algorithm is stable); a value column stays with its keys.
   r.row = r.session->run(*r.algorithm, single_sample_settings(), {});
