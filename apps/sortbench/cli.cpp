@@ -1,11 +1,15 @@
 #include "cli.hpp"
 
+#include <cstdlib>
 #include <filesystem>
+
+#include <cuda_runtime_api.h>
 
 #include <fmt/format.h>
 
 #include "sortbench/core/errors.hpp"
 #include "sortbench/device/device_info.hpp"
+#include "sortbench/place/launch_env.hpp"
 
 namespace sb::cli {
 namespace {
@@ -127,19 +131,47 @@ void add_process_rank_options(CLI::App& cmd, ProcessRankOptions& o,
       ->excludes(rank_options.second);
   cmd.add_option("--world", o.world, "one process per GPU: the number of ranks")->check(CLI::Range(1, 65536));
   cmd.add_option("--rendezvous", o.rendezvous,
-                 "one process per GPU: an empty directory every rank can read, where they exchange the NCCL id");
+                 "one process per GPU: an empty directory every rank can read, where they exchange the NCCL id, or "
+                 "rank 0's address as tcp://HOST:PORT");
 }
 
-bool checked_process_rank(const CLI::App& cmd, const ProcessRankOptions& o) {
-  if (!cmd.count("--rank") && !cmd.count("--world") && !cmd.count("--rendezvous")) return false;
-  if (!cmd.count("--rank") || !cmd.count("--world") || !cmd.count("--rendezvous"))
+bool checked_process_rank(const CLI::App& cmd, ProcessRankOptions& o) {
+  if (!cmd.count("--rank") && !cmd.count("--world")) {
+    // Started by mpirun, srun or torchrun: the launcher's environment says which rank this is.
+    const auto launched = launched_rank([](const char* name) { return std::getenv(name); });
+    if (!launched) {
+      if (cmd.count("--rendezvous"))
+        throw UsageError("--rank, --world and --rendezvous go together: give all three (one process per GPU)");
+      return false;
+    }
+    o.rank = launched->rank;
+    o.world = launched->world;
+    o.launcher = launched->launcher;
+    o.local_rank = launched->local_rank;
+    if (!cmd.count("--rendezvous")) o.rendezvous = launched->rendezvous;
+    if (o.rendezvous.empty())
+      throw UsageError(fmt::format("rank {} of {} was started by {} but the ranks have nowhere to meet; export "
+                                   "MASTER_ADDR and MASTER_PORT (rank 0's host and a free port) or give --rendezvous DIR",
+                                   o.rank, o.world, o.launcher));
+  } else if (!cmd.count("--rank") || !cmd.count("--world") || !cmd.count("--rendezvous")) {
     throw UsageError("--rank, --world and --rendezvous go together: give all three (one process per GPU)");
+  }
   if (o.rank >= o.world)
     throw UsageError(fmt::format("--rank {} is not below --world {}; ranks are 0..{}", o.rank, o.world, o.world - 1));
-  if (!std::filesystem::is_directory(o.rendezvous))
-    throw UsageError(fmt::format("--rendezvous {} is not a directory; make an empty one that every rank can read",
+  if (o.rendezvous.rfind("tcp://", 0) != 0 && !std::filesystem::is_directory(o.rendezvous))
+    throw UsageError(fmt::format("--rendezvous {} is not a directory; make an empty one that every rank can read, or "
+                                 "give rank 0's address as tcp://HOST:PORT",
                                  o.rendezvous));
   return true;
+}
+
+int launched_device(int local_rank) {
+  int visible = 0;
+  if (cudaGetDeviceCount(&visible) != cudaSuccess || visible <= 0) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return local_rank % visible;
 }
 
 void add_memory_options(CLI::App& cmd, MemoryOptions& o) {

@@ -59,12 +59,20 @@ std::vector<int> rank_devices(const DeviceOptions& o);
 // --gpus and --devices (run; sort since issue 38).
 struct ProcessRankOptions {
   int rank = -1, world = 0;
-  std::string rendezvous;  // where the processes' ranks meet
+  std::string rendezvous;  // where the processes' ranks meet: a directory, or tcp://HOST:PORT
+  // Filled by checked_process_rank where a launcher (mpirun, srun, torchrun) started this process
+  // and none of the three options was given (place/launch_env.hpp).
+  std::string launcher;
+  int local_rank = -1;
 };
 void add_process_rank_options(CLI::App& cmd, ProcessRankOptions& o, std::pair<CLI::Option*, CLI::Option*> rank_options);
 // Whether this process is one rank of several, after checking that the three options go together
-// and name a rank below the world and an existing directory (UsageError).
-bool checked_process_rank(const CLI::App& cmd, const ProcessRankOptions& o);
+// and name a rank below the world and an existing directory or a tcp:// address (UsageError);
+// without them, whether a launcher's environment makes it one (o's rank, world, rendezvous,
+// launcher and local_rank filled from it).
+bool checked_process_rank(const CLI::App& cmd, ProcessRankOptions& o);
+// The GPU a launched rank takes: its rank on the node, among the GPUs this process sees.
+int launched_device(int local_rank);
 
 // Where the input lives (issue 37): --placement auto|gpu|host and --gpu-memory-limit SIZE.
 struct MemoryOptions {

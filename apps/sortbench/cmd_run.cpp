@@ -91,7 +91,8 @@ void refuse_generator_options(const CLI::App& cmd) {
     throw UsageError("--values gives the value column, so --payload has nothing to add; drop --payload");
 }
 
-int run_run(const CLI::App& cmd, const RunOptions& o) {
+// o by value: a launched rank fills in its rank options and device.
+int run_run(const CLI::App& cmd, RunOptions o) {
   RunPlan plan;
   const bool from_file = !o.input_file.empty();
   if (from_file) {
@@ -115,11 +116,15 @@ int run_run(const CLI::App& cmd, const RunOptions& o) {
   plan.gpu_memory_limit = parsed_memory_limit(o.memory);
   if (backend == Backend::cpu && (cmd.count("--gpu-memory-limit") || plan.placement))
     throw UsageError("--placement and --gpu-memory-limit place work on the GPU but --backend cpu uses none; drop them");
+  const bool one_rank_of_several = backend == Backend::gpu && checked_process_rank(cmd, o.process);
+  // A launched rank takes its node-local GPU unless --device names one.
+  if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process.local_rank);
   plan.devices = rank_devices(o.where);
-  if (checked_process_rank(cmd, o.process)) {
+  if (one_rank_of_several) {
     plan.process_rank = o.process.rank;
     plan.process_world = o.process.world;
     plan.rendezvous = o.process.rendezvous;
+    plan.launcher = o.process.launcher;
   }
   plan.settings.warmup = o.warmup;
   plan.settings.min_reps = o.reps;

@@ -65,7 +65,8 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
   return {{"schema_version", kSchemaVersion}, {"context", ctx}, {"sort", sort}};
 }
 
-int run_sort(const CLI::App& cmd, const SortOptions& o) {
+// o by value: a launched rank fills in its rank options and device.
+int run_sort(const CLI::App& cmd, SortOptions o) {
   const Backend backend = checked_backend(cmd, o.where);
   if (!o.json.empty()) {
     for (const std::string* file : {&o.input, &o.output, &o.values_out})
@@ -92,11 +93,14 @@ int run_sort(const CLI::App& cmd, const SortOptions& o) {
   q.algo = o.algo;
   q.backend = backend;
   q.gpu_memory_limit = parsed_memory_limit(o.memory);
-  if (checked_process_rank(cmd, o.process)) {
+  if (backend == Backend::gpu && checked_process_rank(cmd, o.process)) {
+    // A launched rank takes its node-local GPU unless --device names one.
+    if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process.local_rank);
     q.devices = {o.where.device};
     q.process_rank = o.process.rank;
     q.process_world = o.process.world;
     q.rendezvous = o.process.rendezvous;
+    q.launcher = o.process.launcher;
   } else if (cmd.count("--gpus") || cmd.count("--devices")) {
     q.devices = rank_devices(o.where);
   }

@@ -285,6 +285,12 @@ struct RankReport {
   VerifyReport verification;
 };
 
+// Process mode's rendezvous directory, where the ranks' files go (their readiness, a failure, the
+// NCCL id); empty for threads of one process and for a tcp:// rendezvous, which needs no files.
+std::string rendezvous_directory(const DistributedRequest& r) {
+  return r.process_rank >= 0 && !is_tcp_rendezvous(r.rendezvous) ? r.rendezvous : std::string();
+}
+
 struct Shared {
   const RankAlgorithm& algo;
   const SortProblem& problem;
@@ -305,8 +311,8 @@ struct Shared {
         request(r),
         world(r.process_rank >= 0 ? r.process_world : static_cast<int>(r.devices.size())),
         first_local(std::max(r.process_rank, 0)),
-        failure(r.process_rank >= 0 ? r.rendezvous : std::string()),
-        gate(r.process_rank >= 0 ? 1 : world, r.process_rank >= 0 ? r.rendezvous : std::string(), world),
+        failure(rendezvous_directory(r)),
+        gate(r.process_rank >= 0 ? 1 : world, rendezvous_directory(r), world),
         reports(world),
         rank_rows(world) {}
   // The ranks this process runs and the device of each.
@@ -389,7 +395,8 @@ void rank_body(Shared& s, int r) {
   ncclComm_t comm = nullptr;
   SB_NCCL_CHECK(ncclCommInitRank(&comm, world, s.id, r), r);
   // Every rank has joined, so every rank has read the id: the next launch needs a new one.
-  if (s.request.process_rank == 0) std::filesystem::remove(s.request.rendezvous + "/nccl-id");
+  if (s.request.process_rank == 0 && !rendezvous_directory(s.request).empty())
+    std::filesystem::remove(s.request.rendezvous + "/nccl-id");
   ctx.comm = comm;
   struct SideStream {
     Rank::Side side;
@@ -540,7 +547,7 @@ DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& pr
     });
   for (auto& t : threads) t.join();
   if (s.failure.any()) throw Error(s.failure.code(), s.failure.message());
-  if (request.process_rank >= 0)  // a finished run leaves the directory as it found it
+  if (!rendezvous_directory(request).empty())  // a finished run leaves the directory as it found it
     std::filesystem::remove(request.rendezvous + "/ready-" + std::to_string(request.process_rank));
 
   DistributedOutcome out;
@@ -553,6 +560,9 @@ DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& pr
   for (int dev : request.devices) devices += (devices.empty() ? "" : ",") + std::to_string(dev);
   d.emplace_back("devices", devices);
   if (request.process_rank >= 0) d.emplace_back("process_rank", std::to_string(request.process_rank));
+  d.emplace_back("launcher", !request.launcher.empty() ? request.launcher
+                             : request.process_rank >= 0 ? "by hand (--rank)"
+                                                         : "threads of one process");
   d.emplace_back("timing", "CUDA events on each rank after an NCCL all-reduce barrier; a sample is the slowest rank");
   double max_count = 0, sum_count = 0;
   for (int r = 0; r < world; ++r) {

@@ -35,12 +35,14 @@ struct DistributedRequest {
   const InputSource* source = nullptr;  // each rank fills its own slice from it (InputSource::slice)
   // One process, one rank per GPU: rank r on devices[r]. One process per GPU (process_rank
   // >= 0): this process is rank process_rank of process_world, on devices[0], and the ranks
-  // meet through files in the shared directory `rendezvous` (docs/distributed.md).
+  // meet through files in the shared directory `rendezvous`, or at rank 0's address where it is
+  // tcp://HOST:PORT (docs/distributed.md).
   std::vector<int> devices;
   MeasureSettings settings;
   int process_rank = -1;
   int process_world = 0;
   std::string rendezvous;
+  std::string launcher;  // what started the processes ("torchrun", "srun", "mpirun"); empty: by hand
   // Called on each rank once the run verified (the last sample's output). A throw stops every rank
   // as any rank's failure does; after it returned on every rank the ranks pass one barrier, so a
   // run_on_ranks that returns means every rank's output was written (sort --gpus commits then).

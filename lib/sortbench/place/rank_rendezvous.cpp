@@ -1,8 +1,19 @@
 // The ranks' rendezvous (rank_rendezvous.hpp).
 #include "sortbench/place/rank_rendezvous.hpp"
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <vector>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -31,7 +42,160 @@ Error rendezvous_timeout(int rank, int world, const std::string& dir, const std:
                            rank, what, dir, rendezvous_timeout_s(), world - 1, world));
 }
 
+Error tcp_failure(int rank, int world, const std::string& rendezvous, const std::string& what) {
+  return Error(ExitCode::usage,
+               fmt::format("rank {}: {} at {}; start every rank 0..{} under the same launcher, with MASTER_ADDR and "
+                           "MASTER_PORT naming rank 0's host and a free port every rank can reach",
+                           rank, what, rendezvous, world - 1));
+}
+
+// A socket closed with its owner.
+struct Socket {
+  int fd = -1;
+  Socket() = default;
+  explicit Socket(int f) : fd(f) {}
+  Socket(Socket&& o) noexcept : fd(std::exchange(o.fd, -1)) {}
+  Socket& operator=(Socket&& o) noexcept {
+    std::swap(fd, o.fd);
+    return *this;
+  }
+  Socket(const Socket&) = delete;
+  ~Socket() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// host and port of tcp://HOST:PORT.
+std::pair<std::string, std::string> tcp_endpoint(const std::string& rendezvous, int rank, int world) {
+  const std::string rest = rendezvous.substr(6);
+  const auto colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size())
+    throw tcp_failure(rank, world, rendezvous, "the rendezvous is not tcp://HOST:PORT");
+  return {rest.substr(0, colon), rest.substr(colon + 1)};
+}
+
+// Waits until fd is readable (or writable) or the deadline passes; false on the deadline.
+bool wait_for(int fd, short events, double deadline) {
+  for (;;) {
+    const double left = deadline - steady_now_s();
+    if (left <= 0) return false;
+    pollfd p{fd, events, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+    if (r > 0) return true;
+    if (r < 0 && errno != EINTR) return false;
+  }
+}
+
+bool send_all(int fd, const void* data, std::size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes) {
+    const ssize_t n = ::send(fd, p, bytes, MSG_NOSIGNAL);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      return false;
+    }
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool recv_all(int fd, void* data, std::size_t bytes, double deadline) {
+  char* p = static_cast<char*>(data);
+  while (bytes) {
+    if (!wait_for(fd, POLLIN, deadline)) return false;
+    const ssize_t n = ::recv(fd, p, bytes, 0);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      return false;
+    }
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string serve_payload(const std::string& rendezvous, int world, const std::string& payload, double deadline) {
+  const auto [host, port] = tcp_endpoint(rendezvous, 0, world);
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(nullptr, port.c_str(), &hints, &found) != 0 || !found)
+    throw tcp_failure(0, world, rendezvous, fmt::format("port {} is not a port", port));
+  Socket listener(::socket(found->ai_family, found->ai_socktype, found->ai_protocol));
+  const int on = 1;
+  ::setsockopt(listener.fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  const bool bound = listener.fd >= 0 && ::bind(listener.fd, found->ai_addr, found->ai_addrlen) == 0 &&
+                     ::listen(listener.fd, world) == 0;
+  const int bind_errno = errno;
+  ::freeaddrinfo(found);
+  if (!bound)
+    throw tcp_failure(0, world, rendezvous, fmt::format("rank 0 cannot listen on port {} ({})", port,
+                                                        std::strerror(bind_errno)));
+  std::vector<Socket> peers;
+  std::vector<bool> seen(static_cast<std::size_t>(world), false);
+  seen[0] = true;
+  while (static_cast<int>(peers.size()) < world - 1) {
+    if (!wait_for(listener.fd, POLLIN, deadline))
+      throw tcp_failure(0, world, rendezvous,
+                        fmt::format("{} of {} ranks came after {:.0f} s", peers.size() + 1, world, rendezvous_timeout_s()));
+    Socket peer(::accept(listener.fd, nullptr, nullptr));
+    if (peer.fd < 0) continue;
+    std::uint32_t who = 0;
+    if (!recv_all(peer.fd, &who, sizeof who, deadline)) continue;  // not a rank, or one that left
+    if (who == 0 || who >= static_cast<std::uint32_t>(world) || seen[who])
+      throw tcp_failure(0, world, rendezvous, fmt::format("a second rank {} (or one past the world) came", who));
+    seen[who] = true;
+    peers.push_back(std::move(peer));
+  }
+  const std::uint32_t bytes = static_cast<std::uint32_t>(payload.size());
+  for (const Socket& p : peers)
+    if (!send_all(p.fd, &bytes, sizeof bytes) || !send_all(p.fd, payload.data(), payload.size()))
+      throw tcp_failure(0, world, rendezvous, "a rank left before it had the NCCL id");
+  return payload;
+}
+
+std::string fetch_payload(const std::string& rendezvous, int rank, int world, double deadline) {
+  const auto [host, port] = tcp_endpoint(rendezvous, rank, world);
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  for (;;) {
+    addrinfo* found = nullptr;
+    if (::getaddrinfo(host.c_str(), port.c_str(), &hints, &found) == 0 && found) {
+      Socket s(::socket(found->ai_family, found->ai_socktype, found->ai_protocol));
+      const bool connected = s.fd >= 0 && ::connect(s.fd, found->ai_addr, found->ai_addrlen) == 0;
+      ::freeaddrinfo(found);
+      if (connected) {
+        const std::uint32_t who = static_cast<std::uint32_t>(rank);
+        std::uint32_t bytes = 0;
+        if (!send_all(s.fd, &who, sizeof who) || !recv_all(s.fd, &bytes, sizeof bytes, deadline))
+          throw tcp_failure(rank, world, rendezvous,
+                            fmt::format("not every rank came after {:.0f} s", rendezvous_timeout_s()));
+        std::string payload(bytes, '\0');
+        if (!recv_all(s.fd, payload.data(), bytes, deadline))
+          throw tcp_failure(rank, world, rendezvous, "rank 0 left before it sent the NCCL id");
+        return payload;
+      }
+    }
+    if (steady_now_s() > deadline)
+      throw tcp_failure(rank, world, rendezvous,
+                        fmt::format("rank 0 did not answer after {:.0f} s", rendezvous_timeout_s()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 }  // namespace
+
+bool is_tcp_rendezvous(const std::string& rendezvous) { return rendezvous.rfind("tcp://", 0) == 0; }
+
+std::string tcp_exchange(const std::string& rendezvous, int rank, int world, const std::string& payload) {
+  const double deadline = steady_now_s() + rendezvous_timeout_s();
+  return rank == 0 ? serve_payload(rendezvous, world, payload, deadline)
+                   : fetch_payload(rendezvous, rank, world, deadline);
+}
 
 bool StartGate::arrive_and_wait(RunFailure& failure, int rank) {
   {
@@ -64,6 +228,16 @@ ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& fai
   const int rank = std::max(request.process_rank, 0);
   if (request.process_rank <= 0) SB_NCCL_CHECK(ncclGetUniqueId(&id), rank);
   if (request.process_rank < 0) return id;
+  if (is_tcp_rendezvous(request.rendezvous)) {
+    const std::string got =
+        tcp_exchange(request.rendezvous, request.process_rank, request.process_world,
+                     request.process_rank == 0 ? std::string(id.internal, sizeof id.internal) : std::string());
+    if (got.size() != sizeof id.internal)
+      throw Error(ExitCode::internal, fmt::format("rank {}: the NCCL id from {} has {} bytes, not {}", rank,
+                                                  request.rendezvous, got.size(), sizeof id.internal));
+    std::memcpy(id.internal, got.data(), sizeof id.internal);
+    return id;
+  }
   const std::string path = request.rendezvous + "/nccl-id";
   if (request.process_rank == 0) {
     const std::string aside = path + ".partial";

@@ -1,7 +1,8 @@
 // Where the ranks meet before NCCL starts (docs/architecture.md, "NCCL ranks"; docs/distributed.md):
-// the threads of this process, then, in process mode, the processes through files in the shared
-// rendezvous directory; and the NCCL unique id every rank's ncclCommInitRank needs. A rank that
-// never comes stops the others after SORTBENCH_RENDEZVOUS_TIMEOUT seconds (default 300).
+// the threads of this process, then, in process mode, the processes: through files in a shared
+// rendezvous directory, or at rank 0's address (tcp://HOST:PORT, issue 51: what a launcher such as
+// torchrun gives); and the NCCL unique id every rank's ncclCommInitRank needs. A rank that never
+// comes stops the others after SORTBENCH_RENDEZVOUS_TIMEOUT seconds (default 300).
 #pragma once
 
 #include <condition_variable>
@@ -36,7 +37,17 @@ class StartGate {
 
 // The NCCL unique id every rank's ncclCommInitRank needs: made here for threads of one
 // process; in process mode rank 0 writes it to <rendezvous>/nccl-id (written aside, then
-// renamed, so no rank reads half of it) and the other ranks wait for the file.
+// renamed, so no rank reads half of it) and the other ranks wait for the file, or, at a tcp://
+// rendezvous, hands it to each rank once every rank has connected.
 ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& failure);
+
+// Whether the rendezvous is rank 0's address (tcp://HOST:PORT) rather than a directory.
+bool is_tcp_rendezvous(const std::string& rendezvous);
+// The ranks meet at a tcp:// rendezvous: rank 0 listens on its PORT, waits for the other
+// world - 1 ranks to connect, then sends each `payload`; the others connect (retrying while rank
+// 0 starts) and receive it. Every rank returns the payload once all have arrived, so it is their
+// start gate too. Error(usage) naming the rendezvous where not every rank comes within
+// SORTBENCH_RENDEZVOUS_TIMEOUT seconds, or the address is not one.
+std::string tcp_exchange(const std::string& rendezvous, int rank, int world, const std::string& payload);
 
 }  // namespace sb

@@ -208,7 +208,7 @@ void Session::State::run_ranks_row(const Algorithm& a, const SortProblem& proble
   }
 #if SORTBENCH_HAVE_NCCL
   DistributedRequest request{source.get(), options.devices, settings, options.process_rank, options.process_world,
-                             options.rendezvous};
+                             options.rendezvous, options.launcher};
   // No devices named (a sweep): one rank on the session's GPU.
   if (request.devices.empty()) request.devices.push_back(device ? device->context().ordinal : 0);
   request.check_stable = a.stable && !source->values_are_data();
@@ -368,6 +368,7 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RowSink* sink) {
   options.process_rank = plan.process_rank;
   options.process_world = plan.process_world;
   options.rendezvous = plan.rendezvous;
+  options.launcher = plan.launcher;
   options.nvml = plan.nvml;
   if (needs_gpu) {
     if (auto why = cuda_unavailable_reason())

@@ -67,11 +67,12 @@ struct SessionOptions {
   // can run; the others say why) instead of failing it.
   bool allow_unplaced = false;
   // Distributed rows: one rank per listed GPU (none: one rank on the session's GPU), or one
-  // process per GPU meeting in a rendezvous directory.
+  // process per GPU meeting in a rendezvous directory or at rank 0's tcp:// address.
   std::vector<int> devices;
   int process_rank = -1;
   int process_world = 0;
   std::string rendezvous;
+  std::string launcher;  // DistributedRequest::launcher
 };
 
 class Session {
@@ -124,7 +125,8 @@ struct RunPlan {
   std::vector<int> devices;       // distributed algorithms: one rank per listed GPU
   int process_rank = -1;          // one process per GPU: this process's rank (devices[0]) ...
   int process_world = 0;          // ... of this many
-  std::string rendezvous;         // ... meeting in this directory
+  std::string rendezvous;         // ... meeting in this directory (or at this tcp:// address)
+  std::string launcher;           // ... started by this launcher (empty: by hand)
 };
 
 // `run`: one Session, every algorithm of the plan on its input, each row to the sink. Throws

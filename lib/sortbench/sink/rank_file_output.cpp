@@ -37,9 +37,12 @@ class WriterPart final : public RankFileOutput::Part {
 }  // namespace
 
 std::string shared_aside_path(const std::string& target, const std::string& rendezvous) {
-  // Spelled alike by every process however each was given the directory ("dir", "./dir/").
+  // Spelled alike by every process however each was given the directory ("dir", "./dir/"); a
+  // tcp:// rendezvous (rank 0's address) is the same text for every rank.
   std::error_code ec;
-  std::string dir = std::filesystem::weakly_canonical(std::filesystem::absolute(rendezvous, ec), ec).string();
+  std::string dir = rendezvous.rfind("tcp://", 0) == 0
+                        ? rendezvous
+                        : std::filesystem::weakly_canonical(std::filesystem::absolute(rendezvous, ec), ec).string();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   return fmt::format("{}.sortbench-ranks-{:016x}.tmp", target, std::hash<std::string>{}(dir));
 }

@@ -112,6 +112,7 @@ SortFileReport sort_on_ranks(const SortFileRequest& q, FileInputRequest source_r
   request.process_rank = q.process_rank;
   request.process_world = q.process_world;
   request.rendezvous = q.rendezvous;
+  request.launcher = q.launcher;
   request.output = [&](const RankOutput& o) {
     write_rank_part(o, o.keys, key_bytes(spec.key), keys_out);
     if (values_out) {

@@ -42,6 +42,7 @@ struct SortFileRequest {
   int process_rank = -1;
   int process_world = 0;
   std::string rendezvous;
+  std::string launcher;  // what started the processes (DistributedRequest::launcher)
   bool on_ranks() const { return !devices.empty() || process_rank >= 0; }
 };
 

@@ -1,0 +1,70 @@
+// The launchers' environment (launch_env.hpp).
+#include "sortbench/place/launch_env.hpp"
+
+#include <charconv>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "sortbench/core/errors.hpp"
+
+namespace sb {
+namespace {
+
+struct Names {
+  const char* launcher;
+  const char* rank;
+  const char* world;
+  const char* local_rank;
+};
+
+constexpr Names kLaunchers[] = {
+    {"mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+    // The step's task count, which srun sets: a batch script's own shell also has SLURM_PROCID
+    // and SLURM_NTASKS (the allocation's), and a sortbench started there is no rank of several.
+    {"srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID"},
+    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
+};
+
+int number(const std::function<const char*(const char*)>& env, const char* name, const char* launcher, int absent) {
+  const char* text = env(name);
+  if (!text || !*text) return absent;
+  int v = 0;
+  const std::string_view s(text);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < 0)
+    throw UsageError(fmt::format("{}={} (set by {}) is not a rank or a count; start sortbench under {} as it expects, "
+                                 "or unset {}",
+                                 name, text, launcher, launcher, name));
+  return v;
+}
+
+}  // namespace
+
+std::optional<LaunchedRank> launched_rank(const std::function<const char*(const char*)>& env) {
+  if (const char* off = env("SORTBENCH_LAUNCHER"); off && std::string_view(off) == "none") return std::nullopt;
+  for (const Names& n : kLaunchers) {
+    const char* rank_text = env(n.rank);
+    const char* world_text = env(n.world);
+    if (!rank_text || !world_text || !*rank_text || !*world_text) continue;
+    LaunchedRank r;
+    r.launcher = n.launcher;
+    r.rank = number(env, n.rank, n.launcher, 0);
+    r.world = number(env, n.world, n.launcher, 1);
+    r.local_rank = number(env, n.local_rank, n.launcher, 0);
+    if (r.world < 1 || r.rank >= r.world)
+      throw UsageError(fmt::format("{}={} is not below {}={} (set by {}); start sortbench under {} as it expects",
+                                   n.rank, r.rank, n.world, r.world, n.launcher, n.launcher));
+    if (r.world == 1) return std::nullopt;  // a launcher's single process is no rank of several
+    const char* addr = env("MASTER_ADDR");
+    const char* port = env("MASTER_PORT");
+    if (addr && *addr && port && *port) {
+      number(env, "MASTER_PORT", n.launcher, 0);  // a port is a number
+      r.rendezvous = fmt::format("tcp://{}:{}", addr, port);
+    }
+    return r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace sb

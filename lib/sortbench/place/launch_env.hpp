@@ -1,0 +1,29 @@
+// A process started by a cluster's launcher (issue 51 item 3; docs/distributed.md, "Launchers"):
+// Open MPI's mpirun, Slurm's srun or torchrun tell each process its rank, the world and its
+// rank on the node in environment variables, so `sortbench run`/`sort` started by them needs no
+// --rank, --world or --rendezvous. The ranks then meet at rank 0's address (MASTER_ADDR and
+// MASTER_PORT, which torchrun sets and an mpirun or srun line exports), or in a --rendezvous
+// directory.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace sb {
+
+struct LaunchedRank {
+  std::string launcher;    // "mpirun", "srun" or "torchrun"
+  int rank = 0, world = 1;
+  int local_rank = 0;      // its rank among the node's processes: which GPU it takes
+  std::string rendezvous;  // "tcp://MASTER_ADDR:MASTER_PORT", or empty where they are not set
+};
+
+// The launcher's variables, in the order Open MPI (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK),
+// Slurm (SLURM_PROCID, SLURM_STEP_NUM_TASKS, SLURM_LOCALID), torchrun (RANK, WORLD_SIZE,
+// LOCAL_RANK); nullopt where none started this process, it is the only rank, or
+// SORTBENCH_LAUNCHER=none says to ignore them. env: getenv's shape.
+// UsageError for variables that are not numbers, or a rank not below the world.
+std::optional<LaunchedRank> launched_rank(const std::function<const char*(const char*)>& env);
+
+}  // namespace sb

@@ -1,0 +1,133 @@
+// Ranks started by a cluster's launcher (place/launch_env.hpp, issue 51 item 3): the rank, world
+// and node-local rank read from mpirun's, srun's or torchrun's variables, and the ranks meeting at
+// rank 0's tcp:// address (place/rank_rendezvous.hpp) with no directory.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sortbench/core/errors.hpp"
+#include "sortbench/place/launch_env.hpp"
+#if SORTBENCH_HAVE_NCCL
+#include "sortbench/place/rank_rendezvous.hpp"
+#endif
+#include "support/command.hpp"
+
+namespace sb {
+namespace {
+
+std::optional<LaunchedRank> launched(const std::map<std::string, std::string>& vars) {
+  return launched_rank([&](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+TEST(LaunchEnv, TorchrunGivesRankWorldLocalRankAndRankZerosAddress) {
+  const auto r = launched({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "node7"},
+                           {"MASTER_PORT", "29500"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->launcher, "torchrun");
+  EXPECT_EQ(r->rank, 3);
+  EXPECT_EQ(r->world, 4);
+  EXPECT_EQ(r->local_rank, 1);
+  EXPECT_EQ(r->rendezvous, "tcp://node7:29500");
+}
+
+TEST(LaunchEnv, SrunsStepAndMpirunAreReadAndMpirunComesFirst) {
+  const auto s = launched({{"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_LOCALID", "1"}});
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->launcher, "srun");
+  EXPECT_EQ(s->rank, 1);
+  EXPECT_EQ(s->rendezvous, "");  // no MASTER_ADDR: the caller asks for one or --rendezvous
+  // A batch script's own shell has the allocation's variables but no step's: no rank of several.
+  EXPECT_FALSE(launched({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "8"}}));
+  const auto m = launched({{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"},
+                           {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}, {"RANK", "9"}, {"WORLD_SIZE", "10"}});
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->launcher, "mpirun");
+  EXPECT_EQ(m->rank, 2);
+}
+
+TEST(LaunchEnv, OneRankNoLauncherOrAnOptOutIsNoRankOfSeveral) {
+  EXPECT_FALSE(launched({}));
+  EXPECT_FALSE(launched({{"RANK", "0"}, {"WORLD_SIZE", "1"}}));
+  EXPECT_FALSE(launched({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"SORTBENCH_LAUNCHER", "none"}}));
+}
+
+TEST(LaunchEnv, NonsenseIsAUsageErrorNamingTheVariable) {
+  try {
+    launched({{"RANK", "two"}, {"WORLD_SIZE", "4"}});
+    ADD_FAILURE() << "no throw";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("RANK=two (set by torchrun)"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(launched({{"RANK", "4"}, {"WORLD_SIZE", "4"}}), UsageError);
+  EXPECT_THROW(launched({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "x"}}),
+               UsageError);
+}
+
+TEST(LaunchEnv, ALaunchedRankWithNowhereToMeetIsExitTwo) {
+  const auto r = test::run_command("RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 " + test::exe() + " run -n 1000 --algo cub-radix",
+                                   true);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("rank 1 of 2 was started by torchrun but the ranks have nowhere to meet"), std::string::npos)
+      << r.err;
+  // On the CPU backend the launcher's variables are not sortbench's business.
+  const auto cpu = test::run_command("RANK=1 WORLD_SIZE=2 " + test::exe() + " run -n 1000 --backend cpu "
+                                     "--algo cpu-std-sort --reps 1 --quiet",
+                                     true);
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+}
+
+#if SORTBENCH_HAVE_NCCL
+// A port no one listens on now (the kernel's pick for port 0).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST(TcpRendezvous, EveryRankGetsRankZerosBytesOnceAllCame) {
+  const std::string at = "tcp://127.0.0.1:" + std::to_string(free_port());
+  const std::string id(128, '\x5a');
+  constexpr int world = 4;
+  std::vector<std::string> got(world);
+  std::vector<std::thread> ranks;
+  // The others start first: they retry until rank 0 listens.
+  for (int r = world - 1; r >= 0; --r)
+    ranks.emplace_back([&, r] { got[r] = tcp_exchange(at, r, world, r == 0 ? id : std::string()); });
+  for (auto& t : ranks) t.join();
+  for (int r = 0; r < world; ++r) EXPECT_EQ(got[r], id) << "rank " << r;
+}
+
+TEST(TcpRendezvous, ARankThatNeverComesIsAUsageErrorNamingTheCount) {
+  setenv("SORTBENCH_RENDEZVOUS_TIMEOUT", "1", 1);
+  const std::string at = "tcp://127.0.0.1:" + std::to_string(free_port());
+  try {
+    tcp_exchange(at, 0, 3, std::string(128, 'x'));
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("1 of 3 ranks came"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(tcp_exchange("tcp://127.0.0.1", 1, 2, ""), Error);  // no port
+  unsetenv("SORTBENCH_RENDEZVOUS_TIMEOUT");
+}
+#endif
+
+}  // namespace
+}  // namespace sb
