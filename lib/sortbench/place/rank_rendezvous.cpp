@@ -86,10 +86,11 @@ bool wait_for(int fd, short events, double deadline) {
   }
 }
 
-bool send_all(int fd, const void* data, std::size_t bytes) {
-  const char* p = static_cast<const char*>(data);
+// Moves all bytes through io(p, left) (send or recv: the bytes done, 0 or less on failure).
+template <typename Io>
+bool all_bytes(char* p, std::size_t bytes, Io io) {
   while (bytes) {
-    const ssize_t n = ::send(fd, p, bytes, MSG_NOSIGNAL);
+    const ssize_t n = io(p, bytes);
     if (n <= 0) {
       if (n < 0 && errno == EINTR) continue;
       return false;
@@ -100,19 +101,16 @@ bool send_all(int fd, const void* data, std::size_t bytes) {
   return true;
 }
 
+bool send_all(int fd, const void* data, std::size_t bytes) {
+  return all_bytes(static_cast<char*>(const_cast<void*>(data)), bytes,
+                   [fd](char* p, std::size_t left) { return ::send(fd, p, left, MSG_NOSIGNAL); });
+}
+
 bool recv_all(int fd, void* data, std::size_t bytes, double deadline) {
-  char* p = static_cast<char*>(data);
-  while (bytes) {
-    if (!wait_for(fd, POLLIN, deadline)) return false;
-    const ssize_t n = ::recv(fd, p, bytes, 0);
-    if (n <= 0) {
-      if (n < 0 && errno == EINTR) continue;
-      return false;
-    }
-    p += n;
-    bytes -= static_cast<std::size_t>(n);
-  }
-  return true;
+  return all_bytes(static_cast<char*>(data), bytes, [fd, deadline](char* p, std::size_t left) -> ssize_t {
+    if (!wait_for(fd, POLLIN, deadline)) return 0;
+    return ::recv(fd, p, left, 0);
+  });
 }
 
 std::string serve_payload(const std::string& rendezvous, int world, const std::string& payload, double deadline) {
