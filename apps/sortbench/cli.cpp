@@ -158,7 +158,7 @@ bool checked_process_rank(const CLI::App& cmd, ProcessRankOptions& o) {
   }
   if (o.rank >= o.world)
     throw UsageError(fmt::format("--rank {} is not below --world {}; ranks are 0..{}", o.rank, o.world, o.world - 1));
-  if (o.rendezvous.rfind("tcp://", 0) != 0 && !std::filesystem::is_directory(o.rendezvous))
+  if (!is_tcp_rendezvous(o.rendezvous) && !std::filesystem::is_directory(o.rendezvous))
     throw UsageError(fmt::format("--rendezvous {} is not a directory; make an empty one that every rank can read, or "
                                  "give rank 0's address as tcp://HOST:PORT",
                                  o.rendezvous));

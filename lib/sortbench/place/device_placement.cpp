@@ -25,12 +25,6 @@
 namespace sb {
 namespace {
 
-std::size_t free_device_bytes() {
-  std::size_t free_bytes = 0, total = 0;
-  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-  return free_bytes;
-}
-
 std::uint64_t device_memory_used() {
   std::size_t free_bytes = 0, total = 0;
   SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));

@@ -26,4 +26,7 @@ struct LaunchedRank {
 // UsageError for variables that are not numbers, or a rank not below the world.
 std::optional<LaunchedRank> launched_rank(const std::function<const char*(const char*)>& env);
 
+// Whether a rendezvous is rank 0's address (tcp://HOST:PORT) rather than a directory.
+inline bool is_tcp_rendezvous(const std::string& rendezvous) { return rendezvous.rfind("tcp://", 0) == 0; }
+
 }  // namespace sb

@@ -24,10 +24,14 @@ DeviceFit device_fit(std::uint64_t column_bytes, bool repeated, std::uint64_t fr
   return f;
 }
 
-DeviceFit device_fit_here(std::uint64_t column_bytes, bool repeated, std::uint64_t memory_limit) {
+std::uint64_t free_device_bytes() {
   std::size_t free_bytes = 0, total = 0;
   SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-  return device_fit(column_bytes, repeated, free_bytes, memory_limit);
+  return free_bytes;
+}
+
+DeviceFit device_fit_here(std::uint64_t column_bytes, bool repeated, std::uint64_t memory_limit) {
+  return device_fit(column_bytes, repeated, free_device_bytes(), memory_limit);
 }
 
 }  // namespace sb

@@ -25,7 +25,9 @@ struct DeviceFit {
 // repeated: each sample restores the input from a pristine copy (a benchmark: three copies);
 // otherwise one run sorts the placed input itself (two). memory_limit 0: no limit.
 DeviceFit device_fit(std::uint64_t column_bytes, bool repeated, std::uint64_t free_bytes, std::uint64_t memory_limit);
-// The same against the current GPU's free memory (cudaMemGetInfo).
+// The current GPU's free memory (cudaMemGetInfo), which every placement's fit is held against.
+std::uint64_t free_device_bytes();
+// device_fit against it.
 DeviceFit device_fit_here(std::uint64_t column_bytes, bool repeated, std::uint64_t memory_limit);
 
 }  // namespace sb

@@ -187,8 +187,6 @@ std::string fetch_payload(const std::string& rendezvous, int rank, int world, do
 
 }  // namespace
 
-bool is_tcp_rendezvous(const std::string& rendezvous) { return rendezvous.rfind("tcp://", 0) == 0; }
-
 std::string tcp_exchange(const std::string& rendezvous, int rank, int world, const std::string& payload) {
   const double deadline = steady_now_s() + rendezvous_timeout_s();
   return rank == 0 ? serve_payload(rendezvous, world, payload, deadline)

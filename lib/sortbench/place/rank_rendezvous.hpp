@@ -12,6 +12,7 @@
 #include <nccl.h>
 
 #include "sortbench/algo/ranks.hpp"
+#include "sortbench/place/launch_env.hpp"
 #include "sortbench/place/rank_placement.hpp"
 
 namespace sb {
@@ -41,8 +42,6 @@ class StartGate {
 // rendezvous, hands it to each rank once every rank has connected.
 ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& failure);
 
-// Whether the rendezvous is rank 0's address (tcp://HOST:PORT) rather than a directory.
-bool is_tcp_rendezvous(const std::string& rendezvous);
 // The ranks meet at a tcp:// rendezvous: rank 0 listens on its PORT, waits for the other
 // world - 1 ranks to connect, then sends each `payload`; the others connect (retrying while rank
 // 0 starts) and receive it. Every rank returns the payload once all have arrived, so it is their

@@ -13,6 +13,7 @@
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/host_memory.hpp"
 #include "sortbench/core/progress.hpp"
+#include "sortbench/place/placement_plan.hpp"
 #include "sortbench/timing/harness.hpp"
 #include "sortbench/facts/key_discovery.hpp"
 #include "sortbench/verify/verify.hpp"
@@ -24,12 +25,6 @@ namespace {
 constexpr std::uint64_t kStageBytes = std::uint64_t{128} << 20;
 // Left free beside the allowance: CUDA's own allocations, the verifier's counters, launches.
 constexpr std::uint64_t kHeadroomBytes = std::uint64_t{512} << 20;
-
-std::size_t free_device_bytes() {
-  std::size_t free_bytes = 0, total = 0;
-  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-  return free_bytes;
-}
 
 class SourceReader final : public ChunkReader {
  public:

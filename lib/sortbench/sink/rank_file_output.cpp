@@ -12,6 +12,7 @@
 
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/temp_files.hpp"
+#include "sortbench/place/launch_env.hpp"
 
 namespace sb {
 namespace {
@@ -40,7 +41,7 @@ std::string shared_aside_path(const std::string& target, const std::string& rend
   // Spelled alike by every process however each was given the directory ("dir", "./dir/"); a
   // tcp:// rendezvous (rank 0's address) is the same text for every rank.
   std::error_code ec;
-  std::string dir = rendezvous.rfind("tcp://", 0) == 0
+  std::string dir = is_tcp_rendezvous(rendezvous)
                         ? rendezvous
                         : std::filesystem::weakly_canonical(std::filesystem::absolute(rendezvous, ec), ec).string();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
