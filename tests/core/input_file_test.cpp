@@ -355,6 +355,21 @@ TEST(KeyDiscovery, HostDiscoveryMatchesTheOrderedBounds) {
   EXPECT_EQ(static_cast<long long>(s.max), 9);
 }
 
+TEST(KeyDiscovery, PromisedFactsAreTheSpecsBoundsInOrderedForm) {
+  // What a run of distributed rows hands the ranks before they measure: the ordered bounds a
+  // histogram's range comes from, not zeros.
+  const KeyFacts i = promised_key_facts(KeyType::i32, 100, -7, 40, 12);
+  EXPECT_EQ(i.n, 100u);
+  EXPECT_EQ(i.len, 12u);
+  EXPECT_EQ(static_cast<long long>(i.min), -7);
+  EXPECT_EQ(static_cast<long long>(i.max), 40);
+  EXPECT_EQ(i.min_ordered, KeyTraits<std::int32_t>::ordered(-7));
+  EXPECT_EQ(i.max_ordered - i.min_ordered, 47u);
+  const KeyFacts u = promised_key_facts(KeyType::u64, 5, 0, wide_t{1} << 40, 5);
+  EXPECT_EQ(u.max_ordered, std::uint64_t{1} << 40);
+  EXPECT_EQ(promised_key_facts(KeyType::u32, 0, 3, 9, 0).max_ordered, 0u);  // no keys: nothing promised
+}
+
 TEST(VerifyPairs, ValuesThatAreDataAreCheckedAsPairs) {
   const std::vector<std::uint32_t> keys_in{3, 1, 2}, vals_in{30, 10, 20};
   const std::vector<std::uint32_t> keys_out{1, 2, 3}, good{10, 20, 30}, swapped{20, 10, 30};

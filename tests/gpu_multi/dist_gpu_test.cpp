@@ -57,6 +57,25 @@ TEST(DistGpu, TinyAndEqualInputs) {
       if (d.key() == "imbalance") EXPECT_LT(std::stod(d.value().get<std::string>()), 1.01) << row.dump();
 }
 
+// A run of distributed rows alone places nothing on one GPU (issue 49): its rows report the
+// min and max the ranks all-reduced, the same facts a run that also placed the input measured.
+TEST(DistGpu, DistributedRowsAloneReportTheRanksFacts) {
+  const std::string input = " -n 1000003 --key i32 --min-val -5000 --max-val 2000000 --len 1000";
+  const auto placed = run_two("--algo cub-radix,dist-hp" + input);
+  const auto ranks_only = run_two("--algo dist-hp,dist-sample-sort" + input);
+  expect_all_ok(placed, "placed");
+  expect_all_ok(ranks_only, "ranks only");
+  ASSERT_EQ(placed["results"].size(), 2u);
+  const nlohmann::json& measured = placed["results"][0]["realized"];
+  // The generator draws 1000 of the range's 2,005,000 values: its ends are not the range's.
+  EXPECT_NE(measured["min"], -5000) << measured.dump();
+  for (const auto& row : ranks_only["results"]) {
+    EXPECT_EQ(row["realized"]["min"], measured["min"]) << row.dump();
+    EXPECT_EQ(row["realized"]["max"], measured["max"]) << row.dump();
+    EXPECT_EQ(row["realized"]["len"], measured["len"]) << row.dump();
+  }
+}
+
 // Values travel with their keys: both algorithms with every payload on the inputs above.
 TEST(DistGpu, PayloadsTravelWithTheirKeys) {
   for (const char* payload : {"u32", "u64", "index"}) {

@@ -46,4 +46,23 @@ void apply_key_facts(KeyFacts& stats, KeyType key, const OrderedBounds& facts) {
   });
 }
 
+KeyFacts promised_key_facts(KeyType key, std::uint64_t n, wide_t min, wide_t max, std::uint64_t len) {
+  KeyFacts facts;
+  facts.n = n;
+  facts.len = len;
+  OrderedBounds bounds;
+  if (key == KeyType::u32x4) {
+    bounds.min_ordered = static_cast<std::uint64_t>(min);
+    bounds.max_ordered = static_cast<std::uint64_t>(max);
+  } else {
+    dispatch_key<ScalarKeys>(key, [&](auto k) {
+      using K = decltype(k);
+      bounds.min_ordered = KeyTraits<K>::ordered(static_cast<K>(min));
+      bounds.max_ordered = KeyTraits<K>::ordered(static_cast<K>(max));
+    });
+  }
+  apply_key_facts(facts, key, bounds);
+  return facts;
+}
+
 }  // namespace sb

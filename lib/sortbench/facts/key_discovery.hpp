@@ -23,6 +23,11 @@ OrderedBounds discover_key_facts_host(KeyType key, const void* keys, std::uint64
 void discover_key_facts_device(KeyType key, const void* d_keys, std::uint64_t n, std::uint64_t* d_facts,
                                std::uint64_t* h_facts, cudaStream_t stream);
 
+// The facts an input's parameters promise before any key is read (a generated input's [min,
+// max] and distinct count): what a session that places nothing hands the ranks, which measure
+// min and max again over NCCL.
+KeyFacts promised_key_facts(KeyType key, std::uint64_t n, wide_t min, wide_t max, std::uint64_t len);
+
 // Writes discovered bounds into the facts an algorithm reads: the ordered bounds and min/max
 // as values (KeyFacts' conventions). len and the discovered mark are left as they were.
 void apply_key_facts(KeyFacts& facts, KeyType key, const OrderedBounds& bounds);

@@ -302,6 +302,7 @@ struct Shared {
   ncclUniqueId id{};
   std::vector<RankReport> reports;
   Details details;  // the algorithm's, from the first local rank's problem (its facts and plan)
+  KeyFacts facts;   // the first local rank's, once the ranks agreed on min and max
   // Every rank's median phase times and output count: [rank][phase..., count].
   std::vector<std::vector<double>> rank_rows;
 
@@ -437,7 +438,10 @@ void rank_body(Shared& s, int r) {
     DeviceBuffer work0(capacity * kb), work1(capacity * kb), workspace(ws);
     DeviceBuffer vals0(capacity * vb), vals1(capacity * vb);
     if (s.algo.prepare) s.algo.prepare(problem, ctx);
-    if (r == s.first_local && s.algo.details) s.details = s.algo.details(problem, world);
+    if (r == s.first_local) {
+      s.facts = problem.facts;
+      if (s.algo.details) s.details = s.algo.details(problem, world);
+    }
 
     RankBuffers buffers;
     buffers.keys[0] = work0.get();
@@ -553,6 +557,7 @@ DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& pr
   DistributedOutcome out;
   out.samples_ms = s.reports[s.first_local].samples_ms;
   out.verification = s.reports[s.first_local].verification;
+  out.facts = s.facts;
   Details& d = out.details;
   d = s.details;
   d.emplace_back("world", std::to_string(world));

@@ -56,6 +56,9 @@ struct DistributedOutcome {
   std::vector<double> samples_ms;  // per sample: the slowest rank's time after a common barrier
   VerifyReport verification;
   Details details;                 // per-rank phase times, slice sizes, imbalance, topology
+  // The whole input's facts as the ranks agreed on them (min and max all-reduced over NCCL; the
+  // distinct count is the caller's): a run of distributed rows measures them nowhere else.
+  KeyFacts facts;
 };
 
 // Runs `algo` on one rank per device of the request: fills the slices, measures (barrier, events

@@ -8,6 +8,7 @@
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/device/device_info.hpp"
+#include "sortbench/facts/key_discovery.hpp"
 #include "sortbench/place/placement_plan.hpp"
 #if SORTBENCH_HAVE_NCCL
 #include "sortbench/place/rank_placement.hpp"
@@ -162,16 +163,17 @@ Session::Session(std::shared_ptr<const InputSource> source, SessionOptions optio
         decides ? std::optional<DeviceFit>(device_fit_here(shape.n * shape.element_bytes(), s.options.repeated,
                                                            s.options.gpu_memory_limit))
                 : std::nullopt;
-    if (!fit || fit->fits()) {
+    // Only distributed rows on generated keys: no row would use a copy on one GPU. (A file's
+    // facts are measured where it is placed: the rows' support checks need its range.)
+    const bool ranks_only = s.options.distributed_only && !s.source->parameters_measured();
+    if (!ranks_only && (!fit || fit->fits())) {
       s.place_on_device();
-    } else if (s.options.allow_unplaced) {
-      // Beyond one GPU's memory: the distributed algorithms still run (each rank holds a
-      // slice); the single-GPU rows say why they cannot, and the facts are the spec's.
-      s.unplaced = fit->shortfall(s.fit_hint());
-      s.facts.n = s.spec.n;
-      s.facts.min = s.spec.min_val;
-      s.facts.max = s.spec.max_val - 1;
-      s.facts.len = s.spec.len;
+    } else if (ranks_only || s.options.allow_unplaced) {
+      // Beyond one GPU's memory, or no row that runs on one: the distributed algorithms run
+      // (each rank holds a slice); single-GPU rows say why they cannot, and the facts are the
+      // spec's until the ranks measure them.
+      if (!ranks_only) s.unplaced = fit->shortfall(s.fit_hint());
+      s.facts = promised_key_facts(s.spec.key, s.spec.n, s.spec.min_val, s.spec.max_val - 1, s.spec.len);
     } else {
       // The input stays in host memory and streams through the GPU.
       s.streamed_because = fit->shortfall(s.fit_hint());
@@ -215,6 +217,14 @@ void Session::State::run_ranks_row(const Algorithm& a, const SortProblem& proble
   const DistributedOutcome out = run_on_ranks(*a.ranks, problem, request);
   finish_timing(row, out.samples_ms, 0);
   row.details = out.details;
+  if (!device && !streamed && !host) {
+    // Nothing placed: the ranks' all-reduced min and max are the input's measured facts.
+    facts.min = out.facts.min;
+    facts.max = out.facts.max;
+    facts.min_ordered = out.facts.min_ordered;
+    facts.max_ordered = out.facts.max_ordered;
+    row.realized = facts;
+  }
   apply_verification(row, out.verification);
 #else
   (void)a, (void)problem, (void)settings;
@@ -273,8 +283,9 @@ ResultRow Session::run(const Algorithm& a, const MeasureSettings& settings, cons
   SortProblem problem{s.spec.shape(), s.facts, row.params, s.range, context};
   // A distributed algorithm's support checks see how many ranks share the input.
   DeviceContext ranks_context;
-  if (a.distributed() && context) {
-    ranks_context = *context;
+  if (a.distributed()) {
+    // Nothing placed: the facts of the GPU this process starts on, as the ranks' first.
+    ranks_context = context ? *context : current_device_context(nullptr);
     ranks_context.world = s.options.process_rank >= 0 ? s.options.process_world
                                                       : std::max<int>(1, static_cast<int>(s.options.devices.size()));
     problem.device = &ranks_context;
@@ -364,6 +375,9 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RowSink* sink) {
                                        [](const Algorithm* a) { return a->distributed() || a->backend == Backend::cpu; }) &&
                            std::any_of(plan.algorithms.begin(), plan.algorithms.end(),
                                        [](const Algorithm* a) { return a->distributed(); });
+  options.distributed_only = !plan.algorithms.empty() &&
+                             std::all_of(plan.algorithms.begin(), plan.algorithms.end(),
+                                         [](const Algorithm* a) { return a->distributed(); });
   options.devices = plan.devices;
   options.process_rank = plan.process_rank;
   options.process_world = plan.process_world;

@@ -66,6 +66,10 @@ struct SessionOptions {
   // A device placement that does not fit leaves the session without one (only distributed rows
   // can run; the others say why) instead of failing it.
   bool allow_unplaced = false;
+  // Every row is distributed: a generated input is never placed on one GPU (each rank makes its
+  // slice, and the ranks agree on min and max over NCCL), so the session's facts are the spec's
+  // until the first distributed row reports the measured ones.
+  bool distributed_only = false;
   // Distributed rows: one rank per listed GPU (none: one rank on the session's GPU), or one
   // process per GPU meeting in a rendezvous directory or at rank 0's tcp:// address.
   std::vector<int> devices;
