@@ -20,6 +20,7 @@ constexpr Group kGroups[] = {
     {AlgorithmRole::fast_variant, "Fast variants (ours, beyond the papers)"},
     {AlgorithmRole::baseline, "Baselines (libraries and the CPU)"},
     {AlgorithmRole::distributed, "Distributed (several GPUs: run --gpus N or --devices LIST)"},
+    {AlgorithmRole::chooser, "Choosers (run another algorithm chosen for the input; not part of --algo all)"},
 };
 
 template <typename Items>

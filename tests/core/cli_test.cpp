@@ -48,15 +48,16 @@ TEST(Cli, ListShowsTheBaselines) {
 TEST(Cli, ListGroupsByRoleWithOneLineOnWhenToPickEach) {
   const CommandResult r = run("list");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const char* headings[] = {"Reproductions of the papers", "Fast variants", "Baselines", "Distributed"};
+  const char* headings[] = {"Reproductions of the papers", "Fast variants", "Baselines", "Distributed", "Choosers"};
   const sb::AlgorithmRole roles[] = {sb::AlgorithmRole::reproduction, sb::AlgorithmRole::fast_variant,
-                                     sb::AlgorithmRole::baseline, sb::AlgorithmRole::distributed};
+                                     sb::AlgorithmRole::baseline, sb::AlgorithmRole::distributed,
+                                     sb::AlgorithmRole::chooser};
   std::map<std::string, std::string> line_of;   // algorithm -> its line
   std::map<std::string, int> group_of;          // algorithm -> the heading above it
   int group = -1;
   std::istringstream in(r.output);
   for (std::string line; std::getline(in, line);) {
-    for (int g = 0; g < 4; ++g)
+    for (int g = 0; g < 5; ++g)
       if (line.rfind(headings[g], 0) == 0) group = g;
     if (line.rfind("  ", 0) != 0) continue;
     const std::string name = line.substr(2, line.find(' ', 2) - 2);
@@ -73,6 +74,7 @@ TEST(Cli, ListGroupsByRoleWithOneLineOnWhenToPickEach) {
   EXPECT_EQ(group_of["hp"], 0);
   EXPECT_EQ(group_of["hp-tiled-stable"], 1);
   EXPECT_EQ(group_of["cub-radix"], 2);
+  EXPECT_EQ(group_of["auto"], 4);
   EXPECT_NE(sb::registry().find("hp-stable")->pick_when, sb::registry().find("hp-tiled-stable")->pick_when);
   // --details adds what each accepts and implements.
   const CommandResult d = run("list --details");

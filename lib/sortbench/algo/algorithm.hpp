@@ -107,7 +107,8 @@ struct HostBuffers {
 
 // What an algorithm is for, as `list` groups them: a reproduction of an algorithm of the source
 // papers, a fast variant of one, a library or CPU baseline, or a sort over several GPUs.
-enum class AlgorithmRole { reproduction, fast_variant, baseline, distributed };
+// chooser: a row that runs another algorithm chosen for its input (`auto`), never part of `all`.
+enum class AlgorithmRole { reproduction, fast_variant, baseline, distributed, chooser };
 
 struct Algorithm {
   std::string name;         // registry key, e.g. "cub-radix"

@@ -1,4 +1,6 @@
 // CUB radix sort on the bits of the realized key range (range_radix_sort.hpp).
+#include <algorithm>
+
 #include <cub/device/device_radix_sort.cuh>
 
 #include "sortbench/core/cuda_check.hpp"
@@ -46,31 +48,24 @@ int sort_words(void* temp, std::size_t& temp_bytes, U* const keys[2], V* const v
   return d_keys.selector;
 }
 
-int significant_bits(const SortProblem& p) {
-  return static_cast<int>(bit_width64(p.facts.max_ordered - p.facts.min_ordered));
-}
-
-// Unsigned keys whose own top bits are zero sort on [0, bit_width(max)) without the offset
-// passes, when that costs no more 8-bit digit passes than the offset's bit width.
-int direct_end_bit(const SortProblem& p) { return static_cast<int>(bit_width64(p.facts.max_ordered)); }
-bool sorts_in_place(const SortProblem& p) {
-  return (p.shape.key == KeyType::u32 || p.shape.key == KeyType::u64) &&
-         (direct_end_bit(p) + 7) / 8 <= (significant_bits(p) + 7) / 8;
+RangeRadixPlan plan_of(const SortProblem& p) {
+  return range_radix_plan(p.shape.key, p.facts.min_ordered, p.facts.max_ordered);
 }
 
 template <typename K, typename V>
 int range_sort_typed(const SortProblem& p, const Buffers<K, V>& b) {
   using U = OrderedOf<K>;
-  const int end_bit = significant_bits(p);
-  if (end_bit == 0 || p.n() < 2) return 0;  // one distinct key: already sorted, stably
-  U* words[2] = {reinterpret_cast<U*>(b.keys[0]), reinterpret_cast<U*>(b.keys[1])};
+  const RangeRadixPlan plan = plan_of(p);
+  if (plan.way == RangeRadixWay::already_sorted || p.n() < 2) return 0;  // already sorted, stably
   std::size_t bytes = b.workspace_bytes;
-  if (sorts_in_place(p)) return sort_words(b.workspace, bytes, words, b.vals, p.n(), direct_end_bit(p), b.stream);
+  if (plan.way == RangeRadixWay::whole_keys) return sort_words(b.workspace, bytes, b.keys, b.vals, p.n(), plan.end_bit, b.stream);
+  U* words[2] = {reinterpret_cast<U*>(b.keys[0]), reinterpret_cast<U*>(b.keys[1])};
+  if (plan.way == RangeRadixWay::own_bits) return sort_words(b.workspace, bytes, words, b.vals, p.n(), plan.end_bit, b.stream);
   const auto omin = static_cast<U>(p.facts.min_ordered);
   const unsigned grid = grid_for(p.n(), kBlock);
   keys_to_offsets<K><<<grid, kBlock, 0, b.stream>>>(b.keys[0], p.n(), omin);
   SB_CUDA_CHECK_LAUNCH();
-  const int sel = sort_words(b.workspace, bytes, words, b.vals, p.n(), end_bit, b.stream);
+  const int sel = sort_words(b.workspace, bytes, words, b.vals, p.n(), plan.end_bit, b.stream);
   offsets_to_keys<K><<<grid, kBlock, 0, b.stream>>>(b.keys[sel], p.n(), omin);
   SB_CUDA_CHECK_LAUNCH();
   return sel;
@@ -80,13 +75,17 @@ int range_sort_typed(const SortProblem& p, const Buffers<K, V>& b) {
 
 std::size_t range_radix_sort_bytes(const SortProblem& p) {
   return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
-    using U = OrderedOf<decltype(k)>;
+    using K = decltype(k);
+    using U = OrderedOf<K>;
     using V = decltype(v);
-    std::size_t bytes = 0;
-    U* keys[2] = {nullptr, nullptr};
+    // Offsets of the key's width, or the keys whole: the larger of CUB's two requests.
+    std::size_t offsets = 0, whole = 0;
+    U* words[2] = {nullptr, nullptr};
+    K* keys[2] = {nullptr, nullptr};
     V* vals[2] = {nullptr, nullptr};
-    sort_words(nullptr, bytes, keys, vals, p.n(), int(sizeof(U) * 8), nullptr);
-    return bytes;
+    sort_words(nullptr, offsets, words, vals, p.n(), int(sizeof(U) * 8), nullptr);
+    sort_words(nullptr, whole, keys, vals, p.n(), int(sizeof(K) * 8), nullptr);
+    return std::max(offsets, whole);
   });
 }
 
@@ -97,8 +96,11 @@ int range_radix_sort(const SortProblem& p, const DeviceBuffers& b) {
 }
 
 Details range_radix_sort_details(const SortProblem& p) {
-  if (sorts_in_place(p)) return Details{{"end_bit", std::to_string(direct_end_bit(p))}, {"offset", "none"}};
-  return Details{{"end_bit", std::to_string(significant_bits(p))}, {"offset", "key - min"}};
+  const RangeRadixPlan plan = plan_of(p);
+  const char* offset = plan.way == RangeRadixWay::offsets      ? "key - min"
+                       : plan.way == RangeRadixWay::whole_keys ? "none (the range needs every digit: whole keys)"
+                                                               : "none";
+  return Details{{"end_bit", std::to_string(plan.end_bit)}, {"offset", offset}};
 }
 
 }  // namespace sb

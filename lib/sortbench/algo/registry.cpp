@@ -79,9 +79,9 @@ std::vector<const Algorithm*> Registry::select(std::string_view list, Backend ba
     std::string_view item = list.substr(start, comma - start);
     start = comma + 1;
     if (item.empty()) continue;
-    if (item == "all") {  // the single-device algorithms: a distributed one is asked for by name
+    if (item == "all") {  // the single-device algorithms: a distributed one or a chooser is asked for by name
       for (const auto& a : algorithms_)
-        if (a.backend == backend && !a.distributed()) add_unique(&a);
+        if (a.backend == backend && !a.distributed() && a.role != AlgorithmRole::chooser) add_unique(&a);
       continue;
     }
     if (item.back() == '*') {

@@ -294,7 +294,7 @@ void select_algorithms(const json& list, const Registry& registry, SweepSpec& sp
     const std::string item = list[i].get<std::string>();
     if (item == "all") {
       for (const auto& a : registry.all())  // single-device algorithms, as `run --algo all`
-        if (a.backend == spec.backend && !a.distributed()) add(&a);
+        if (a.backend == spec.backend && !a.distributed() && a.role != AlgorithmRole::chooser) add(&a);
     } else if (item.back() == '*') {
       const std::string prefix = item.substr(0, item.size() - 1);
       bool any = false;

@@ -2,6 +2,7 @@
 // static-initializer registration is silently dropped from static libraries. Its own target
 // (sortbench_registry), so that lib's parts and the kernels never link the families.
 #include "sortbench/algo/registry.hpp"
+#include "sortbench/suite/sort_once.hpp"
 
 namespace sb {
 
@@ -15,6 +16,7 @@ const Registry& registry() {
     register_quicksort(reg);
     register_distributed(reg);
     register_outofcore(reg);
+    register_auto(reg);
     return reg;
   }();
   return r;

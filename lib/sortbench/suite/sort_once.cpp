@@ -2,8 +2,11 @@
 // by `sortbench sort` and the Python module.
 #include "sortbench/suite/sort_once.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/byte_units.hpp"
 #include "sortbench/core/errors.hpp"
@@ -40,6 +43,14 @@ std::string choose_algorithm(Backend backend, KeyType key, bool with_values, boo
                       range);
     return "hp-auto";
   }
+  // The range as ordered bounds [0, range - 1]: the same rule cub-radix-bits sorts by.
+  const double last = std::max(range, 1.0) - 1.0;
+  const std::uint64_t span = last >= 18446744073709551615.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(last);
+  if (range_radix_plan(key, 0, span).way == RangeRadixWay::whole_keys) {
+    why = "the measured range needs every 8-bit digit of the key: CUB's radix sort of the whole keys (mapping them to "
+          "offsets would cost two passes and save none; stable: carries values and positions)";
+    return "cub-radix";
+  }
   why = "CUB's radix sort on only the bits the measured range needs (stable: carries values and positions)";
   return "cub-radix-bits";
 }
@@ -57,6 +68,54 @@ std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsor
   why = "larger than the GPU: sorted runs cut into buckets by selection (stable; every element crosses the link "
         "twice each way)";
   return "ooc-sort";
+}
+
+namespace {
+
+// What auto runs for a row's input: the GPU choice of `sort --algo auto` for the same facts.
+const Algorithm& auto_choice(const SortProblem& p, std::string* why = nullptr) {
+  const double range = p.n() ? static_cast<double>(p.facts.max_ordered - p.facts.min_ordered) + 1.0 : 1.0;
+  std::string because;
+  const std::string name =
+      choose_algorithm(Backend::gpu, p.shape.key, p.has_payload(), false, range, p.n(), because);
+  if (why) *why = because;
+  return registry().named(name);
+}
+
+}  // namespace
+
+void register_auto(Registry& r) {
+  Algorithm a;
+  a.name = "auto";
+  a.family = "auto";
+  a.role = AlgorithmRole::chooser;
+  a.pick_when = "what `sort --algo auto` and Python's sort() run for this input (details.variant names it)";
+  a.source = "sortbench's own rule (suite/sort_once.cpp, choose_algorithm)";
+  declare_types<AllKeys, AllValues>(a);
+  // With a payload it always picks a stable CUB sort; keys alone have no order to keep.
+  a.stable = true;
+  a.reads_key_facts = true;
+  a.unsupported = [](const SortProblem& p) { return auto_choice(p).why_unsupported(p); };
+  a.workspace_bytes = [](const SortProblem& p) {
+    const Algorithm& c = auto_choice(p);
+    return c.workspace_bytes ? c.workspace_bytes(p) : std::size_t{0};
+  };
+  a.prepare = [](const SortProblem& p, const DeviceContext& d) { auto_choice(p).prepare_on(p, d); };
+  a.release = [](const SortProblem& p, const DeviceContext& d) { auto_choice(p).release_on(p, d); };
+  a.run_device = [](const SortProblem& p, const DeviceBuffers& b) { return auto_choice(p).run_device(p, b); };
+  a.details = [](const SortProblem& p) {
+    std::string why;
+    const Algorithm& c = auto_choice(p, &why);
+    Details d{{"variant", c.name}, {"why", why}};
+    if (c.details)
+      for (auto& kv : c.details(p)) d.emplace_back(kv.first == "variant" ? c.name + "_variant" : kv.first, kv.second);
+    return d;
+  };
+  a.observed = [](const SortProblem& p, const DeviceBuffers& b) {
+    const Algorithm& c = auto_choice(p);
+    return c.observed ? c.observed(p, b) : Details{};
+  };
+  r.add(std::move(a));
 }
 
 SortWords cli_sort_words() { return {"--algo {}", "--algo", "--algo auto", "--backend cpu", "file", "nothing was written; "}; }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "sortbench/algo/algorithm.hpp"
+#include "sortbench/algo/registry.hpp"
 #include "sortbench/core/types.hpp"
 #include "sortbench/input/input_source.hpp"
 #include "sortbench/session/session.hpp"
@@ -25,6 +26,10 @@ std::string choose_algorithm(Backend backend, KeyType key, bool with_values, boo
 // at most 2^32 bins that fits in half the GPU memory the sort may use), else ooc-sort.
 std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsort, double range,
                                       std::uint64_t device_bytes, std::uint64_t n, std::string& why);
+
+// The row `auto` (issue 50 item 3): what choose_algorithm picks for the row's input, run as that
+// algorithm, with the choice in details.variant; a chooser, so not part of --algo all.
+void register_auto(Registry& r);
 
 // How the caller's interface spells what its messages tell the user to give.
 struct SortWords {
