@@ -41,6 +41,19 @@ TEST(LaunchEnv, TorchrunGivesRankWorldLocalRankAndRankZerosAddress) {
   EXPECT_EQ(r->rendezvous, "tcp://node7:29500");
 }
 
+// torchrun's agent serves its store on MASTER_PORT (seen on a GPU: rank 0 could not listen
+// there), so the ranks meet on the port after it.
+TEST(LaunchEnv, UnderTorchrunsAgentStoreTheRanksMeetOnTheNextPort) {
+  const std::map<std::string, std::string> vars{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"},
+                                               {"MASTER_PORT", "29500"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}};
+  EXPECT_EQ(launched(vars)->rendezvous, "tcp://127.0.0.1:29501");
+  auto last = vars;
+  last["MASTER_PORT"] = "65535";
+  EXPECT_THROW(launched(last), UsageError);
+  last["TORCHELASTIC_USE_AGENT_STORE"] = "False";  // the workers' own store: MASTER_PORT is free for rank 0
+  EXPECT_EQ(launched(last)->rendezvous, "tcp://127.0.0.1:65535");
+}
+
 TEST(LaunchEnv, SrunsStepAndMpirunAreReadAndMpirunComesFirst) {
   const auto s = launched({{"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_LOCALID", "1"}});
   ASSERT_TRUE(s);

@@ -59,8 +59,16 @@ std::optional<LaunchedRank> launched_rank(const std::function<const char*(const 
     const char* addr = env("MASTER_ADDR");
     const char* port = env("MASTER_PORT");
     if (addr && *addr && port && *port) {
-      number(env, "MASTER_PORT", n.launcher, 0);  // a port is a number
-      r.rendezvous = fmt::format("tcp://{}:{}", addr, port);
+      int at = number(env, "MASTER_PORT", n.launcher, 0);  // a port is a number
+      // torchrun's agent serves its own store on MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE):
+      // rank 0 listens on the port after it.
+      const char* agent_store = env("TORCHELASTIC_USE_AGENT_STORE");
+      if (agent_store && std::string_view(agent_store) == "True") ++at;
+      if (at > 65535)
+        throw UsageError(fmt::format("MASTER_PORT={} leaves no port after it for the ranks to meet at (torchrun's "
+                                     "agent holds MASTER_PORT); give a lower --master-port",
+                                     port));
+      r.rendezvous = fmt::format("tcp://{}:{}", addr, at);
     }
     return r;
   }

@@ -16,7 +16,9 @@ struct LaunchedRank {
   std::string launcher;    // "mpirun", "srun" or "torchrun"
   int rank = 0, world = 1;
   int local_rank = 0;      // its rank among the node's processes: which GPU it takes
-  std::string rendezvous;  // "tcp://MASTER_ADDR:MASTER_PORT", or empty where they are not set
+  // "tcp://MASTER_ADDR:MASTER_PORT" (MASTER_PORT + 1 under torchrun, whose agent serves its own
+  // store on MASTER_PORT), or empty where they are not set.
+  std::string rendezvous;
 };
 
 // The launcher's variables, in the order Open MPI (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK),
