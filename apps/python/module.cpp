@@ -24,6 +24,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "sortbench/algo/registry.hpp"
+#include "sortbench/core/choice_profile.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/input/caller_array.hpp"
@@ -468,6 +469,11 @@ NB_MODULE(_sortbench, m) {
   using namespace sb::python;
   m.attr("__version__") = build_version();
   m.attr("git_commit") = build_git_commit();
+  // The profiles the automatic choices read (SORTBENCH_PROFILE, else each GPU's cached one):
+  // a cached profile of another sortbench version is ignored, as the CLI does.
+  ProfilePolicy policy = profile_policy();
+  policy.version = build_version();
+  set_profile_policy(policy);
   // Errors a caller can make are one line, as the CLI's; where they come from is no business of theirs.
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

@@ -98,6 +98,7 @@ Command add_info(CLI::App& app);
 Command add_gen(CLI::App& app);
 Command add_run(CLI::App& app);
 Command add_sweep(CLI::App& app);
+Command add_tune(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_sort(CLI::App& app);
 

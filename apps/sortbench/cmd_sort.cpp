@@ -42,6 +42,7 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
                          {"output", o.output},
                          {"algorithm", r.algorithm},
                          {"auto_choice", r.why},
+                         {"rule", r.rule},
                          {"backend", to_string(backend)},
                          {"n", r.n},
                          {"key", to_string(r.key)},

@@ -196,7 +196,13 @@ AutoRule full_rule(const SortProblem& p) {
 Choice choose(const SortProblem& p) {
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
-  return auto_choice(AutoInput{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len}, full_rule(p));
+  const AutoInput in{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len};
+  const Choice built = auto_choice(in, full_rule(p));
+  if (!p.device || !p.device->profile || in.range == 0) return built;
+  const double distinct = static_cast<double>(in.len ? in.len : std::min(in.n, in.range));
+  const auto min_delta = tiled_min_delta(*p.device->profile, static_cast<double>(in.range) / std::max(distinct, 1.0));
+  if (!min_delta) return built;
+  return measured_tiled_choice(built, in, *min_delta, integer_keys && !tiled_unsupported(p, false));
 }
 
 Algorithm fast_member(std::string name, Histogram h, std::string source) {

@@ -554,6 +554,18 @@ SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
   return auto_choice(in.n, in.range, rule, in.len);
 }
 
+// A GPU profile's measured crossover (sortbench tune; core/choice_profile.hpp) in place of the
+// built-in one between hp-tiled and CUB, for integer keys alone: hp-tiled from min_delta keys a
+// bin (n / range) up where it takes the input, CUB below; the other variants' ranges stand (the
+// profile measured only this boundary).
+inline AutoChoice measured_tiled_choice(AutoChoice built, const AutoInput& in, double min_delta, bool tiled_takes_it) {
+  if (in.payload || !in.integer_keys || in.range == 0) return built;
+  if (built != AutoChoice::tiled && built != AutoChoice::cub) return built;
+  const double delta = static_cast<double>(in.n) / static_cast<double>(in.range);
+  if (delta >= min_delta) return tiled_takes_it ? AutoChoice::tiled : built;
+  return AutoChoice::cub;
+}
+
 // Bits of a digit that takes `range` values (the stable variants' digits and buckets).
 SB_HD_INLINE constexpr unsigned bits_for_range(std::uint64_t range) {
   unsigned b = 0;

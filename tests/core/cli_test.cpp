@@ -188,6 +188,15 @@ TEST(Cli, NoDeviceSuggestsTheCpuBackend) {
   EXPECT_NE(r.err.find("--backend cpu"), std::string::npos) << r.err;
 }
 
+// tune measures a GPU: without one it is exit 3 in one line, offering no --backend it lacks.
+TEST(Cli, TuneWithoutAGpuSaysItMeasuresOne) {
+  if (!sb::cuda_unavailable_reason()) GTEST_SKIP() << "a CUDA device is present";
+  const CommandResult r = run("tune");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("tune measures a GPU"), std::string::npos) << r.err;
+}
+
 // Issue 47 item 7: info and sweep take no --backend, so their message must not offer it.
 TEST(Cli, NoDeviceMessagesOfferOnlyWhatTheCommandTakes) {
   if (!sb::cuda_unavailable_reason()) GTEST_SKIP() << "a CUDA device is present";

@@ -61,6 +61,9 @@ DeviceContext make_device_context(int ordinal, cudaStream_t stream) {
   SB_CUDA_CHECK(cudaGetDeviceProperties(&c.props, ordinal));
   c.stream = stream;
   c.kernels = std::make_shared<KernelFacts>();
+  const ProfileBinding binding = profile_for_gpu(c.props.name);
+  c.profile = binding.profile;
+  c.rule = binding.rule;
   return c;
 }
 

@@ -8,9 +8,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <tuple>
 
 #include <cuda_runtime_api.h>
+
+#include "sortbench/core/choice_profile.hpp"
 
 namespace sb {
 
@@ -56,6 +59,10 @@ struct DeviceContext {
   // The device's kernel facts: made with the context, shared by its copies, never by two
   // devices' contexts (null in a context not made by make_device_context).
   std::shared_ptr<KernelFacts> kernels;
+  // The profile this device's automatic choices read (choice_profile.hpp), resolved once per GPU
+  // model under the process's policy, and the rule its rows record: "profile:<file>" or "default".
+  std::shared_ptr<const ChoiceProfile> profile;
+  std::string rule = "default";
 };
 
 // The context of device `ordinal` on `stream`; queries its properties without making it the

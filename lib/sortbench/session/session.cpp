@@ -327,6 +327,8 @@ ResultRow Session::run(const Algorithm& a, const MeasureSettings& settings, cons
     row.status = RowStatus::error;
     row.reason = e.what();
   }
+  // Which thresholds the automatic choices read (issue 50): the device's profile or the built-in rule.
+  row.details.emplace_back("rule", a.distributed() ? ranks_context.rule : context ? context->rule : "default");
   finish();
   return row;
 }

@@ -244,6 +244,8 @@ SortFileReport sort_file(const SortFileRequest& q) {
   rep.why = done.why;
   rep.placement = done.placement;
   rep.verified_on = done.verified_on;
+  for (const auto& [name, value] : done.row.details)
+    if (name == "rule") rep.rule = value;
 
   // write: each column downloaded through the pinned ring while the chunk before it is written
   // (streamed from the file: already written as it was made), under temporary names renamed

@@ -49,6 +49,7 @@ struct SortFileRequest {
 struct SortFileReport {
   std::string algorithm;
   std::string why;  // how --algo auto chose
+  std::string rule = "default";  // the thresholds the choices read: "profile:<file>" or "default"
   std::uint64_t n = 0;
   KeyType key = KeyType::u32;
   std::vector<std::pair<std::string, double>> phases_ms;  // in order

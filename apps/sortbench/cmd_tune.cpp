@@ -1,0 +1,107 @@
+// sortbench tune: measures this GPU's crossovers for the automatic choices and writes its profile
+// (suite/tune.hpp; docs/usage.md "tune"); --check re-measures the points beside each crossover
+// and exits 1 when the profile no longer predicts the winner.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "sortbench/core/choice_profile.hpp"
+#include "sortbench/core/errors.hpp"
+#include "sortbench/device/device_info.hpp"
+#include "sortbench/report/build_info.hpp"
+#include "sortbench/report/report.hpp"
+#include "sortbench/suite/tune.hpp"
+
+namespace sb::cli {
+namespace {
+
+struct TuneOptions {
+  DeviceOptions where;
+  std::string output;  // -o FILE; empty: this GPU's cached profile
+  bool check = false;
+  double budget_s = 0.1;
+  int reps = 3;
+};
+
+std::string point_line(const TunePoint& p) {
+  return fmt::format("  sigma {:>4g}  delta {:>5g}  hp-tiled {:>9}  cub-radix-bits {:>8.3f} ms  {}", p.sigma, p.delta,
+                     p.tiled_ms > 0 ? fmt::format("{:.3f} ms", p.tiled_ms) : std::string("unsupported"), p.cub_ms,
+                     p.tiled_wins() ? "hp-tiled" : "CUB");
+}
+
+int run_tune(const TuneOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceInfo gpu = query_device(o.where.device, false, "tune measures a GPU, so run it on a machine with one");
+  use_device_option(o.where);
+  TuneRequest request;
+  request.settings.min_reps = o.reps;
+  request.settings.budget_s = o.budget_s;
+  request.settings.max_noise = 0.02;
+  auto progress = [](const TunePoint& p) { std::cerr << point_line(p) << "\n"; };
+
+  if (o.check) {
+    // The profile the automatic choices read here: pinned (--profile), -o FILE, or the cached one.
+    ProfilePolicy policy = profile_policy();
+    if (!o.output.empty()) policy.kind = ProfilePolicy::Kind::file, policy.path = o.output;
+    const ProfileBinding binding = resolve_profile(policy, gpu.name, nullptr);
+    if (!binding.profile)
+      throw UsageError(fmt::format("tune --check: no profile to check for {} ({}); run sortbench tune first, or give "
+                                   "-o FILE or --profile FILE",
+                                   gpu.name, cached_profile_path(gpu.name)));
+    std::cout << fmt::format("tune --check: {} on {}\n", binding.rule, gpu.name);
+    const auto checked = check_crossovers(*binding.profile, request, 0.03, progress);
+    int wrong = 0;
+    for (const TuneCheckPoint& c : checked) {
+      wrong += !c.agrees;
+      std::cout << fmt::format("{}  predicted {}{}\n", point_line(c.point), c.predicted_tiled ? "hp-tiled" : "CUB",
+                               c.agrees ? "" : "  WRONG");
+    }
+    std::cout << fmt::format("tune --check: {} of {} points as the profile predicts{}\n", checked.size() - wrong,
+                             checked.size(), wrong ? "; run sortbench tune again" : "");
+    return wrong ? 1 : 0;
+  }
+
+  const std::string path = o.output.empty() ? cached_profile_path(gpu.name) : o.output;
+  if (o.output.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  }
+  check_writable(path);
+  std::cout << fmt::format("tune: {} ({} SMs): hp-tiled against cub-radix-bits, n = {}, u32 keys alone\n", gpu.name,
+                           gpu.sm_count, request.n);
+  TuneOutcome out = tune_crossovers(request, progress);
+  ChoiceProfile& p = out.profile;
+  p.gpu_name = gpu.name;
+  p.sm_count = gpu.sm_count;
+  p.memory_bytes = gpu.memory_bytes;
+  p.driver = format_cuda_version(gpu.driver_version);
+  p.version = build_version();
+  p.commit = build_git_commit();
+  for (const TiledCrossover& c : p.hp_tiled_min_delta)
+    std::cout << fmt::format("  sigma {:>4g}: hp-tiled from delta {}\n", c.sigma,
+                             c.min_delta >= kNeverTiled ? std::string("(never: CUB)") : fmt::format("{:g}", c.min_delta));
+  p.tune_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_file_atomically(path, choice_profile_text(p));
+  std::cout << fmt::format("tune: wrote {} in {:.1f} s\n", path, p.tune_wall_s);
+  return 0;
+}
+
+}  // namespace
+
+Command add_tune(CLI::App& app) {
+  auto* cmd = app.add_subcommand("tune", "measure this GPU's crossovers for the automatic choices and write its profile");
+  auto o = std::make_shared<TuneOptions>();
+  add_device_option(*cmd, o->where);
+  cmd->add_option("-o,--output", o->output,
+                  "write the profile here (default: this GPU's cached profile, $XDG_CACHE_HOME/sortbench/); with "
+                  "--check, the profile to check");
+  cmd->add_flag("--check", o->check, "re-measure the points beside each crossover; exit 1 when the profile mispredicts");
+  cmd->add_option("--budget", o->budget_s, "seconds per row after --reps")->check(CLI::Range(0.0, 60.0))->capture_default_str();
+  cmd->add_option("--reps", o->reps, "minimum timed repetitions a row")->check(CLI::Range(1, 1000))->capture_default_str();
+  return {cmd, [o] { return run_tune(*o); }};
+}
+
+}  // namespace sb::cli

@@ -1,0 +1,221 @@
+// Profiles for the automatic choices (choice_profile.hpp).
+#include "sortbench/core/choice_profile.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sortbench/core/errors.hpp"
+
+namespace sb {
+namespace {
+
+constexpr const char* kSchema = "sortbench-profile/1";
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key, const char* where) {
+  if (!j.is_object() || !j.contains(key)) throw std::runtime_error(fmt::format("{} has no \"{}\"", where, key));
+  return j.at(key);
+}
+
+std::string text_of(const nlohmann::json& j, const char* key, const char* where) {
+  const nlohmann::json& v = member(j, key, where);
+  if (!v.is_string()) throw std::runtime_error(fmt::format("{}.{} is not a string", where, key));
+  return v.get<std::string>();
+}
+
+double number_of(const nlohmann::json& j, const char* key, const char* where) {
+  const nlohmann::json& v = member(j, key, where);
+  if (!v.is_number()) throw std::runtime_error(fmt::format("{}.{} is not a number", where, key));
+  return v.get<double>();
+}
+
+std::shared_ptr<const ChoiceProfile> read_profile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot be opened");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::make_shared<const ChoiceProfile>(parse_choice_profile(text, path));
+}
+
+}  // namespace
+
+ChoiceProfile parse_choice_profile(const std::string& text, const std::string& path) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error("is not JSON");
+  }
+  if (!doc.is_object()) throw std::runtime_error("is not a JSON object");
+  if (text_of(doc, "schema", "the profile") != kSchema)
+    throw std::runtime_error(fmt::format("has schema \"{}\", not {}", doc.at("schema").get<std::string>(), kSchema));
+  ChoiceProfile p;
+  p.path = path;
+  const nlohmann::json& gpu = member(doc, "gpu", "the profile");
+  p.gpu_name = text_of(gpu, "name", "gpu");
+  p.sm_count = static_cast<int>(number_of(gpu, "sm_count", "gpu"));
+  p.memory_bytes = static_cast<std::uint64_t>(number_of(gpu, "memory_bytes", "gpu"));
+  p.driver = gpu.value("driver", "");
+  const nlohmann::json& build = member(doc, "sortbench", "the profile");
+  p.version = text_of(build, "version", "sortbench");
+  p.commit = build.value("commit", "");
+  const nlohmann::json& thresholds = member(doc, "thresholds", "the profile");
+  if (thresholds.contains("hp_tiled_min_delta")) {
+    const nlohmann::json& list = thresholds.at("hp_tiled_min_delta");
+    if (!list.is_array()) throw std::runtime_error("thresholds.hp_tiled_min_delta is not a list");
+    for (const nlohmann::json& c : list) {
+      TiledCrossover x{number_of(c, "sigma", "a crossover"), number_of(c, "min_delta", "a crossover")};
+      if (!(x.sigma >= 1) || !(x.min_delta > 0))
+        throw std::runtime_error(
+            fmt::format("has a crossover at sigma {} with min_delta {} (sigma >= 1, min_delta > 0)", x.sigma, x.min_delta));
+      p.hp_tiled_min_delta.push_back(x);
+    }
+    std::sort(p.hp_tiled_min_delta.begin(), p.hp_tiled_min_delta.end(),
+              [](const TiledCrossover& a, const TiledCrossover& b) { return a.sigma < b.sigma; });
+  }
+  if (doc.contains("measured")) p.measured = doc.at("measured").dump();
+  if (doc.contains("tune") && doc.at("tune").is_object()) p.tune_wall_s = doc.at("tune").value("wall_s", 0.0);
+  return p;
+}
+
+std::string choice_profile_text(const ChoiceProfile& p) {
+  nlohmann::json doc;
+  doc["schema"] = kSchema;
+  doc["gpu"] = {{"name", p.gpu_name}, {"sm_count", p.sm_count}, {"memory_bytes", p.memory_bytes}, {"driver", p.driver}};
+  doc["sortbench"] = {{"version", p.version}, {"commit", p.commit}};
+  nlohmann::json crossovers = nlohmann::json::array();
+  for (const TiledCrossover& c : p.hp_tiled_min_delta) crossovers.push_back({{"sigma", c.sigma}, {"min_delta", c.min_delta}});
+  doc["thresholds"]["hp_tiled_min_delta"] = crossovers;
+  doc["measured"] = nlohmann::json::parse(p.measured);
+  if (p.tune_wall_s > 0) doc["tune"] = {{"wall_s", p.tune_wall_s}};
+  return doc.dump(2) + "\n";
+}
+
+std::optional<double> tiled_min_delta(const ChoiceProfile& p, double sigma) {
+  if (p.hp_tiled_min_delta.empty()) return std::nullopt;
+  const TiledCrossover* governing = &p.hp_tiled_min_delta.front();
+  for (const TiledCrossover& c : p.hp_tiled_min_delta)
+    if (c.sigma <= sigma) governing = &c;
+  return governing->min_delta;
+}
+
+std::string profile_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/sortbench";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.cache/sortbench";
+}
+
+std::string cached_profile_path(const std::string& gpu_name) {
+  std::string slug;
+  for (char c : gpu_name) {
+    const auto u = static_cast<unsigned char>(c);
+    slug += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '-';
+  }
+  return profile_cache_dir() + "/" + (slug.empty() ? "gpu" : slug) + ".json";
+}
+
+std::shared_ptr<const ChoiceProfile> load_pinned_profile(const std::string& path) {
+  try {
+    return read_profile(path);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(fmt::format("profile {} {}; give a file `sortbench tune -o FILE` wrote, or --profile none for "
+                                 "the built-in rules",
+                                 path, e.what()));
+  }
+}
+
+ProfileBinding resolve_profile(const ProfilePolicy& policy, const std::string& gpu_name, std::string* why_ignored) {
+  ProfileBinding b;
+  if (policy.kind == ProfilePolicy::Kind::none) return b;
+  if (policy.kind == ProfilePolicy::Kind::file) {
+    // Pinned: used on whatever GPU it is asked to be (the caller chose it).
+    b.profile = load_pinned_profile(policy.path);
+    b.rule = "profile:" + policy.path;
+    return b;
+  }
+  const std::string path = cached_profile_path(gpu_name);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return b;
+  std::shared_ptr<const ChoiceProfile> cached;
+  try {
+    cached = read_profile(path);
+  } catch (const std::runtime_error& e) {
+    if (why_ignored) *why_ignored = fmt::format("cached profile {} {}; ignored (run sortbench tune again)", path, e.what());
+    return b;
+  }
+  if (cached->gpu_name != gpu_name) {
+    if (why_ignored)
+      *why_ignored = fmt::format("cached profile {} was measured on {}, not {}; ignored (run sortbench tune here)", path,
+                                 cached->gpu_name, gpu_name);
+    return b;
+  }
+  if (!policy.version.empty() && cached->version != policy.version) {
+    if (why_ignored)
+      *why_ignored = fmt::format("cached profile {} was measured by sortbench {}, not {}; ignored (run sortbench tune "
+                                 "again)",
+                                 path, cached->version, policy.version);
+    return b;
+  }
+  b.profile = std::move(cached);
+  b.rule = "profile:" + path;
+  return b;
+}
+
+namespace {
+
+struct PolicyStore {
+  std::mutex mutex;
+  std::optional<ProfilePolicy> policy;
+  std::map<std::string, ProfileBinding> bindings;
+};
+
+PolicyStore& store() {
+  static PolicyStore s;
+  return s;
+}
+
+ProfilePolicy policy_from_environment() {
+  ProfilePolicy p;
+  if (const char* pinned = std::getenv("SORTBENCH_PROFILE"); pinned && *pinned) {
+    if (std::string(pinned) == "none") p.kind = ProfilePolicy::Kind::none;
+    else p.kind = ProfilePolicy::Kind::file, p.path = pinned;
+  }
+  return p;
+}
+
+}  // namespace
+
+void set_profile_policy(ProfilePolicy policy) {
+  PolicyStore& s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.policy = std::move(policy);
+  s.bindings.clear();
+}
+
+ProfilePolicy profile_policy() {
+  PolicyStore& s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.policy.value_or(policy_from_environment());
+}
+
+ProfileBinding profile_for_gpu(const std::string& gpu_name) {
+  PolicyStore& s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (auto it = s.bindings.find(gpu_name); it != s.bindings.end()) return it->second;
+  std::string why;
+  ProfileBinding b = resolve_profile(s.policy.value_or(policy_from_environment()), gpu_name, &why);
+  if (!why.empty()) std::cerr << "sortbench: " << why << "\n";
+  s.bindings.emplace(gpu_name, b);
+  return b;
+}
+
+}  // namespace sb

@@ -1,0 +1,87 @@
+// A GPU's profile for the automatic choices (issue 50; docs/architecture.md, "Choices and
+// profiles"): what `sortbench tune` measured on one GPU model, and the crossovers fitted from it,
+// which hp-auto and the other choosers read in place of their built-in thresholds. The idea is
+// FFTW's wisdom: measured once per machine, kept in $XDG_CACHE_HOME/sortbench/, used by every
+// later run on the same model and sortbench version.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+// The smallest delta (keys per bin, n / range) at which hp-tiled sorted u32 keys alone faster
+// than CUB, measured at one sigma (range / distinct values).
+struct TiledCrossover {
+  double sigma = 1;
+  double min_delta = 0;
+};
+
+struct ChoiceProfile {
+  std::string path;  // where it was read ("" for one made in memory)
+  // The GPU and the build that measured it.
+  std::string gpu_name;
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::string driver;
+  std::string version;  // sortbench's
+  std::string commit;
+  // hp-auto, keys alone: the tiled-against-CUB crossover by sigma, in ascending sigma; empty:
+  // the built-in rule decides.
+  std::vector<TiledCrossover> hp_tiled_min_delta;
+  // The measured points behind the thresholds, as JSON text (kept as read, written as given).
+  std::string measured = "[]";
+  double tune_wall_s = 0;  // how long the tune that wrote it took (0: unknown)
+};
+
+// The profile in JSON `text` (read from `path`); throws std::runtime_error naming what is wrong
+// (not JSON, no gpu name, a crossover that is not a number...).
+ChoiceProfile parse_choice_profile(const std::string& text, const std::string& path);
+// The profile as JSON text (what `tune` writes; parse_choice_profile reads it back).
+std::string choice_profile_text(const ChoiceProfile& p);
+
+// The measured crossover that governs `sigma`: the one measured at the largest sigma not above
+// it (the first one below every measured sigma); nullopt where none was measured.
+std::optional<double> tiled_min_delta(const ChoiceProfile& p, double sigma);
+
+// Which profile the runs of this process read.
+struct ProfilePolicy {
+  enum class Kind { automatic, file, none } kind = Kind::automatic;
+  std::string path;     // Kind::file: the pinned profile (--profile FILE or SORTBENCH_PROFILE)
+  std::string version;  // this sortbench's version: a cached profile of another is ignored
+};
+
+// What a device's runs read: the profile, and the rule a row records ("profile:<file>" or
+// "default").
+struct ProfileBinding {
+  std::shared_ptr<const ChoiceProfile> profile;
+  std::string rule = "default";
+};
+
+// $XDG_CACHE_HOME/sortbench (else $HOME/.cache/sortbench): where tune keeps profiles.
+std::string profile_cache_dir();
+// The cached profile's file for a GPU model: profile_cache_dir()/<model, lowercased, non-
+// alphanumerics as '-'>.json.
+std::string cached_profile_path(const std::string& gpu_name);
+
+// Reads a pinned profile: UsageError (exit 2) naming the file and the fix when it is missing or
+// corrupt, as every bad input file is.
+std::shared_ptr<const ChoiceProfile> load_pinned_profile(const std::string& path);
+
+// The binding for a GPU model under `policy`. A cached profile that is corrupt, or that another
+// model or sortbench version measured, is ignored: `why_ignored` says so in one line (the caller
+// prints it once). Throws UsageError for a pinned profile that cannot be read.
+ProfileBinding resolve_profile(const ProfilePolicy& policy, const std::string& gpu_name, std::string* why_ignored);
+
+// The process's policy (the CLI and the Python module set it once, before any device is used);
+// automatic until set, with SORTBENCH_PROFILE pinning a file and "none" the defaults.
+void set_profile_policy(ProfilePolicy policy);
+ProfilePolicy profile_policy();
+// The binding of a GPU model under the process's policy, resolved once per model (one line on
+// stderr the first time a cached profile is ignored).
+ProfileBinding profile_for_gpu(const std::string& gpu_name);
+
+}  // namespace sb

@@ -1,0 +1,152 @@
+// GPU profiles for the automatic choices (core/choice_profile.hpp, issue 50 item 2): the file,
+// where a GPU's cached one lives, which one a run reads (pinned, cached, none) and why a cached
+// one is ignored, and hp-auto taking a profile's measured crossover over its built-in one.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sortbench/core/choice_profile.hpp"
+#include "sortbench/core/errors.hpp"
+#include "support/command.hpp"
+
+namespace sb {
+namespace {
+
+std::string profile_text(const std::string& gpu, const std::string& version, const std::string& crossovers) {
+  return R"({"schema": "sortbench-profile/1", "gpu": {"name": ")" + gpu +
+         R"(", "sm_count": 132, "memory_bytes": 150000000000, "driver": "13.0"},
+             "sortbench": {"version": ")" + version + R"(", "commit": "abc1234"},
+             "thresholds": {"hp_tiled_min_delta": [)" + crossovers + R"(]},
+             "measured": [{"case": "u32 n=2^27 delta=1 sigma=1", "hp-tiled": 2.1, "cub-radix-bits": 2.7}]})";
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// XDG_CACHE_HOME pointed at a temporary folder for one test, and the process's policy reset.
+class CacheHome {
+ public:
+  CacheHome() {
+    if (const char* old = std::getenv("XDG_CACHE_HOME")) old_ = old;
+    setenv("XDG_CACHE_HOME", dir_.path().c_str(), 1);
+    std::filesystem::create_directories(dir_.path() + "/sortbench");
+  }
+  ~CacheHome() {
+    if (old_) setenv("XDG_CACHE_HOME", old_->c_str(), 1);
+    else unsetenv("XDG_CACHE_HOME");
+    set_profile_policy(ProfilePolicy{});
+  }
+  std::string folder() const { return dir_.path() + "/sortbench"; }
+
+ private:
+  test::TempDir dir_;
+  std::optional<std::string> old_;
+};
+
+TEST(ChoiceProfile, ReadsTheGpuTheBuildAndTheCrossoversInSigmaOrder) {
+  const ChoiceProfile p = parse_choice_profile(
+      profile_text("NVIDIA H200", "0.1.0", R"({"sigma": 60, "min_delta": 3}, {"sigma": 1, "min_delta": 0.75})"), "p.json");
+  EXPECT_EQ(p.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(p.sm_count, 132);
+  EXPECT_EQ(p.version, "0.1.0");
+  ASSERT_EQ(p.hp_tiled_min_delta.size(), 2u);
+  EXPECT_EQ(p.hp_tiled_min_delta[0].sigma, 1);
+  // The crossover measured at the largest sigma not above the input's; below every one, the first.
+  EXPECT_EQ(tiled_min_delta(p, 1), 0.75);
+  EXPECT_EQ(tiled_min_delta(p, 59), 0.75);
+  EXPECT_EQ(tiled_min_delta(p, 900), 3);
+  // Written and read back, the measured points too.
+  const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");
+  EXPECT_EQ(again.hp_tiled_min_delta.size(), 2u);
+  EXPECT_NE(again.measured.find("hp-tiled"), std::string::npos);
+  EXPECT_FALSE(tiled_min_delta(parse_choice_profile(profile_text("G", "1", ""), "none.json"), 4));
+}
+
+TEST(ChoiceProfile, ACorruptProfileSaysWhatIsWrong) {
+  auto reason = [](const std::string& text) {
+    try {
+      parse_choice_profile(text, "x.json");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(reason("{not json"), "is not JSON");
+  EXPECT_NE(reason(R"({"schema": "other/2"})").find("schema"), std::string::npos);
+  EXPECT_NE(reason(R"({"schema": "sortbench-profile/1", "gpu": {}})").find("name"), std::string::npos);
+  EXPECT_NE(reason(profile_text("G", "1", R"({"sigma": 1, "min_delta": 0})")).find("min_delta"), std::string::npos);
+  EXPECT_NE(reason(profile_text("G", "1", R"({"sigma": "one", "min_delta": 1})")).find("sigma"), std::string::npos);
+}
+
+TEST(ChoiceProfile, ACachedProfileIsTheGpuModelsUnderXdgCacheHome) {
+  CacheHome home;
+  EXPECT_EQ(cached_profile_path("NVIDIA H200"), home.folder() + "/nvidia-h200.json");
+  std::string why;
+  EXPECT_EQ(resolve_profile(ProfilePolicy{}, "NVIDIA H200", &why).rule, "default");  // none cached
+  EXPECT_TRUE(why.empty());
+  write(home.folder() + "/nvidia-h200.json", profile_text("NVIDIA H200", "0.1.0", R"({"sigma": 1, "min_delta": 1})"));
+  ProfilePolicy automatic;
+  automatic.version = "0.1.0";
+  const ProfileBinding b = resolve_profile(automatic, "NVIDIA H200", &why);
+  ASSERT_TRUE(b.profile);
+  EXPECT_EQ(b.rule, "profile:" + home.folder() + "/nvidia-h200.json");
+  EXPECT_TRUE(why.empty()) << why;
+}
+
+TEST(ChoiceProfile, ACachedProfileOfAnotherModelOrVersionOrCorruptIsIgnoredSayingWhy) {
+  CacheHome home;
+  ProfilePolicy automatic;
+  automatic.version = "0.2.0";
+  const std::string path = home.folder() + "/nvidia-h200.json";
+  auto ignored = [&](const std::string& text) {
+    write(path, text);
+    std::string why;
+    const ProfileBinding b = resolve_profile(automatic, "NVIDIA H200", &why);
+    EXPECT_FALSE(b.profile);
+    EXPECT_EQ(b.rule, "default");
+    EXPECT_NE(why.find(path), std::string::npos) << why;
+    EXPECT_EQ(why.find('\n'), std::string::npos) << "one line: " << why;
+    return why;
+  };
+  // A model whose name makes the same file name (another spelling): measured elsewhere.
+  EXPECT_NE(ignored(profile_text("NVIDIA-H200", "0.2.0", "")).find("measured on NVIDIA-H200"), std::string::npos);
+  EXPECT_NE(ignored(profile_text("NVIDIA H200", "0.1.0", "")).find("sortbench 0.1.0"), std::string::npos);
+  EXPECT_NE(ignored("{truncated").find("is not JSON"), std::string::npos);
+}
+
+TEST(ChoiceProfile, APinnedProfileIsReadOnAnyGpuAndAMissingOneIsAUsageError) {
+  CacheHome home;
+  const std::string pinned = home.folder() + "/mine.json";
+  write(pinned, profile_text("NVIDIA H100", "0.0.1", R"({"sigma": 1, "min_delta": 2})"));
+  ProfilePolicy file;
+  file.kind = ProfilePolicy::Kind::file;
+  file.path = pinned;
+  file.version = "0.1.0";
+  const ProfileBinding b = resolve_profile(file, "NVIDIA H200", nullptr);
+  ASSERT_TRUE(b.profile);  // the caller chose it: no model or version check
+  EXPECT_EQ(b.rule, "profile:" + pinned);
+  file.path = home.folder() + "/missing.json";
+  EXPECT_THROW(resolve_profile(file, "NVIDIA H200", nullptr), UsageError);
+  ProfilePolicy none;
+  none.kind = ProfilePolicy::Kind::none;
+  write(home.folder() + "/nvidia-h200.json", profile_text("NVIDIA H200", "", ""));
+  EXPECT_FALSE(resolve_profile(none, "NVIDIA H200", nullptr).profile);
+}
+
+TEST(ChoiceProfile, TheCliRefusesAMissingOrCorruptProfileWithExitTwo) {
+  CacheHome home;
+  const test::CommandResult missing = test::run_command(test::exe() + " --profile " + home.folder() + "/nope.json list", true);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.json cannot be opened"), std::string::npos) << missing.err;
+  write(home.folder() + "/bad.json", "[1, 2");
+  const test::CommandResult bad = test::run_command(test::exe() + " list --profile " + home.folder() + "/bad.json", true);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("is not JSON"), std::string::npos) << bad.err;
+  EXPECT_EQ(test::run_command(test::exe() + " list --profile none", true).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace sb
