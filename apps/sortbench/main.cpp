@@ -40,8 +40,7 @@ int main(int argc, char** argv) {
   try {
     sb::ProfilePolicy policy = sb::profile_policy();  // SORTBENCH_PROFILE's, where set
     policy.version = sb::build_version();
-    if (profile == "none") policy.kind = sb::ProfilePolicy::Kind::none;
-    else if (!profile.empty()) policy.kind = sb::ProfilePolicy::Kind::file, policy.path = profile;
+    if (!profile.empty()) policy.pin(profile);
     // A pinned profile that cannot be read is exit 2 before any work, as every bad input file.
     if (policy.kind == sb::ProfilePolicy::Kind::file) sb::load_pinned_profile(policy.path);
     sb::set_profile_policy(policy);

@@ -202,7 +202,10 @@ Choice choose(const SortProblem& p) {
   const double distinct = static_cast<double>(in.len ? in.len : std::min(in.n, in.range));
   const auto min_delta = tiled_min_delta(*p.device->profile, static_cast<double>(in.range) / std::max(distinct, 1.0));
   if (!min_delta) return built;
-  return measured_tiled_choice(built, in, *min_delta, integer_keys && !tiled_unsupported(p, false));
+  // hp-tiled's support check only where the profile would hand it an input the rule did not.
+  const Choice measured = measured_tiled_choice(built, in, *min_delta, true);
+  if (measured == Choice::tiled && built != Choice::tiled && tiled_unsupported(p, false)) return built;
+  return measured;
 }
 
 Algorithm fast_member(std::string name, Histogram h, std::string source) {

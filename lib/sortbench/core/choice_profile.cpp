@@ -185,10 +185,7 @@ PolicyStore& store() {
 
 ProfilePolicy policy_from_environment() {
   ProfilePolicy p;
-  if (const char* pinned = std::getenv("SORTBENCH_PROFILE"); pinned && *pinned) {
-    if (std::string(pinned) == "none") p.kind = ProfilePolicy::Kind::none;
-    else p.kind = ProfilePolicy::Kind::file, p.path = pinned;
-  }
+  if (const char* pinned = std::getenv("SORTBENCH_PROFILE"); pinned && *pinned) p.pin(pinned);
   return p;
 }
 

@@ -52,6 +52,12 @@ struct ProfilePolicy {
   enum class Kind { automatic, file, none } kind = Kind::automatic;
   std::string path;     // Kind::file: the pinned profile (--profile FILE or SORTBENCH_PROFILE)
   std::string version;  // this sortbench's version: a cached profile of another is ignored
+
+  // Pins what --profile or SORTBENCH_PROFILE says: "none" (the built-in rules) or a file.
+  void pin(const std::string& text) {
+    kind = text == "none" ? Kind::none : Kind::file;
+    path = text == "none" ? std::string() : text;
+  }
 };
 
 // What a device's runs read: the profile, and the rule a row records ("profile:<file>" or

@@ -72,12 +72,16 @@ std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsor
 
 namespace {
 
+// The measured range the choices read: ordered max - min + 1 (1 for no keys).
+double measured_range(std::uint64_t n, const KeyFacts& facts) {
+  return n ? static_cast<double>(facts.max_ordered - facts.min_ordered) + 1.0 : 1.0;
+}
+
 // What auto runs for a row's input: the GPU choice of `sort --algo auto` for the same facts.
 const Algorithm& auto_choice(const SortProblem& p, std::string* why = nullptr) {
-  const double range = p.n() ? static_cast<double>(p.facts.max_ordered - p.facts.min_ordered) + 1.0 : 1.0;
   std::string because;
-  const std::string name =
-      choose_algorithm(Backend::gpu, p.shape.key, p.has_payload(), false, range, p.n(), because);
+  const std::string name = choose_algorithm(Backend::gpu, p.shape.key, p.has_payload(), false,
+                                            measured_range(p.n(), p.facts), p.n(), because);
   if (why) *why = because;
   return registry().named(name);
 }
@@ -128,7 +132,7 @@ namespace {
 // streamed sort may use (0: not streamed).
 const Algorithm* pick_algorithm(const SortOnceRequest& q, const InputShape& shape, const KeyFacts& facts,
                                 std::string& why, std::uint64_t streamed_device_bytes) {
-  const double range = shape.n ? static_cast<double>(facts.max_ordered - facts.min_ordered) + 1.0 : 1.0;
+  const double range = measured_range(shape.n, facts);
   const bool with_values = shape.payload != Payload::none && !q.argsort;
   std::string name = q.algo;
   if (q.algo == "auto")

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/errors.hpp"
@@ -61,12 +62,11 @@ TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void
     out.profile.hp_tiled_min_delta.push_back({sigma, fit_tiled_crossover(at_sigma)});
     out.points.insert(out.points.end(), at_sigma.begin(), at_sigma.end());
   }
-  std::string measured = "[";
+  nlohmann::json measured = nlohmann::json::array();
   for (const TunePoint& p : out.points)
-    measured += fmt::format("{}{{\"n\": {}, \"sigma\": {}, \"delta\": {}, \"hp-tiled_ms\": {:.4f}, \"cub-radix-bits_ms\": "
-                            "{:.4f}}}",
-                            measured.size() > 1 ? ", " : "", request.n, p.sigma, p.delta, p.tiled_ms, p.cub_ms);
-  out.profile.measured = measured + "]";
+    measured.push_back({{"n", request.n}, {"sigma", p.sigma}, {"delta", p.delta}, {"hp-tiled_ms", p.tiled_ms},
+                        {"cub-radix-bits_ms", p.cub_ms}});
+  out.profile.measured = measured.dump();
   return out;
 }
 
