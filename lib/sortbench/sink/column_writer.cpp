@@ -16,6 +16,7 @@
 
 #include "sortbench/core/element.hpp"
 #include "sortbench/core/errors.hpp"
+#include "sortbench/core/write_problem.hpp"
 #include "sortbench/sink/column_writer.hpp"
 
 namespace sb {
@@ -46,18 +47,6 @@ std::string npy_header(KeyType key, std::uint64_t n) {
 }
 
 namespace {
-
-// What a failed write means to the user: the errno's name is for a programmer, "the disk is full"
-// for everyone.
-std::string write_problem(int err) {
-  switch (err) {
-    case ENOSPC: return "the disk is full";
-    case EDQUOT: return "the disk quota is used up";
-    case EFBIG: return "the file is larger than this system lets a process write";
-    case EIO: return "the device reported an I/O error";
-    default: return std::strerror(err);
-  }
-}
 
 class OutFile {
  public:
