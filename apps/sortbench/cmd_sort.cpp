@@ -15,7 +15,7 @@ namespace sb::cli {
 namespace {
 
 struct SortOptions {
-  std::string input, output, values_out, key, algo = "auto", json;
+  std::string input, output, values_out, key, algo = "auto", json, host_memory_limit, tmp_dir;
   DeviceOptions where;
   ProcessRankOptions process;
   MemoryOptions memory;
@@ -53,8 +53,10 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
                          {"bytes_written", r.bytes_written},
                          {"verified_on", r.verified_on},
                          {"placement", r.placement},
-                         {"memory", {{"host_peak_bytes", r.host_peak_bytes}}}};
+                         {"memory", {{"host_peak_bytes", r.host_peak_bytes}, {"tmp_bytes", r.tmp_bytes}}}};
   if (o.memory.gpu_memory_limit.size()) sort["gpu_memory_limit_bytes"] = parsed_memory_limit(o.memory);
+  if (o.host_memory_limit.size()) sort["host_memory_limit_bytes"] = parse_count(o.host_memory_limit, "--host-memory-limit");
+  if (!r.runs_in.empty()) sort["memory"]["runs_in"] = r.runs_in;
   if (!o.file.values.empty()) sort["values"] = o.file.values;
   if (!o.values_out.empty()) sort["values_output"] = o.values_out;
   if (r.placement == "ranks") {
@@ -94,6 +96,12 @@ int run_sort(const CLI::App& cmd, SortOptions o) {
   q.algo = o.algo;
   q.backend = backend;
   q.gpu_memory_limit = parsed_memory_limit(o.memory);
+  if (!o.host_memory_limit.empty()) {
+    q.host_memory_limit = parse_count(o.host_memory_limit, "--host-memory-limit");
+    if (q.host_memory_limit == 0)
+      throw UsageError("--host-memory-limit 0 leaves no host memory; give a size such as 4G, or drop it");
+  }
+  q.tmp_dir = o.tmp_dir;
   if (backend == Backend::gpu && checked_process_rank(cmd, o.process)) {
     // A launched rank takes its node-local GPU unless --device names one.
     if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process.local_rank);
@@ -110,6 +118,9 @@ int run_sort(const CLI::App& cmd, SortOptions o) {
   if (o.quiet) set_progress_enabled(false);  // a file larger than the GPU prints progress otherwise
   if (backend == Backend::cpu && q.gpu_memory_limit)
     throw UsageError("--gpu-memory-limit caps the GPU's memory but --backend cpu uses none; drop it");
+  if ((backend == Backend::cpu || q.on_ranks()) && (q.host_memory_limit || !q.tmp_dir.empty()))
+    throw UsageError("--host-memory-limit and --tmp-dir bound one GPU's streamed sort, but this sort holds the file "
+                     "in memory (--backend cpu or ranks); drop them");
   const SortFileReport r = sort_file(q);
   if (!o.json.empty()) write_file_atomically(o.json, sort_document(o, r, backend).dump(2) + "\n");
   if (!o.quiet) {
@@ -151,6 +162,11 @@ Command add_sort(CLI::App& app) {
   cmd->add_option("--gpu-memory-limit", o->memory.gpu_memory_limit,
                   "the GPU memory the sort may use, e.g. 4G (suffixes as -n); a file that needs more streams "
                   "through the GPU in chunks");
+  cmd->add_option("--host-memory-limit", o->host_memory_limit,
+                  "the host memory a file streamed through the GPU may hold, e.g. 4G: its sorted runs go to "
+                  "--tmp-dir past it (default: the memory available)");
+  cmd->add_option("--tmp-dir", o->tmp_dir,
+                  "the folder for sorted runs past --host-memory-limit (default: the output's folder)");
   cmd->add_option("--json", o->json, "also write the phase report as JSON (docs/schema.md)");
   cmd->add_flag("--argsort", o->argsort, "write the sorting permutation (u32, or u64 past 2^32 keys) instead of keys");
   cmd->add_flag("--quiet", o->quiet, "print nothing on success");

@@ -4,6 +4,7 @@
 // order them. Host code only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -67,6 +68,10 @@ class ChunkPipeline {
     SB_CUDA_CHECK(cudaStreamWaitEvent(in_, drained_[slot], 0));
   }
   void end_pieces(unsigned slot) { SB_CUDA_CHECK(cudaEventRecord(copied_[slot], in_)); }
+  // An event after the copies queued so far in one direction: when host staging they read (in)
+  // or filled (out) may be touched again.
+  void record_in(cudaEvent_t e) { SB_CUDA_CHECK(cudaEventRecord(e, in_)); }
+  void record_out(cudaEvent_t e) { SB_CUDA_CHECK(cudaEventRecord(e, out_)); }
   // The host waits until the slot's copy out (or its work) is done: before it reuses host staging.
   void sync_drained(unsigned slot) { SB_CUDA_CHECK(cudaEventSynchronize(drained_[slot])); }
   void sync_worked(unsigned slot) { SB_CUDA_CHECK(cudaEventSynchronize(worked_[slot])); }
@@ -85,6 +90,81 @@ class ChunkPipeline {
  private:
   cudaStream_t work_, in_ = nullptr, out_ = nullptr;
   cudaEvent_t copied_[kSlots] = {}, worked_[kSlots] = {}, drained_[kSlots] = {};
+};
+
+// Pinned host staging between the GPU and a file or a run store when the input is not resident
+// (issue 52): kStages pieces each way, each with the event of the last copy that used it, so the
+// host refills an upload piece only after its copy in, and hands a download piece on only after
+// its copy out, while the piece beside it is in flight. The host thread does the reading and
+// writing: the disk, not the link or the GPU, sets an external sort's pace.
+class Staging {
+ public:
+  static constexpr unsigned kStages = 2;
+  // scratch: 2 * kStages pieces of `piece` elements (keys, then values), bytes_for's size.
+  Staging(ChunkPipeline& pipe, void* scratch, std::uint64_t piece, unsigned kb, unsigned vb)
+      : pipe_(pipe), piece_(piece), kb_(kb), vb_(vb) {
+    auto* base = static_cast<unsigned char*>(scratch);
+    for (unsigned i = 0; i < 2 * kStages; ++i) {
+      pieces_[i].keys = base + i * piece * (kb + vb);
+      pieces_[i].vals = pieces_[i].keys + piece * kb;
+      SB_CUDA_CHECK(cudaEventCreateWithFlags(&pieces_[i].done, cudaEventDisableTiming));
+    }
+  }
+  ~Staging() {
+    for (Piece& p : pieces_) cudaEventDestroy(p.done);
+  }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  static std::uint64_t bytes_for(std::uint64_t piece, unsigned kb, unsigned vb) { return 2 * kStages * piece * (kb + vb); }
+
+  // Elements [first, first + count) read by read(first, count, keys, vals) into host staging and
+  // copied to the device columns dk, dv (queued inside the slot's begin_pieces/end_pieces).
+  template <typename Read>
+  void upload(Read&& read, std::uint64_t first, std::uint64_t count, void* dk, void* dv) {
+    for (std::uint64_t off = 0; off < count; off += piece_) {
+      Piece& p = pieces_[up_++ % kStages];
+      SB_CUDA_CHECK(cudaEventSynchronize(p.done));
+      const std::uint64_t m = std::min(piece_, count - off);
+      read(first + off, m, p.keys, vb_ ? p.vals : nullptr);
+      pipe_.copy_in_piece(static_cast<unsigned char*>(dk) + off * kb_, p.keys, m * kb_);
+      if (vb_) pipe_.copy_in_piece(static_cast<unsigned char*>(dv) + off * vb_, p.vals, m * vb_);
+      pipe_.record_in(p.done);
+    }
+  }
+  // Slot `slot`'s first count elements (device columns dk, dv), once its work is done, copied
+  // out piece by piece and handed to write(first + offset, m, keys, vals) in order.
+  template <typename Write>
+  void download(unsigned slot, const void* dk, const void* dv, std::uint64_t first, std::uint64_t count, Write&& write) {
+    std::uint64_t queued[kStages] = {}, sizes[kStages] = {};
+    const std::uint64_t pieces = (count + piece_ - 1) / piece_;
+    auto hand_on = [&](std::uint64_t i) {
+      Piece& p = pieces_[kStages + i % kStages];
+      SB_CUDA_CHECK(cudaEventSynchronize(p.done));
+      write(queued[i % kStages], sizes[i % kStages], p.keys, vb_ ? p.vals : nullptr);
+    };
+    for (std::uint64_t i = 0; i < pieces; ++i) {
+      if (i >= kStages) hand_on(i - kStages);
+      Piece& p = pieces_[kStages + i % kStages];
+      const std::uint64_t off = i * piece_, m = std::min(piece_, count - off);
+      pipe_.copy_out(slot, p.keys, static_cast<const unsigned char*>(dk) + off * kb_, m * kb_, p.vals,
+                     vb_ ? static_cast<const unsigned char*>(dv) + off * vb_ : nullptr, vb_ ? m * vb_ : 0);
+      pipe_.record_out(p.done);
+      queued[i % kStages] = first + off, sizes[i % kStages] = m;
+    }
+    for (std::uint64_t i = pieces > kStages ? pieces - kStages : 0; i < pieces; ++i) hand_on(i);
+  }
+
+ private:
+  struct Piece {
+    unsigned char* keys;
+    unsigned char* vals;
+    cudaEvent_t done;
+  };
+  ChunkPipeline& pipe_;
+  std::uint64_t piece_;
+  unsigned kb_, vb_;
+  Piece pieces_[2 * kStages];  // kStages up, then kStages down
+  std::uint64_t up_ = 0;
 };
 
 // A device memory arena carved in order (the run's whole allocation, outside timing).

@@ -171,6 +171,11 @@ TEST(Cli, PlacementAndGpuMemoryLimitAreCheckedBeforeAnyGpuWork) {
   expect_usage_error("run --placement host --backend cpu --algo cpu-std-sort", "--backend cpu");
   expect_usage_error("run --placement disk --algo cub-radix", "--placement");
   expect_usage_error("sort a.npy -o b.npy --backend cpu --gpu-memory-limit 4G", "--backend cpu");
+  // Issue 52: the external sort's host limit and folder, checked the same way.
+  expect_usage_error("sort a.npy -o b.npy --host-memory-limit 0", "--host-memory-limit 0");
+  expect_usage_error("sort a.npy -o b.npy --host-memory-limit lots", "--host-memory-limit");
+  expect_usage_error("sort a.npy -o b.npy --backend cpu --host-memory-limit 4G", "--backend cpu");
+  expect_usage_error("sort a.npy -o b.npy --backend cpu --tmp-dir /tmp", "--tmp-dir");
 }
 
 TEST(Cli, DesignCardExampleParses) {

@@ -119,16 +119,57 @@ TEST(OutOfCore, SortStreamsAFileLargerThanTheLimitFromFileToFile) {
   EXPECT_GT(doc["sort"]["memory"]["host_peak_bytes"].get<std::uint64_t>(), 0u);
   ASSERT_EQ(sortbench("sort --quiet --backend cpu " + dir.file("k.npy") + " -o " + dir.file("cpu.npy")).exit_code, 0);
   EXPECT_EQ(sb::test::read_text(dir.file("gpu.npy")), sb::test::read_text(dir.file("cpu.npy")));
-  // Positions ride along: the run-merge sort, from host columns.
+  // Positions ride along: the run-merge sort, read from the file once, its runs in host memory.
   const CommandResult a = sortbench("sort --argsort " + dir.file("k.npy") + " -o " + dir.file("arg.npy") +
                                     " --gpu-memory-limit 16M --json " + dir.file("a.json"));
   ASSERT_EQ(a.exit_code, 0) << a.err;
   std::ifstream ain(dir.file("a.json"));
   const auto adoc = nlohmann::json::parse(ain);
   EXPECT_EQ(adoc["sort"]["algorithm"], "ooc-sort");
-  EXPECT_EQ(adoc["sort"]["placement"], "host");
+  EXPECT_EQ(adoc["sort"]["placement"], "file");
+  EXPECT_EQ(adoc["sort"]["memory"]["runs_in"], "memory");
+  EXPECT_EQ(adoc["sort"]["memory"]["tmp_bytes"], 0);
   ASSERT_EQ(sortbench("sort --quiet --argsort --backend cpu " + dir.file("k.npy") + " -o " + dir.file("carg.npy")).exit_code, 0);
   EXPECT_EQ(sb::test::read_text(dir.file("arg.npy")), sb::test::read_text(dir.file("carg.npy")));
+}
+
+// Issue 52: past --host-memory-limit the external sort keeps its runs in --tmp-dir, and leaves
+// none there; keys with values and positions both keep equal keys in input order.
+TEST(OutOfCore, SortPastTheHostLimitKeepsItsRunsOnDiskAndLeavesNone) {
+  TempDir dir;
+  const std::string runs = dir.file("runs");
+  ASSERT_EQ(sortbench("gen -n 3M --key f64 --dist real --min-val 0 --max-val 1000 -o " + dir.file("k.npy")).exit_code, 0);
+  ASSERT_EQ(sortbench("gen -n 3M --key u32 --delta 1 --sigma 1 -o " + dir.file("v.npy")).exit_code, 0);
+  ASSERT_EQ(sb::test::run_command("mkdir " + runs).exit_code, 0);
+  const std::string limits = " --gpu-memory-limit 16M --host-memory-limit 1M --tmp-dir " + runs;
+  const CommandResult s = sortbench("sort --algo ooc-sort " + dir.file("k.npy") + " -o " + dir.file("gpu.npy") + limits +
+                                    " --values " + dir.file("v.npy") + " --values-out " + dir.file("gv.npy") +
+                                    " --json " + dir.file("s.json"));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  std::ifstream in(dir.file("s.json"));
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["sort"]["placement"], "file");
+  EXPECT_EQ(doc["sort"]["memory"]["runs_in"], "files");
+  EXPECT_EQ(doc["sort"]["memory"]["tmp_bytes"], 3u * 1024 * 1024 * 12);
+  EXPECT_EQ(doc["sort"]["host_memory_limit_bytes"], 1024 * 1024);
+  EXPECT_EQ(sb::test::run_command("ls -A " + runs).output, "");
+  ASSERT_EQ(sortbench("sort --quiet --backend cpu --algo cpu-stable-sort " + dir.file("k.npy") + " -o " +
+                      dir.file("cpu.npy") + " --values " + dir.file("v.npy") + " --values-out " + dir.file("cv.npy"))
+                .exit_code,
+            0);
+  EXPECT_EQ(sb::test::read_text(dir.file("gpu.npy")), sb::test::read_text(dir.file("cpu.npy")));
+  EXPECT_EQ(sb::test::read_text(dir.file("gv.npy")), sb::test::read_text(dir.file("cv.npy")));
+  const CommandResult a = sortbench("sort --quiet --argsort --algo ooc-sort " + dir.file("v.npy") + " -o " +
+                                    dir.file("arg.npy") + limits);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(sortbench("sort --quiet --argsort --backend cpu " + dir.file("v.npy") + " -o " + dir.file("carg.npy")).exit_code, 0);
+  EXPECT_EQ(sb::test::read_text(dir.file("arg.npy")), sb::test::read_text(dir.file("carg.npy")));
+  EXPECT_EQ(sb::test::run_command("ls -A " + runs).output, "");
+  const CommandResult bad = sortbench("sort " + dir.file("k.npy") + " -o " + dir.file("x.npy") +
+                                      " --gpu-memory-limit 16M --tmp-dir " + dir.file("nowhere"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--tmp-dir"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::ifstream(dir.file("x.npy")).good());
 }
 
 TEST(OutOfCore, RunInputOfAFilePastTheLimitStreamsItFromTheFile) {

@@ -149,9 +149,6 @@ struct Algorithm {
   std::function<std::size_t(const SortProblem&)> min_device_bytes;
   std::function<std::size_t(const SortProblem&, std::size_t device_bytes)> host_scratch_bytes;
   std::function<StreamedOutcome(const SortProblem&, const StreamedBuffers&)> run_streamed;
-  // It keeps the input and its output in host memory (not resident: a file larger than host
-  // memory, which it cannot take).
-  bool needs_host_columns = false;
   // CPU: sorts HostBuffers in place.
   std::function<void(const SortProblem&, const HostBuffers&)> run_host;
   std::function<Details(const SortProblem&)> details;

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "sortbench/algo/algorithm.hpp"
+#include "sortbench/algo/run_store.hpp"
 #include "sortbench/core/device_context.hpp"
 
 namespace sb {
@@ -37,8 +38,9 @@ class ChunkWriter {
 // What one streamed run gets. Resident: the input columns are in pinned host memory
 // (keys[0]/vals[0]; an algorithm may overwrite them) beside an output of the same size
 // (keys[1]/vals[1]), and run_streamed returns which of the two holds the result. Not resident
-// (a file larger than host memory): keys[] are null, the input comes from `input` and the result
-// goes to `output`, and only algorithms that need no host copy of the input can run.
+// (a file, read once, whatever its size): keys[] are null, the input comes from `input` and the
+// result goes to `output`, through the algorithm's pinned host_scratch; a sort that needs its
+// runs between two passes keeps them in a RunStore under `runs` (issue 52).
 struct StreamedBuffers {
   std::uint64_t n = 0;
   void* keys[2] = {nullptr, nullptr};
@@ -51,6 +53,8 @@ struct StreamedBuffers {
   // Pinned host memory for staging chunks when not resident (host_scratch_bytes asked for it).
   void* host_scratch = nullptr;
   std::size_t host_scratch_bytes = 0;
+  // Not resident: what a sort that keeps runs between its passes may take for them (RunStore).
+  RunSpace runs;
   cudaStream_t stream = nullptr;  // the run's stream: every copy and kernel is joined into it at the end
   const DeviceContext* device = nullptr;
   // Called with the bytes that crossed the link since the last call and all the run will move

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -20,6 +21,13 @@ std::uint64_t host_peak_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
+
+std::uint64_t host_current_bytes() {
+  std::ifstream in("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  if (!(in >> size >> resident)) return 0;
+  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
 std::uint64_t parse_mem_available(std::string_view meminfo) {

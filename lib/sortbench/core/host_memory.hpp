@@ -16,8 +16,10 @@ namespace sb {
 
 // MemAvailable of /proc/meminfo (what can be had without swapping); 0 where unknown.
 std::uint64_t host_available_bytes();
-// The process's peak resident memory so far (getrusage), in bytes.
+// The process's peak resident memory so far (getrusage), and what it holds now (/proc/self/statm;
+// 0 where unknown), in bytes.
 std::uint64_t host_peak_bytes();
+std::uint64_t host_current_bytes();
 // MemAvailable of a /proc/meminfo text, in bytes; 0 where absent.
 std::uint64_t parse_mem_available(std::string_view meminfo);
 

@@ -25,6 +25,9 @@ namespace {
 constexpr std::uint64_t kStageBytes = std::uint64_t{128} << 20;
 // Left free beside the allowance: CUDA's own allocations, the verifier's counters, launches.
 constexpr std::uint64_t kHeadroomBytes = std::uint64_t{512} << 20;
+// Left under the host memory limit beside the runs: the selection's caches, the sink's buffers,
+// the allocator's slack.
+constexpr std::uint64_t kHostReserveBytes = std::uint64_t{256} << 20;
 
 class SourceReader final : public ChunkReader {
  public:
@@ -38,10 +41,6 @@ class SourceReader final : public ChunkReader {
 };
 
 }  // namespace
-
-std::uint64_t streamed_host_bytes(const InputShape& shape) {
-  return 2 * (shape.key_column_bytes() + shape.payload_column_bytes());
-}
 
 struct StreamedPlacement::State {
   const InputSource* source = nullptr;
@@ -78,6 +77,16 @@ struct StreamedPlacement::State {
     return options.gpu_memory_limit ? std::min(options.gpu_memory_limit, usable) : usable;
   }
   void note_link(ResultRow& row, std::uint64_t bytes_over_link, bool both_ways) const;
+  // What a sort's runs may take of host memory (issue 52): the limit less what the process holds
+  // now, else what the machine has available; less the staging just taken and a reserve. Runs
+  // larger than that go to files.
+  RunSpace run_space(std::uint64_t staging_bytes) const {
+    const std::uint64_t limit = options.host_memory_limit;
+    const std::uint64_t room = limit ? (limit > host_current_bytes() ? limit - host_current_bytes() : 0)
+                                     : host_available_bytes();
+    const std::uint64_t taken = staging_bytes + kHostReserveBytes;
+    return RunSpace{room > taken ? room - taken : 0, options.tmp_dir};
+  }
 
   // Not resident: each written chunk goes to the verifier on the GPU and on to the sink.
   class VerifyingWriter final : public ChunkWriter {
@@ -253,6 +262,7 @@ void StreamedPlacement::State::run_streamed(const Algorithm& a, const SortProble
   b.device_bytes = allowed;
   b.host_scratch = scratch.get();
   b.host_scratch_bytes = scratch.bytes();
+  b.runs = run_space(scratch.bytes());
   b.stream = stream.handle;
   b.device = &context;
   StreamedOutcome outcome;
@@ -363,9 +373,13 @@ StreamedPlacement::StreamedPlacement(const InputSource& source, StreamedPlacemen
   s.positions = s.spec.payload != Payload::none && !source.values_are_data();
   if (!s.options.resident && !s.options.output)
     throw std::logic_error("StreamedPlacement: a placement that is not resident writes to an output sink");
-  const double t0 = steady_now_s();
-  s.link = measure_link_rates();
-  log_phase(s.options.phases, "link", t0);
+  if (s.options.resident) {
+    // The rows' link floors. sort (not resident) reports none, and a second of probing is a
+    // second of its wall time (issue 52).
+    const double t0 = steady_now_s();
+    s.link = measure_link_rates();
+    log_phase(s.options.phases, "link", t0);
+  }
   const std::uint64_t chunk = s.stage_elements();
   s.stage_keys = DeviceBuffer(chunk * s.kb());
   s.stage_vals = DeviceBuffer(chunk * s.vb());
@@ -393,7 +407,7 @@ std::uint64_t StreamedPlacement::device_allowance() const { return state_->allow
 void StreamedPlacement::run(const Algorithm& a, const SortProblem& problem, const MeasureSettings& settings,
                             ResultRow& row) {
   State& s = *state_;
-  if (a.streamed() && !(a.needs_host_columns && !s.options.resident)) return s.run_streamed(a, problem, settings, row);
+  if (a.streamed()) return s.run_streamed(a, problem, settings, row);
   if (!s.options.resident) {
     row.status = RowStatus::unsupported;
     row.reason = "the input is a file larger than host memory, which only the ooc-* algorithms stream";

@@ -7,11 +7,11 @@
 //   in-core GPU algorithms copy the input in, sort, and copy the result out, inside the timing,
 //     where their buffers fit under the limit;
 //   CPU algorithms sort a copy in host memory.
-// Not resident (a file larger than host memory, a single run): the source is read in chunks and
-// the result written to the output sink as it is made; only streamed algorithms that need no
-// host copy run. Verification streams too (ChunkVerifier): the input's fingerprint when it is
-// placed, the output's after each run. Every row records the bytes that crossed the link and the
-// link's floor for them (link_limit_ms).
+// Not resident (sort of a file, a single run): the source is read in chunks and the result
+// written to the output sink as it is made; only streamed algorithms run, ooc-sort as the
+// external sort with its runs in host memory under the limit, else in files (issue 52). Verification streams too (ChunkVerifier): the input's fingerprint when it is
+// placed, the output's after each run. Every row records the bytes that crossed the link and,
+// resident, the link's floor for them (link_limit_ms; not resident, sort probes no link).
 #pragma once
 
 #include <cstdint>
@@ -32,9 +32,13 @@ struct StreamedPlacementOptions {
   // The GPU memory every algorithm may use, in bytes (--gpu-memory-limit); 0: the free memory.
   std::uint64_t gpu_memory_limit = 0;
   // Off: the input is read from the source in chunks and the result goes to `output` as it is
-  // made (a single run; sort of a file larger than host memory).
+  // made (a single run; sort of a file).
   bool resident = true;
   OutputSink* output = nullptr;  // not resident: where the result goes
+  // Not resident (issue 52): the host memory the process may hold (--host-memory-limit; 0: what is
+  // available), and where sorted runs that do not fit under it go (--tmp-dir).
+  std::uint64_t host_memory_limit = 0;
+  std::string tmp_dir = ".";
   std::optional<KeyFacts> given_facts;
   PhaseLog* phases = nullptr;
   bool verify = true;
@@ -44,7 +48,7 @@ struct StreamedPlacementOptions {
 class StreamedPlacement {
  public:
   // Fills the host columns (resident), learns the key facts and the input's fingerprint, and
-  // measures the link. Throws Error(device_memory) naming host memory when the pinned columns
+  // measures the link (resident). Throws Error(device_memory) naming host memory when the pinned columns
   // cannot be had.
   StreamedPlacement(const InputSource& source, StreamedPlacementOptions options);
   ~StreamedPlacement();
@@ -64,8 +68,5 @@ class StreamedPlacement {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// The pinned host memory a resident placement of this input takes (input and output columns).
-std::uint64_t streamed_host_bytes(const InputShape& shape);
 
 }  // namespace sb

@@ -139,6 +139,8 @@ void Session::State::place_streamed() {
   o.gpu_memory_limit = options.gpu_memory_limit;
   o.resident = options.stream_to == nullptr;
   o.output = options.stream_to;
+  o.host_memory_limit = options.host_memory_limit;
+  o.tmp_dir = options.tmp_dir;
   o.given_facts = options.given_facts;
   o.phases = options.phases;
   o.verify = options.verify;

@@ -63,6 +63,10 @@ struct SessionOptions {
   // Streamed, single run: the result goes to this sink as it is made (a file larger than host
   // memory), instead of pinned host columns that drain() hands on.
   OutputSink* stream_to = nullptr;
+  // Streamed to a sink (issue 52): the host memory the process may hold (0: what is available) and
+  // the folder for sorted runs past it (StreamedPlacementOptions).
+  std::uint64_t host_memory_limit = 0;
+  std::string tmp_dir = ".";
   // A device placement that does not fit leaves the session without one (only distributed rows
   // can run; the others say why) instead of failing it.
   bool allow_unplaced = false;

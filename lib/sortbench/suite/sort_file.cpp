@@ -52,6 +52,20 @@ void check_output(const std::string& out, const std::string& in, const char* opt
   }
 }
 
+// Where the external sort's runs go past the host memory limit: --tmp-dir, else beside the output
+// (the same disk, which holds the output anyway).
+std::string tmp_folder(const SortFileRequest& q) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (q.tmp_dir.empty()) {
+    const fs::path parent = fs::path(q.output).parent_path();
+    return parent.empty() ? "." : parent.string();
+  }
+  if (!fs::is_directory(q.tmp_dir, ec))
+    throw UsageError(fmt::format("--tmp-dir {} is not a folder; give an existing folder for the sorted runs", q.tmp_dir));
+  return q.tmp_dir;
+}
+
 #if SORTBENCH_HAVE_NCCL
 // A rank's sorted column downloaded in pieces and written as its part of the output.
 void write_rank_part(const RankOutput& o, const void* d_column, std::size_t width, RankFileOutput& out) {
@@ -237,6 +251,8 @@ SortFileReport sort_file(const SortFileRequest& q) {
   once.backend = q.backend;
   once.argsort = q.argsort;
   once.gpu_memory_limit = q.gpu_memory_limit;
+  once.host_memory_limit = q.host_memory_limit;
+  once.tmp_dir = tmp_folder(q);
   once.stream_to = &sink;
   once.phases = &rep.phases_ms;
   const SortOnce done = sort_once(source, once);
@@ -244,8 +260,11 @@ SortFileReport sort_file(const SortFileRequest& q) {
   rep.why = done.why;
   rep.placement = done.placement;
   rep.verified_on = done.verified_on;
-  for (const auto& [name, value] : done.row.details)
+  for (const auto& [name, value] : done.row.details) {
     if (name == "rule") rep.rule = value;
+    if (name == "runs_in" && value != "none") rep.runs_in = value;
+    if (name == "tmp_bytes") rep.tmp_bytes = std::stoull(value);
+  }
 
   // write: each column downloaded through the pinned ring while the chunk before it is written
   // (streamed from the file: already written as it was made), under temporary names renamed

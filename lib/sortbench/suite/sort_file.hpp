@@ -35,6 +35,11 @@ struct SortFileRequest {
   // The GPU memory the sort may use (bytes; 0: what is free). A file that needs more streams
   // through the GPU in chunks (issue 37).
   std::uint64_t gpu_memory_limit = 0;
+  // A file streamed through the GPU (issue 52): the host memory the process may hold (bytes; 0:
+  // what is available) and the folder for the sorted runs that do not fit under it (empty: the
+  // output's folder).
+  std::uint64_t host_memory_limit = 0;
+  std::string tmp_dir;
   // Ranks (issue 38): one per listed GPU of this process, or (process_rank >= 0) this process is
   // rank process_rank of process_world, on devices[0], meeting the others in `rendezvous`. Empty
   // and -1: one GPU (or the CPU) sorts the whole file.
@@ -59,6 +64,10 @@ struct SortFileReport {
   // "file" (streamed from the file to the output file, no host copy of either).
   std::string placement = "gpu";
   std::uint64_t host_peak_bytes = 0;  // the process's peak resident memory
+  // Streamed: where the external sort kept its runs ("memory", "files"; empty: it kept none) and
+  // the bytes its files took in the temporary folder.
+  std::string runs_in;
+  std::uint64_t tmp_bytes = 0;
   // On ranks (placement "ranks"): how many, their GPUs, this process's rank in process mode (else
   // -1), and the ranks placement's details (each rank's count and phase times, topology).
   int world = 0;

@@ -10,7 +10,6 @@
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/byte_units.hpp"
 #include "sortbench/core/errors.hpp"
-#include "sortbench/core/host_memory.hpp"
 #include "sortbench/timing/harness.hpp"
 
 namespace sb {
@@ -187,6 +186,8 @@ SortOnce sort_once(std::shared_ptr<const InputSource> source, const SortOnceRequ
   options.verify = q.verify;
   options.adopt = q.adopt;
   options.stream_to = q.stream_to;
+  options.host_memory_limit = q.host_memory_limit;
+  options.tmp_dir = q.tmp_dir;
   r.session = std::make_unique<Session>(source, options);
   if (!r.session->streamed()) {
     r.placement = gpu ? "gpu" : "cpu";
@@ -194,20 +195,6 @@ SortOnce sort_once(std::shared_ptr<const InputSource> source, const SortOnceRequ
   } else {
     r.placement = q.stream_to ? "file" : "host";
     r.algorithm = pick_algorithm(q, shape, r.session->facts(), r.why, r.session->device_allowance());
-    if (q.stream_to && r.algorithm->needs_host_columns) {
-      // The chosen sort keeps the input and its output in pinned host memory, where host memory
-      // holds both.
-      const std::uint64_t needed = streamed_host_bytes(shape), available = host_available_bytes();
-      if (needed > available)
-        throw Error(ExitCode::device_memory,
-                    fmt::format("{} keeps the input and its output in pinned host memory: {} needed, {} available; "
-                                "sort a smaller {} or free host memory",
-                                r.algorithm->name, bytes_text(needed), bytes_text(available), q.words.input));
-      options.placement = PlacementKind::streamed;
-      options.stream_to = nullptr;
-      r.session = std::make_unique<Session>(source, options);
-      r.placement = "host";
-    }
   }
   if (r.session->streamed() && r.algorithm->min_device_bytes) {
     // A limit below the chosen sort's smallest chunks is the caller's to raise (exit 2).

@@ -52,9 +52,12 @@ struct SortOnceRequest {
   bool verify = true;
   // The caller's device buffers, sorted where they lie (no placement to decide).
   std::optional<AdoptedColumns> adopt;
-  // A streamed result goes here as it is made (a file larger than host memory), unless the
-  // chosen algorithm keeps pinned host columns; null: streamed results stay in host columns.
+  // A streamed result goes here as it is made, the input read from its source once; null:
+  // streamed results stay in host columns.
   OutputSink* stream_to = nullptr;
+  // Streamed to stream_to: SessionOptions::host_memory_limit and tmp_dir (issue 52).
+  std::uint64_t host_memory_limit = 0;
+  std::string tmp_dir = ".";
   PhaseLog* phases = nullptr;
   SortWords words = cli_sort_words();
 };
