@@ -141,6 +141,15 @@ for case in wanted:
     for name, v, bar in bars:
         print(f"external-sort: {case}: {name} {v:.3f} (bar {bar}){'' if v <= bar else '  MISSED'}", flush=True)
     rows.append(row)
+    # Inputs no later case reads leave now: the largest cases need the disk to themselves.
+    later = wanted[wanted.index(case) + 1:]
+    needed = {"u64-31.npy": any(c.startswith("u64-16g") for c in later),
+              "u32-30.npy": "u32-4g-gpu1g" in later,
+              "u64-30.npy": any(c.startswith("u64-8g") for c in later),
+              "u64-30-values.npy": "u64-8g-values" in later}
+    for name, keep in needed.items():
+        if not keep and os.path.exists(os.path.join(work, name)):
+            os.remove(os.path.join(work, name))
 
 json.dump({"schema_version": 1, "context": doc_context, "cold_cache": all_cold, "scale_log2": scale, "cases": rows},
           open(out, "w"), indent=2)
