@@ -166,6 +166,12 @@ struct RunSorter {
     }
   }
   u64 run_size(u64 c) const { return std::min(plan.chunk, p.n() - c * plan.chunk); }
+  // The bytes that crossed the link, reported to the progress meter against all the run moves.
+  u64 over_link = 0;
+  void moved(u64 bytes, u64 total) {
+    over_link += bytes;
+    if (b.progress) b.progress(bytes, total);
+  }
 };
 
 // Resident: the input in pinned host memory, the output beside it; runs written back over the input.
@@ -184,11 +190,7 @@ StreamedOutcome run_resident(const SortProblem& p, const StreamedBuffers& b) {
   ChunkPipeline pipe(b.stream);
   K* host_keys[2] = {static_cast<K*>(b.keys[0]), static_cast<K*>(b.keys[1])};
   V* host_vals[2] = {static_cast<V*>(b.vals[0]), static_cast<V*>(b.vals[1])};
-  u64 over_link = 0;
-  auto moved = [&](u64 bytes) {
-    over_link += bytes;
-    if (b.progress) b.progress(bytes, 4 * n * (kb + vb));
-  };
+  auto moved = [&](u64 bytes) { sorter.moved(bytes, 4 * n * (kb + vb)); };
 
   // Pass A: sorted runs, each written back over its own input chunk.
   for (u64 c = 0; c < plan.runs; ++c) {
@@ -205,7 +207,7 @@ StreamedOutcome run_resident(const SortProblem& p, const StreamedBuffers& b) {
   }
   if (plan.runs == 1) {
     pipe.join();
-    outcome.bytes_over_link = over_link;
+    outcome.bytes_over_link = sorter.over_link;
     outcome.details = {{"chunk_elements", std::to_string(plan.chunk)}, {"runs", "1"}};
     return outcome;  // one run is the whole sorted input, in place
   }
@@ -238,14 +240,14 @@ StreamedOutcome run_resident(const SortProblem& p, const StreamedBuffers& b) {
   }
   pipe_b.join();
   outcome.result = 1;
-  outcome.bytes_over_link = over_link;
+  outcome.bytes_over_link = sorter.over_link;
   outcome.details = {{"chunk_elements", std::to_string(plan.chunk)},
                      {"runs", std::to_string(plan.runs)},
                      {"select_ms", fmt::format("{:.3f}", select_ms)}};
   return outcome;
 }
 
-// Not resident, the external sort (issue 52 item 1): the input read once from the file, its
+// Not resident, the external sort (issue 52 item 1): the input read from the file in pass A, its
 // sorted runs kept in a RunStore (host memory under the limit, else the temporary folder), the
 // buckets written to the output as they are made; pinned memory is the staging alone.
 template <typename K, typename V>
@@ -262,11 +264,7 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
   auto& slots = sorter.slots;
   ChunkPipeline pipe(b.stream);
   Staging staging(pipe, b.host_scratch, stage_elements(p, plan.chunk), kb, vb);
-  u64 over_link = 0;
-  auto moved = [&](u64 bytes) {
-    over_link += bytes;
-    if (b.progress) b.progress(bytes, (plan.runs == 1 ? 2 : 4) * n * (kb + vb));
-  };
+  auto moved = [&](u64 bytes) { sorter.moved(bytes, (plan.runs == 1 ? 2 : 4) * n * (kb + vb)); };
   auto from_input = [&](u64 first, u64 count, void* keys, void* vals) { b.input->read(first, count, keys, vals); };
   auto to_output = [&](u64 first, u64 count, const void* keys, const void* vals) {
     b.output->write(first, count, keys, vals);
@@ -281,7 +279,7 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     staging.download(0, slots[0].keys, slots[0].vals, 0, n, to_output);
     moved(2 * n * (kb + vb));
     pipe.join();
-    outcome.bytes_over_link = over_link;
+    outcome.bytes_over_link = sorter.over_link;
     outcome.details = {{"chunk_elements", std::to_string(plan.chunk)}, {"runs", "1"}, {"runs_in", "none"}};
     return outcome;
   }
@@ -325,7 +323,7 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     moved(2 * count * (kb + vb));
   }
   pipe.join();
-  outcome.bytes_over_link = over_link;
+  outcome.bytes_over_link = sorter.over_link;
   outcome.details = {{"chunk_elements", std::to_string(plan.chunk)},
                      {"runs", std::to_string(plan.runs)},
                      {"select_ms", fmt::format("{:.3f}", select_ms)},
