@@ -410,7 +410,7 @@ void StreamedPlacement::run(const Algorithm& a, const SortProblem& problem, cons
   if (a.streamed()) return s.run_streamed(a, problem, settings, row);
   if (!s.options.resident) {
     row.status = RowStatus::unsupported;
-    row.reason = "the input is a file larger than host memory, which only the ooc-* algorithms stream";
+    row.reason = "the input is a file read in chunks, which only the ooc-* algorithms stream";
     return;
   }
   if (a.backend == Backend::gpu) return s.run_in_core(a, problem, settings, row);
