@@ -70,13 +70,7 @@ TEST(ChunkedWrite, TinyChunksWriteTheBytesOfAWholeColumnWrite) {
     EXPECT_EQ(r.bounds.n, c.n) << what;
     EXPECT_EQ(r.bounds.len, 0u) << what;
   }
-  const auto left = [&] {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }();
-  EXPECT_EQ(left, (std::vector<std::string>{"chunked", "whole"})) << "no temporary left behind";
+  EXPECT_EQ(dir.names(), (std::vector<std::string>{"chunked", "whole"})) << "no temporary left behind";
 }
 
 TEST(ChunkedWrite, AFillThatFailsLeavesNoFile) {

@@ -23,12 +23,6 @@ using namespace sb;
 using sb::test::TempDir;
 namespace fs = std::filesystem;
 
-std::vector<fs::path> files_in(const std::string& dir) {
-  std::vector<fs::path> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path());
-  return names;
-}
-
 // n keys (u64, descending) and values (u32, their index), written in pieces of `piece`.
 void fill(RunStore& store, std::uint64_t n, std::uint64_t piece) {
   std::vector<std::uint64_t> keys(n);
@@ -65,7 +59,7 @@ TEST(RunStore, RunsThatFitStayInHostMemoryAndTouchNoDisk) {
   EXPECT_EQ(static_cast<const std::uint64_t*>(store.keys())[0], 3 * n);
   expect_reads_back(store, n);
   EXPECT_EQ(store.file_bytes(), 0u);
-  EXPECT_TRUE(files_in(dir.path()).empty());
+  EXPECT_TRUE(dir.names().empty());
 }
 
 TEST(RunStore, RunsPastTheLimitGoToRegisteredFilesThatLeaveWithTheStore) {
@@ -78,20 +72,20 @@ TEST(RunStore, RunsPastTheLimitGoToRegisteredFilesThatLeaveWithTheStore) {
     EXPECT_EQ(store.keys(), nullptr);  // the selection reads them from the file
     EXPECT_EQ(store.file_bytes(), n * 12);
     EXPECT_EQ(live_temp_file_count(), live + 2);  // keys and values: Ctrl-C removes both
-    ASSERT_EQ(files_in(dir.path()).size(), 2u);
+    ASSERT_EQ(dir.names().size(), 2u);
     EXPECT_EQ(store.where().rfind(dir.path(), 0), 0u) << store.where();
     fill(store, n, 333);
     store.seal();
     expect_reads_back(store, n);
   }
-  EXPECT_TRUE(files_in(dir.path()).empty());
+  EXPECT_TRUE(dir.names().empty());
   EXPECT_EQ(live_temp_file_count(), live);
 }
 
 TEST(RunStore, KeysAloneTakeOneFile) {
   TempDir dir;
   RunStore store(100, 4, 0, RunSpace{0, dir.path()});
-  EXPECT_EQ(files_in(dir.path()).size(), 1u);
+  EXPECT_EQ(dir.names().size(), 1u);
   std::vector<std::uint32_t> keys(100);
   std::iota(keys.begin(), keys.end(), 7u);
   store.write(0, 100, keys.data(), nullptr);
@@ -105,9 +99,9 @@ TEST(RunStore, AFileTruncatedBetweenThePassesIsAUsageErrorNamingIt) {
   TempDir dir;
   RunStore store(1000, 8, 4, RunSpace{0, dir.path()});
   fill(store, 1000, 1000);
-  fs::path keys_file;
-  for (const auto& f : files_in(dir.path()))
-    if (f.string().find(".keys.") != std::string::npos) keys_file = f;
+  std::string keys_file;
+  for (const auto& f : dir.names())
+    if (f.find(".keys.") != std::string::npos) keys_file = dir.file(f);
   ASSERT_FALSE(keys_file.empty());
   fs::resize_file(keys_file, 100);
   try {
@@ -115,7 +109,7 @@ TEST(RunStore, AFileTruncatedBetweenThePassesIsAUsageErrorNamingIt) {
     FAIL() << "a truncated run file passed";
   } catch (const UsageError& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find(keys_file.string()), std::string::npos) << m;
+    EXPECT_NE(m.find(keys_file), std::string::npos) << m;
     EXPECT_NE(m.find("was truncated"), std::string::npos) << m;
     EXPECT_NE(m.find("--tmp-dir"), std::string::npos) << m;
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
@@ -126,7 +120,7 @@ TEST(RunStore, AFileRemovedBetweenThePassesIsAUsageError) {
   TempDir dir;
   RunStore store(1000, 8, 0, RunSpace{0, dir.path()});
   fill(store, 1000, 1000);
-  for (const auto& f : files_in(dir.path())) fs::remove(f);
+  for (const auto& f : dir.names()) fs::remove(dir.file(f));
   try {
     store.seal();
     FAIL() << "a removed run file passed";
@@ -163,7 +157,7 @@ TEST(RunStore, AFullTemporaryDiskIsAUsageErrorNamingTheFolderAndTheFix) {
   EXPECT_NE(message.find("writing the sorted runs to " + dir.path() + " failed"), std::string::npos) << message;
   EXPECT_NE(message.find("--tmp-dir"), std::string::npos) << message;
   EXPECT_NE(message.find("--host-memory-limit"), std::string::npos) << message;
-  EXPECT_TRUE(files_in(dir.path()).empty());  // the store took its files with it
+  EXPECT_TRUE(dir.names().empty());  // the store took its files with it
 }
 
 TEST(RunStore, AFolderThatCannotTakeAFileIsAUsageError) {

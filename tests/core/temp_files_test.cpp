@@ -25,12 +25,6 @@ using namespace sb;
 using sb::test::TempDir;
 namespace fs = std::filesystem;
 
-std::vector<std::string> names_in(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  return names;
-}
-
 void touch(const std::string& path) { std::ofstream(path) << "x"; }
 
 TEST(TempFiles, TheRegistryRemovesWhatIsLiveAndForgetsWhatIsNot) {
@@ -60,13 +54,13 @@ TEST(TempFiles, ATempOutputIsRenamedWhenCommittedAndRemovedOtherwise) {
     TempOutput t(target);
     touch(t.path());
   }
-  EXPECT_TRUE(names_in(dir.path()).empty());
+  EXPECT_TRUE(dir.names().empty());
   {
     TempOutput t(target);
     touch(t.path());
     t.commit();
   }
-  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out.npy"});
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"out.npy"});
   {
     TempOutput t(dir.file("missing/out.npy"));
     try {
@@ -94,7 +88,7 @@ TEST(TempFilesDeathTest, SigtermRemovesLiveTemporariesAndStillEndsTheProcess) {
         std::_Exit(4);  // not reached: the signal ends the process
       },
       testing::KilledBySignal(SIGTERM), "");
-  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"kept.txt"});
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"kept.txt"});
 }
 
 bool have_dev_full() { return fs::exists("/dev/full"); }
@@ -136,7 +130,7 @@ TEST(TempFiles, SortsFileSinkOnAFullDiskIsAUsageErrorAndLeavesNoFile) {
     EXPECT_EQ(e.code(), ExitCode::usage);
     EXPECT_NE(std::string(e.what()).find("the disk is full"), std::string::npos) << e.what();
   }
-  EXPECT_TRUE(names_in(dir.path()).empty());
+  EXPECT_TRUE(dir.names().empty());
 }
 
 }  // namespace

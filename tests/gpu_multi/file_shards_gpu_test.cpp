@@ -51,14 +51,6 @@ std::vector<T> column_of(const std::string& path, std::optional<KeyType> key = s
   return out;
 }
 
-// The files in a folder: what a failed sort must not leave beside its output.
-std::vector<std::string> files_in(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 TEST(FileShardsGpu, RunInputOfNpyAndTextFilesOnTwoRanks) {
   TempDir dir;
   const auto keys = keys_u32(1000003, 7);
@@ -114,7 +106,7 @@ TEST(FileShardsGpu, SortOnTwoRanksWritesStdSortOfTheFile) {
   const CommandResult csv = sortbench("sort " + dir.file("k.csv") + " -o " + dir.file("s.csv") + " --gpus 2 --quiet");
   ASSERT_EQ(csv.exit_code, 0) << csv.output << csv.err;
   EXPECT_EQ(column_of<std::int64_t>(dir.file("s.csv")), signed_keys);
-  EXPECT_EQ(files_in(dir.path()),
+  EXPECT_EQ(dir.names(),
             (std::vector<std::string>{"k.bin", "k.csv", "k.npy", "s.bin", "s.csv", "s.json", "s.npy"}))
       << "no temporary left beside the outputs";
 }
@@ -132,7 +124,7 @@ TEST(FileShardsGpu, SortAsTwoProcessesWritesOneFile) {
                                       exe() + common + " --rank 0 --device 0; e=$?; wait $! || e=$?; exit $e");
   ASSERT_EQ(r.exit_code, 0) << r.output << read_text(dir.file("r1.txt"));
   EXPECT_EQ(column_of<std::uint32_t>(dir.file("s.npy")), expected);
-  EXPECT_EQ(files_in(dir.path()), (std::vector<std::string>{"k.npy", "meet", "r1.txt", "s.npy"}));
+  EXPECT_EQ(dir.names(), (std::vector<std::string>{"k.npy", "meet", "r1.txt", "s.npy"}));
 }
 
 TEST(FileShardsGpu, SortOnTwoRanksCarriesAValueFile) {
@@ -171,7 +163,7 @@ TEST(FileShardsGpu, ARankThatCannotReadItsShardStopsEveryRank) {
   EXPECT_NE(r.err.find(dir.file("bad.txt")), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("line 90001"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"bad.txt"}) << "no output and no temporary left";
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"bad.txt"}) << "no output and no temporary left";
 }
 
 // A text file cut short after its lines were counted, just after rank 0's part: rank 1's lines

@@ -22,6 +22,8 @@ class TempDir {
   ~TempDir();
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
+  // The names in the folder, sorted: what a test expects to be left there (no temporaries).
+  std::vector<std::string> names() const;
 
  private:
   std::string path_;

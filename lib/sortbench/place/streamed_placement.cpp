@@ -81,9 +81,8 @@ struct StreamedPlacement::State {
   // now, else what the machine has available; less the staging just taken and a reserve. Runs
   // larger than that go to files.
   RunSpace run_space(std::uint64_t staging_bytes) const {
-    const std::uint64_t limit = options.host_memory_limit;
-    const std::uint64_t room = limit ? (limit > host_current_bytes() ? limit - host_current_bytes() : 0)
-                                     : host_available_bytes();
+    const std::uint64_t limit = options.host_memory_limit, held = limit ? host_current_bytes() : 0;
+    const std::uint64_t room = limit ? (limit > held ? limit - held : 0) : host_available_bytes();
     const std::uint64_t taken = staging_bytes + kHostReserveBytes;
     return RunSpace{room > taken ? room - taken : 0, options.tmp_dir};
   }
