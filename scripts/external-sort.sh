@@ -3,7 +3,9 @@
 # time beside a copy of the same input to the output's folder, into OUT (JSON):
 #   {context (the first sort's --json context: GPU, host, commit), cold_cache (whether the page
 #    cache could be dropped before each timed command), cases: [{case, file_bytes, wall_ms,
-#    cp_ms, host_peak_bytes, tmp_bytes, runs_in, verified, in_core_wall_ms, numpy_ms, ratios}]}
+#    cp_ms, host_peak_bytes, tmp_bytes, runs_in, phases, disk_floor_ms, disk (the probed rates),
+#    details (the sort's: its host thread's time a kind of work), verified, in_core_wall_ms,
+#    in_core_phases, numpy_ms, ratios}]}
 # wall_ms: the sort process from start to exit plus `sync`; cp_ms: `cp --reflink=never` of the
 # input file(s) into the output's folder plus `sync`, median of 3. Each case's output and copies
 # are deleted before the next. Cases (the bars):
@@ -122,9 +124,12 @@ for case in wanted:
                cp_ms=round(cp_ms(inputs), 1), host_peak_bytes=s["memory"]["host_peak_bytes"],
                tmp_bytes=s["memory"].get("tmp_bytes", 0), runs_in=s["memory"].get("runs_in"),
                algorithm=s["algorithm"], placement=s["placement"], phases=s["phases"],
+               disk_floor_ms=s.get("disk_floor_ms"), disk=s.get("disk"), details=s.get("details"),
                verified=s["verified_on"] in ("gpu", "host"))
     if case == "u32-4g-gpu1g":
-        row["in_core_wall_ms"] = round(sort(case + "-in-core", inputs, [], outs)[0], 1)
+        in_core_wall, _, in_core = sort(case + "-in-core", inputs, [], outs)
+        row["in_core_wall_ms"] = round(in_core_wall, 1)
+        row["in_core_phases"] = in_core["sort"]["phases"]
         row["numpy_ms"] = round(numpy_sort_ms(keys), 1)
     bars = []
     if case == "u64-16g-host4g":

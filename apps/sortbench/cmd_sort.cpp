@@ -23,6 +23,12 @@ struct SortOptions {
   bool argsort = false, quiet = false;
 };
 
+nlohmann::json details_object(const std::vector<std::pair<std::string, std::string>>& details) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : details) object[name] = value;
+  return object;
+}
+
 // The phase report as JSON, with the context block of run's JSON (host, GPU, command line,
 // commit); the context's measurement settings and copy bandwidth belong to run and are left out.
 nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Backend backend) {
@@ -57,12 +63,18 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
   if (o.memory.gpu_memory_limit.size()) sort["gpu_memory_limit_bytes"] = parsed_memory_limit(o.memory);
   if (o.host_memory_limit.size()) sort["host_memory_limit_bytes"] = parse_count(o.host_memory_limit, "--host-memory-limit");
   if (!r.runs_in.empty()) sort["memory"]["runs_in"] = r.runs_in;
+  if (!r.details.empty()) sort["details"] = details_object(r.details);
+  if (r.input_disk.read_gbs || r.output_disk.write_gbs) {
+    sort["disk"] = {{"input_read_gbs", r.input_disk.read_gbs},
+                    {"output_write_gbs", r.output_disk.write_gbs},
+                    {"tmp_write_gbs", r.tmp_disk.write_gbs},
+                    {"tmp_read_gbs", r.tmp_disk.read_gbs}};
+    sort["disk_floor_ms"] = r.disk_floor_ms > 0 ? nlohmann::json(r.disk_floor_ms) : nlohmann::json(nullptr);
+  }
   if (!o.file.values.empty()) sort["values"] = o.file.values;
   if (!o.values_out.empty()) sort["values_output"] = o.values_out;
   if (r.placement == "ranks") {
-    nlohmann::json details = nlohmann::json::object();
-    for (const auto& [name, value] : r.rank_details) details[name] = value;
-    sort["ranks"] = {{"world", r.world}, {"devices", r.devices}, {"details", details}};
+    sort["ranks"] = {{"world", r.world}, {"devices", r.devices}, {"details", details_object(r.rank_details)}};
     if (r.process_rank >= 0) sort["ranks"]["process_rank"] = r.process_rank;
   }
   return {{"schema_version", kSchemaVersion}, {"context", ctx}, {"sort", sort}};
@@ -135,8 +147,12 @@ int run_sort(const CLI::App& cmd, SortOptions o) {
       std::cout << fmt::format("  {:<15} {:>10.3f} ms{}\n", phase, ms, rate);
       total += ms;
     }
-    std::cout << fmt::format("  {:<15} {:>10.3f} ms\nverified on the {} (sorted, same multiset); wrote {}{}{}\n",
-                             "total", total, r.verified_on, o.output,
+    std::cout << fmt::format("  {:<15} {:>10.3f} ms\n", "total", total);
+    if (r.disk_floor_ms > 0)
+      std::cout << fmt::format("  {:<15} {:>10.3f} ms (its reads and writes at the disks' probed rates)\n",
+                               "disk floor", r.disk_floor_ms);
+    std::cout << fmt::format("verified on the {} (sorted, same multiset); wrote {}{}{}\n",
+                             r.verified_on, o.output,
                              o.values_out.empty() ? "" : " and " + o.values_out,
                              o.json.empty() ? "" : "; report in " + o.json);
   }

@@ -271,6 +271,8 @@ Algorithm make_ooc_hp() {
     return kSlots * plan_for(p, device_bytes).slot_bytes;
   };
   a.run_streamed = [](const SortProblem& p, const StreamedBuffers& b) {
+    // Its histogram's bins are the range: the facts come before the first pass, never from it.
+    if (b.input_seen) throw std::logic_error("ooc-hp was handed a file whose facts the placement had not learned");
     return dispatch_element<IntegerKeys, KeysOnly>(p.shape.key, Payload::none, [&](auto k, auto) {
       using K = decltype(k);
       return hp_count_bytes(p.n()) == 8 ? run<K, unsigned long long>(p, b) : run<K, unsigned>(p, b);

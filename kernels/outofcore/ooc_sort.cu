@@ -41,6 +41,21 @@ SortProblem chunk_problem(const SortProblem& p, u64 count) {
   return q;
 }
 
+// Milliseconds a host thread spent in one kind of work, added up over its calls.
+class HostClock {
+ public:
+  struct Timing {
+    HostClock& clock;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~Timing() { clock.ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(); }
+  };
+  Timing time() { return Timing{*this}; }
+  std::string text() const { return fmt::format("{:.1f}", ms_); }
+
+ private:
+  double ms_ = 0;
+};
+
 // The external mode's staging pieces: a read or write call long enough to amortize itself, all of
 // them small beside any host memory limit (Staging::bytes_for: 2 * kStages pieces).
 constexpr u64 kStagePieceBytes = u64{64} << 20;
@@ -133,7 +148,7 @@ struct RunSorter {
     K* keys;
     V* vals;
   };
-  const SortProblem& p;
+  SortProblem p;  // its facts are the input's own once learned (the external mode's read once)
   const StreamedBuffers& b;
   RunSortPlan plan;
   Slot slots[kSlots + 1];  // the last is the sort's second buffer
@@ -264,9 +279,28 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
   auto& slots = sorter.slots;
   ChunkPipeline pipe(b.stream);
   Staging staging(pipe, b.host_scratch, stage_elements(p, plan.chunk), kb, vb);
-  auto moved = [&](u64 bytes) { sorter.moved(bytes, (plan.runs == 1 ? 2 : 4) * n * (kb + vb)); };
-  auto from_input = [&](u64 first, u64 count, void* keys, void* vals) { b.input->read(first, count, keys, vals); };
+  // The progress of each pass, which moves every element over the link once each way.
+  auto moved = [&](u64 bytes) { sorter.moved(bytes, 2 * n * (kb + vb)); };
+  auto begin_pass = [&](const char* pass) {
+    if (b.begin_pass) b.begin_pass(pass);
+  };
+  // Read once (b.input_seen): each chunk's fingerprint and bounds are taken on the device before
+  // its sort; until all are in, runs sort on the key type's every bit (p.facts is its domain).
+  auto seen = [&](unsigned s, u64 count) {
+    if (b.input_seen) b.input_seen(slots[s].keys, kValues ? slots[s].vals : nullptr, count);
+  };
+  // The result verified on the device before it goes down (b.output_seen), in output order.
+  auto made = [&](unsigned s, u64 count) {
+    if (b.output_seen) b.output_seen(slots[s].keys, kValues ? slots[s].vals : nullptr, count);
+  };
+  // The host thread's time in each of its four kinds of work: which of them sets the pace.
+  HostClock read_clock, store_clock, unstore_clock, write_clock;
+  auto from_input = [&](u64 first, u64 count, void* keys, void* vals) {
+    const auto timing = read_clock.time();
+    b.input->read(first, count, keys, vals);
+  };
   auto to_output = [&](u64 first, u64 count, const void* keys, const void* vals) {
+    const auto timing = write_clock.time();
     b.output->write(first, count, keys, vals);
   };
   if (plan.runs == 1) {  // the whole input is one run: sorted straight into the output
@@ -274,7 +308,9 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     staging.upload(from_input, 0, n, slots[0].keys, slots[0].vals);
     pipe.end_pieces(0);
     pipe.wait_copied(0);
+    seen(0, n);
     sorter.sort_slot(0, n);
+    made(0, n);
     pipe.worked(0);
     staging.download(0, slots[0].keys, slots[0].vals, 0, n, to_output);
     moved(2 * n * (kb + vb));
@@ -285,8 +321,12 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
   }
 
   // Pass A: the input, run by run, sorted into the store.
+  begin_pass("runs");
   RunStore store(n, kb, vb, b.runs);
-  auto to_store = [&](u64 first, u64 count, const void* keys, const void* vals) { store.write(first, count, keys, vals); };
+  auto to_store = [&](u64 first, u64 count, const void* keys, const void* vals) {
+    const auto timing = store_clock.time();
+    store.write(first, count, keys, vals);
+  };
   for (u64 c = 0; c < plan.runs; ++c) {
     const unsigned s = static_cast<unsigned>(c % kSlots);
     const u64 first = c * plan.chunk, count = sorter.run_size(c);
@@ -294,18 +334,25 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     staging.upload(from_input, first, count, slots[s].keys, slots[s].vals);
     pipe.end_pieces(s);
     pipe.wait_copied(s);
+    seen(s, count);
     sorter.sort_slot(s, count);
     pipe.worked(s);
     staging.download(s, slots[s].keys, slots[s].vals, first, count, to_store);
     moved(2 * count * (kb + vb));
   }
   store.seal();
+  begin_pass("select");
+  if (b.learned_facts) sorter.p.facts = b.learned_facts();  // the selection's bounds, pass B's bits
   const auto t0 = std::chrono::steady_clock::now();
-  const auto cuts = bucket_cuts<K>(store, n, plan.chunk, p.facts);
+  const auto cuts = bucket_cuts<K>(store, n, plan.chunk, sorter.p.facts);
   const double select_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   // Pass B: each bucket's pieces read back from the store in run order, sorted into the output.
-  auto from_store = [&](u64 first, u64 count, void* keys, void* vals) { store.read(first, count, keys, vals); };
+  begin_pass("buckets");
+  auto from_store = [&](u64 first, u64 count, void* keys, void* vals) {
+    const auto timing = unstore_clock.time();
+    store.read(first, count, keys, vals);
+  };
   for (u64 j = 0; j < plan.runs; ++j) {
     const unsigned s = static_cast<unsigned>(j % kSlots);
     pipe.begin_pieces(s);
@@ -318,6 +365,7 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     pipe.end_pieces(s);
     pipe.wait_copied(s);
     sorter.sort_slot(s, count);
+    made(s, count);
     pipe.worked(s);
     staging.download(s, slots[s].keys, slots[s].vals, j * plan.chunk, count, to_output);
     moved(2 * count * (kb + vb));
@@ -328,6 +376,10 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
                      {"runs", std::to_string(plan.runs)},
                      {"select_ms", fmt::format("{:.3f}", select_ms)},
                      {"runs_in", store.in_memory() ? "memory" : "files"},
+                     {"host_read_ms", read_clock.text()},
+                     {"host_runs_write_ms", store_clock.text()},
+                     {"host_runs_read_ms", unstore_clock.text()},
+                     {"host_write_ms", write_clock.text()},
                      {"tmp_bytes", std::to_string(store.file_bytes())}};
   return outcome;
 }

@@ -172,6 +172,37 @@ TEST(OutOfCore, SortPastTheHostLimitKeepsItsRunsOnDiskAndLeavesNone) {
   EXPECT_FALSE(std::ifstream(dir.file("x.npy")).good());
 }
 
+// Issue 52: a file that streams to ooc-sort is read once (its facts and fingerprint taken as the
+// runs go up), and each pass is a phase; one whose first keys leave ooc-hp possible is measured
+// first, since ooc-hp's histogram needs the range before it reads a key.
+TEST(OutOfCore, SortOfAStreamedFileReadsItOnceUnlessTheRangeComesFirst) {
+  TempDir dir;
+  auto phases_of = [&](const std::string& json) {
+    std::ifstream in(json);
+    const auto doc = nlohmann::json::parse(in);
+    std::string names;
+    for (const auto& p : doc["sort"]["phases"]) names += p["phase"].get<std::string>() + " ";
+    return std::make_pair(doc["sort"]["algorithm"].get<std::string>(), names);
+  };
+  ASSERT_EQ(sortbench("gen -n 3M --key i64 --min-val -4000000000 --max-val 4000000000 -o " +
+                      dir.file("wide.npy")).exit_code, 0);
+  const CommandResult wide = sortbench("sort --quiet " + dir.file("wide.npy") + " -o " + dir.file("w.npy") +
+                                       " --gpu-memory-limit 16M --json " + dir.file("w.json"));
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_EQ(phases_of(dir.file("w.json")), std::make_pair(std::string("ooc-sort"), std::string("sample runs select buckets write ")));
+  ASSERT_EQ(sortbench("sort --quiet --backend cpu " + dir.file("wide.npy") + " -o " + dir.file("wc.npy")).exit_code, 0);
+  EXPECT_EQ(sb::test::read_text(dir.file("w.npy")), sb::test::read_text(dir.file("wc.npy")));
+
+  ASSERT_EQ(sortbench("gen -n 3M --delta 50 --sigma 50 -o " + dir.file("narrow.npy")).exit_code, 0);
+  const CommandResult narrow = sortbench("sort --quiet " + dir.file("narrow.npy") + " -o " + dir.file("n.npy") +
+                                         " --gpu-memory-limit 16M --json " + dir.file("n.json"));
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  EXPECT_EQ(phases_of(dir.file("n.json")).first, "ooc-hp");
+  EXPECT_EQ(phases_of(dir.file("n.json")).second.rfind("read ", 0), 0u) << phases_of(dir.file("n.json")).second;
+  ASSERT_EQ(sortbench("sort --quiet --backend cpu " + dir.file("narrow.npy") + " -o " + dir.file("nc.npy")).exit_code, 0);
+  EXPECT_EQ(sb::test::read_text(dir.file("n.npy")), sb::test::read_text(dir.file("nc.npy")));
+}
+
 TEST(OutOfCore, RunInputOfAFilePastTheLimitStreamsItFromTheFile) {
   TempDir dir;
   ASSERT_EQ(sortbench("gen -n 4M --delta 50 --sigma 50 -o " + dir.file("k.npy")).exit_code, 0);

@@ -57,9 +57,22 @@ struct StreamedBuffers {
   RunSpace runs;
   cudaStream_t stream = nullptr;  // the run's stream: every copy and kernel is joined into it at the end
   const DeviceContext* device = nullptr;
-  // Called with the bytes that crossed the link since the last call and all the run will move
-  // (a progress meter).
+  // Called with the bytes that crossed the link since the last call and all the pass (or the run)
+  // will move (a progress meter).
   std::function<void(std::uint64_t bytes, std::uint64_t total)> progress;
+  // Optional: a run of several passes names each as it starts ("runs", "select", "buckets"), so
+  // that the report times each and the progress meter shows each. Null: one phase.
+  std::function<void(const char* pass)> begin_pass;
+  // Not resident, the file read once (issue 52): the facts were not learned before the run, so
+  // KeyFacts holds the key type's whole domain. The run hands every input chunk, once it is on
+  // the device, to input_seen in its stream's order (the placement's fingerprint and bounds), and
+  // learned_facts(), after the last, gives the input's own facts. Null: the facts are the input's.
+  std::function<void(const void* keys, const void* vals, std::uint64_t count)> input_seen;
+  std::function<KeyFacts()> learned_facts;
+  // Not resident, optional: the run hands each piece of its result, in output order, to
+  // output_seen while it is still on the device (in its stream's order), before it goes to
+  // `output`; the placement verifies it there instead of copying it back up from the writer's.
+  std::function<void(const void* keys, const void* vals, std::uint64_t count)> output_seen;
   bool resident() const { return keys[0] != nullptr; }
 };
 

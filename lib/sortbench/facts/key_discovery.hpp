@@ -22,6 +22,12 @@ OrderedBounds discover_key_facts_host(KeyType key, const void* keys, std::uint64
 // code reads the facts before it launches.
 void discover_key_facts_device(KeyType key, const void* d_keys, std::uint64_t n, std::uint64_t* d_facts,
                                std::uint64_t* h_facts, cudaStream_t stream);
+// The same over chunks that arrive one at a time (a file read once, issue 52): reset the two
+// device words, add each chunk in stream order (no synchronization), read them once at the end.
+void reset_key_bounds_device(std::uint64_t* d_facts, cudaStream_t stream);
+void add_key_bounds_device(KeyType key, const void* d_keys, std::uint64_t n, std::uint64_t* d_facts,
+                           cudaStream_t stream);
+OrderedBounds read_key_bounds_device(const std::uint64_t* d_facts, std::uint64_t* h_facts, cudaStream_t stream);
 
 // The facts an input's parameters promise before any key is read (a generated input's [min,
 // max] and distinct count): what a session that places nothing hands the ranks, which measure

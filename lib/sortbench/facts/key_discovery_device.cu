@@ -50,28 +50,42 @@ __global__ void key_facts_kernel(const K* keys, std::uint64_t n, unsigned long l
 
 }  // namespace
 
-void discover_key_facts_device(KeyType key, const void* d_keys, std::uint64_t n, std::uint64_t* d_facts,
-                               std::uint64_t* h_facts, cudaStream_t stream) {
+void reset_key_bounds_device(std::uint64_t* d_facts, cudaStream_t stream) {
   SB_CUDA_CHECK(cudaMemsetAsync(d_facts, 0xff, sizeof(std::uint64_t), stream));
   SB_CUDA_CHECK(cudaMemsetAsync(d_facts + 1, 0, sizeof(std::uint64_t), stream));
+}
+
+void add_key_bounds_device(KeyType key, const void* d_keys, std::uint64_t n, std::uint64_t* d_facts,
+                           cudaStream_t stream) {
+  if (!n) return;
   auto* facts = reinterpret_cast<unsigned long long*>(d_facts);
-  if (n) {
-    if (key == KeyType::u32x4) {
-      const std::uint64_t words = 4 * n;
-      key_facts_kernel<std::uint32_t><<<grid_for(words, kBlock, kMaxBlocks), kBlock, 0, stream>>>(
-          static_cast<const std::uint32_t*>(d_keys), words, facts);
-    } else {
-      dispatch_key<ScalarKeys>(key, [&](auto k) {
-        using K = decltype(k);
-        key_facts_kernel<K><<<grid_for(n, kBlock, kMaxBlocks), kBlock, 0, stream>>>(static_cast<const K*>(d_keys), n,
-                                                                                    facts);
-      });
-    }
-    SB_CUDA_CHECK_LAUNCH();
+  if (key == KeyType::u32x4) {
+    const std::uint64_t words = 4 * n;
+    key_facts_kernel<std::uint32_t><<<grid_for(words, kBlock, kMaxBlocks), kBlock, 0, stream>>>(
+        static_cast<const std::uint32_t*>(d_keys), words, facts);
+  } else {
+    dispatch_key<ScalarKeys>(key, [&](auto k) {
+      using K = decltype(k);
+      key_facts_kernel<K><<<grid_for(n, kBlock, kMaxBlocks), kBlock, 0, stream>>>(static_cast<const K*>(d_keys), n,
+                                                                                  facts);
+    });
   }
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+OrderedBounds read_key_bounds_device(const std::uint64_t* d_facts, std::uint64_t* h_facts, cudaStream_t stream) {
   SB_CUDA_CHECK(cudaMemcpyAsync(h_facts, d_facts, 2 * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (n == 0) h_facts[0] = h_facts[1] = 0;
+  // No key added: the reset words (max < min) stand for an empty input, {0, 0} as on the host.
+  if (h_facts[0] > h_facts[1]) h_facts[0] = h_facts[1] = 0;
+  return OrderedBounds{h_facts[0], h_facts[1]};
+}
+
+void discover_key_facts_device(KeyType key, const void* d_keys, std::uint64_t n, std::uint64_t* d_facts,
+                               std::uint64_t* h_facts, cudaStream_t stream) {
+  reset_key_bounds_device(d_facts, stream);
+  add_key_bounds_device(key, d_keys, n, d_facts, stream);
+  read_key_bounds_device(d_facts, h_facts, stream);
 }
 
 }  // namespace sb

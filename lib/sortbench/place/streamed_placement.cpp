@@ -28,6 +28,8 @@ constexpr std::uint64_t kHeadroomBytes = std::uint64_t{512} << 20;
 // Left under the host memory limit beside the runs: the selection's caches, the sink's buffers,
 // the allocator's slack.
 constexpr std::uint64_t kHostReserveBytes = std::uint64_t{256} << 20;
+// Not resident: the file's first keys, whose range bounds the whole file's from below (facts_first).
+constexpr std::uint64_t kSampleElements = std::uint64_t{1} << 20;
 
 class SourceReader final : public ChunkReader {
  public:
@@ -52,6 +54,7 @@ struct StreamedPlacement::State {
   PinnedBuffer keys[2], vals[2];
   bool input_intact = false;
   KeyFacts facts;
+  bool facts_from_run = false, facts_learned = false;  // read once: the run learns the facts
   LinkRates link;
   std::unique_ptr<ChunkVerifier> verifier;
   DeviceBuffer stage_keys, stage_vals;
@@ -66,6 +69,9 @@ struct StreamedPlacement::State {
   void* val_at(int i, std::uint64_t first) const { return vb() ? vals[i].as<unsigned char>() + first * vb() : nullptr; }
 
   void fill(bool learn);
+  bool learn_first();
+  KeyFacts whole_domain() const;
+  const KeyFacts& learn_from_run();
   void add_input_chunk(std::uint64_t count, OrderedBounds& bounds, bool& any);
   void verify_resident(bool stable, ResultRow& row);
   void run_streamed(const Algorithm& a, const SortProblem& p, const MeasureSettings& settings, ResultRow& row);
@@ -92,10 +98,16 @@ struct StreamedPlacement::State {
    public:
     VerifyingWriter(State& s, bool stable) : s_(s), stable_(stable) {}
     void write(std::uint64_t first, std::uint64_t count, const void* keys, const void* vals) override;
+    // The run's result verified on the device as it was made (StreamedBuffers::output_seen).
+    void seen_on_device(const void* keys, const void* vals, std::uint64_t count) {
+      s_.verifier->add_output(keys, s_.vb() ? vals : nullptr, count, stable_);
+      verified_ += count;
+    }
 
    private:
     State& s_;
     bool stable_;
+    std::uint64_t verified_ = 0;  // the output elements already verified on the device
   };
 };
 
@@ -108,6 +120,37 @@ void StreamedPlacement::State::add_input_chunk(std::uint64_t count, OrderedBound
   bounds.min_ordered = any ? std::min(bounds.min_ordered, words[0]) : words[0];
   bounds.max_ordered = any ? std::max(bounds.max_ordered, words[1]) : words[1];
   any = true;
+}
+
+// Not resident: whether the facts are learned by a pass of their own before the run (facts_first,
+// asked with the range of the file's first keys: the whole file's is at least that).
+bool StreamedPlacement::State::learn_first() {
+  if (options.resident || options.given_facts || !options.facts_first) return true;
+  const std::uint64_t count = std::min({spec.n, kSampleElements, stage_elements()});
+  source->read_range(0, count, host_stage.get(), nullptr);
+  SB_CUDA_CHECK(cudaMemcpyAsync(stage_keys.get(), host_stage.get(), count * kb(), cudaMemcpyHostToDevice, stream.handle));
+  std::uint64_t words[2] = {};
+  discover_key_facts_device(spec.key, stage_keys.get(), count, stage_words.as<std::uint64_t>(), words, stream.handle);
+  return options.facts_first(static_cast<double>(words[1] - words[0]) + 1.0, allowance());
+}
+
+// What the facts say before a read-once run has learned them: every key of the type may occur.
+KeyFacts StreamedPlacement::State::whole_domain() const {
+  KeyFacts f;
+  f.n = spec.n;
+  apply_key_facts(f, spec.key, OrderedBounds{0, kb() >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * kb())) - 1});
+  return f;
+}
+
+// The bounds the run's input chunks added up (input_seen), as the input's facts.
+const KeyFacts& StreamedPlacement::State::learn_from_run() {
+  if (facts_learned) return facts;
+  std::uint64_t words[2] = {};
+  facts = KeyFacts{};
+  facts.n = spec.n;
+  apply_key_facts(facts, spec.key, read_key_bounds_device(stage_words.as<std::uint64_t>(), words, stream.handle));
+  facts_learned = true;
+  return facts;
 }
 
 // Resident: the source into the pinned columns, chunk by chunk through the GPU (a generated
@@ -208,7 +251,8 @@ void StreamedPlacement::State::verify_resident(bool stable, ResultRow& row) {
 
 void StreamedPlacement::State::VerifyingWriter::write(std::uint64_t first, std::uint64_t count, const void* keys, const void* vals) {
   const std::uint64_t kb = s_.kb(), vb = s_.vb(), chunk = s_.stage_elements();
-  for (std::uint64_t done = 0; done < count; done += chunk) {
+  const bool verified = first + count <= verified_;
+  for (std::uint64_t done = 0; done < count && !verified; done += chunk) {
     const std::uint64_t c = std::min(chunk, count - done);
     if (s_.options.verify) {
       SB_CUDA_CHECK(cudaMemcpyAsync(s_.stage_keys.get(), static_cast<const unsigned char*>(keys) + done * kb, c * kb,
@@ -264,22 +308,50 @@ void StreamedPlacement::State::run_streamed(const Algorithm& a, const SortProble
   b.runs = run_space(scratch.bytes());
   b.stream = stream.handle;
   b.device = &context;
+  if (facts_from_run) {
+    // Read once: the input's fingerprint and bounds from the chunks the run's first pass brings up.
+    reset_key_bounds_device(stage_words.as<std::uint64_t>(), stream.handle);
+    b.input_seen = [this](const void* keys, const void* vals, std::uint64_t count) {
+      if (options.verify) verifier->add_input(keys, vb() ? vals : nullptr, count);
+      add_key_bounds_device(spec.key, keys, count, stage_words.as<std::uint64_t>(), stream.handle);
+    };
+    b.learned_facts = [this] { return learn_from_run(); };
+  }
+  if (!options.resident && options.verify)
+    b.output_seen = [&writer](const void* keys, const void* vals, std::uint64_t count) {
+      writer.seen_on_device(keys, vals, count);
+    };
   StreamedOutcome outcome;
   SteadyClockTimer timer;
   SampleSteps steps;
   steps.prepare = [&] {
     if (options.resident && !input_intact) fill(false);
   };
+  // Passes the run names (begin_pass) are phases of their own, each with its progress meter.
+  std::vector<std::pair<std::string, double>> passes;
   steps.run = [&](bool) {
     if (!options.resident) verifier->start_output();
+    passes.clear();
     std::unique_ptr<ProgressMeter> pass_meter;
+    std::string pass;
+    double pass_start = 0;
+    auto end_pass = [&] {
+      if (pass_meter) pass_meter->finish();
+      pass_meter.reset();
+      if (!pass.empty()) passes.emplace_back(pass, (steady_now_s() - pass_start) * 1e3);
+    };
+    b.begin_pass = [&](const char* name) {
+      end_pass();
+      pass = name;
+      pass_start = steady_now_s();
+    };
     b.progress = [&](std::uint64_t bytes, std::uint64_t total) {
-      if (!pass_meter) pass_meter = std::make_unique<ProgressMeter>(a.name, total);
+      if (!pass_meter) pass_meter = std::make_unique<ProgressMeter>(pass.empty() ? a.name : a.name + " " + pass, total);
       pass_meter->advance(bytes);
     };
     outcome = a.run_streamed(p, b);
     SB_CUDA_CHECK(cudaStreamSynchronize(stream.handle));
-    if (pass_meter) pass_meter->finish();
+    end_pass();
     input_intact = false;  // the contract lets a streamed sort overwrite the input's columns
   };
   MeasureSettings s = settings;
@@ -287,7 +359,11 @@ void StreamedPlacement::State::run_streamed(const Algorithm& a, const SortProble
   const MeasureResult m = measure(s, timer, steps, {});
   result = outcome.result;
   finish_timing(row, m.samples_ms, 0);
-  if (options.phases) options.phases->emplace_back("sort", m.samples_ms.empty() ? 0.0 : m.samples_ms.back());
+  if (facts_from_run) row.realized = learn_from_run();
+  if (options.phases) {
+    if (passes.empty()) options.phases->emplace_back("sort", m.samples_ms.empty() ? 0.0 : m.samples_ms.back());
+    options.phases->insert(options.phases->end(), passes.begin(), passes.end());
+  }
   row.details.insert(row.details.end(), outcome.details.begin(), outcome.details.end());
   note_link(row, outcome.bytes_over_link, true);
   if (options.resident) {
@@ -392,13 +468,19 @@ StreamedPlacement::StreamedPlacement(const InputSource& source, StreamedPlacemen
     s.host_stage = PinnedBuffer(chunk * (s.kb() + s.vb()), "the chunks read from the file");
   }
   const double t1 = steady_now_s();
-  s.fill(true);
-  log_phase(s.options.phases, "read", t1);
+  if (s.learn_first()) {
+    s.fill(true);
+  } else {
+    s.facts_from_run = true;
+    s.facts = s.whole_domain();
+  }
+  log_phase(s.options.phases, s.facts_from_run ? "sample" : "read", t1);
 }
 
 StreamedPlacement::~StreamedPlacement() = default;
 
 const KeyFacts& StreamedPlacement::facts() const { return state_->facts; }
+bool StreamedPlacement::facts_from_run() const { return state_->facts_from_run; }
 const DeviceContext& StreamedPlacement::context() const { return state_->context; }
 const LinkRates& StreamedPlacement::link() const { return state_->link; }
 std::uint64_t StreamedPlacement::device_allowance() const { return state_->allowance(); }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,11 @@ struct StreamedPlacementOptions {
   std::uint64_t host_memory_limit = 0;
   std::string tmp_dir = ".";
   std::optional<KeyFacts> given_facts;
+  // Not resident (issue 52: the file read once): given a lower bound on the keys' range (that of
+  // the file's first keys) and the GPU memory the sort may use, whether the sort the caller will
+  // run needs the exact facts before it starts (ooc-hp's histogram does; ooc-sort learns them in
+  // its first pass). Null, or true: one pass learns them first, and the sort reads the file again.
+  std::function<bool(double least_range, std::uint64_t allowance)> facts_first;
   PhaseLog* phases = nullptr;
   bool verify = true;
   bool progress = true;  // long passes print their progress (core/progress.hpp)
@@ -55,7 +61,10 @@ class StreamedPlacement {
   StreamedPlacement(const StreamedPlacement&) = delete;
   StreamedPlacement& operator=(const StreamedPlacement&) = delete;
 
+  // Not resident and read once: the key type's whole domain until the run has learned them.
   const KeyFacts& facts() const;
+  // The facts come from the run (facts_first said no): facts() changes when it is done.
+  bool facts_from_run() const;
   const DeviceContext& context() const;
   const LinkRates& link() const;
   // The GPU memory the algorithms may use.

@@ -102,6 +102,8 @@ struct Session::State {
 
   void place_on_device();
   void place_streamed();
+  // The placement's facts as the session's, and a file's parameters as measured on it.
+  void adopt_facts(const KeyFacts& measured);
   // What a placement that does not fit on the GPU says to do.
   std::string fit_hint() const {
     return options.placement == PlacementKind::automatic ? "it stays in pinned host memory and streams through the GPU"
@@ -142,6 +144,7 @@ void Session::State::place_streamed() {
   o.host_memory_limit = options.host_memory_limit;
   o.tmp_dir = options.tmp_dir;
   o.given_facts = options.given_facts;
+  o.facts_first = options.facts_first;
   o.phases = options.phases;
   o.verify = options.verify;
   streamed.emplace(*source, std::move(o));
@@ -187,13 +190,18 @@ Session::Session(std::shared_ptr<const InputSource> source, SessionOptions optio
     s.host.emplace(*s.source, s.options.phases);
     s.facts = s.host->measure_facts(s.options.count_distinct);
   }
-  if (auto sortedness = s.source->sortedness()) s.facts.sortedness = *sortedness;
-  if (s.source->parameters_measured()) {
+  s.adopt_facts(s.facts);
+}
+
+void Session::State::adopt_facts(const KeyFacts& measured) {
+  facts = measured;
+  if (auto sortedness = source->sortedness()) facts.sortedness = *sortedness;
+  if (source->parameters_measured()) {
     // A file's parameters are what was measured on it: [min, max + 1), its distinct count.
-    s.spec.min_val = s.facts.min;
-    s.spec.max_val = s.facts.max + 1;
-    s.spec.range = s.spec.n ? s.spec.max_val - s.spec.min_val : 1;
-    s.spec.len = s.facts.len;
+    spec.min_val = facts.min;
+    spec.max_val = facts.max + 1;
+    spec.range = spec.n ? spec.max_val - spec.min_val : 1;
+    spec.len = facts.len;
   }
 }
 
@@ -239,6 +247,8 @@ void Session::State::run_placed(const Algorithm& a, const SortProblem& problem, 
   if (streamed) {
     last = Last::streamed;
     streamed->run(a, problem, settings, row);
+    // A file read once: its facts are what the run learned (the whole domain until then).
+    if (streamed->facts_from_run()) adopt_facts(streamed->facts());
     add_algorithm_details(a, problem, row);
     return;
   }

@@ -9,6 +9,7 @@
 // algorithms through a Session too (tests/support).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,9 @@ struct SessionOptions {
   // the folder for sorted runs past it (StreamedPlacementOptions).
   std::uint64_t host_memory_limit = 0;
   std::string tmp_dir = ".";
+  // Streamed to a sink: whether the sort needs the facts before its run
+  // (StreamedPlacementOptions::facts_first; null: it does).
+  std::function<bool(double least_range, std::uint64_t allowance)> facts_first;
   // A device placement that does not fit leaves the session without one (only distributed rows
   // can run; the others say why) instead of failing it.
   bool allow_unplaced = false;

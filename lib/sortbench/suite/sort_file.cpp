@@ -1,5 +1,7 @@
 #include "sortbench/suite/sort_file.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -52,16 +54,49 @@ void check_output(const std::string& out, const std::string& in, const char* opt
   }
 }
 
+// The disk's floor (issue 52 item 2) for files large enough that it says something: smaller ones
+// move at the page cache's pace, and the probes would cost more than their sort.
+constexpr std::uint64_t kDiskProbeMinBytes = std::uint64_t{1} << 30;
+constexpr std::uint64_t kDiskProbeBytes = std::uint64_t{256} << 20;
+
+std::string folder_of(const std::string& path) {
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  return parent.empty() ? "." : parent;
+}
+
+bool same_disk(const std::string& a, const std::string& b) {
+  struct stat at {}, bt {};
+  return ::stat(a.c_str(), &at) == 0 && ::stat(b.c_str(), &bt) == 0 && at.st_dev == bt.st_dev;
+}
+
+// The rates where the sort's bytes go, probed before the sort (whose writes would disturb them).
+void probe_disks(const SortFileRequest& q, const std::string& tmp, SortFileReport& rep) {
+  if (rep.bytes_read < kDiskProbeMinBytes) return;
+  const double t0 = steady_now_s();
+  rep.input_disk.read_gbs = probe_file_read_gbs(q.input.path, kDiskProbeBytes);
+  const std::string out = folder_of(q.output);
+  rep.output_disk = probe_folder_rates(out, kDiskProbeBytes);
+  rep.tmp_disk = same_disk(out, tmp) ? rep.output_disk : probe_folder_rates(tmp, kDiskProbeBytes);
+  log_phase(&rep.phases_ms, "disk-probe", t0);
+}
+
+// The bytes the sort read and wrote (its runs' files both ways) at the probed rates.
+void note_disk_floor(SortFileReport& rep) {
+  const bool runs = rep.tmp_bytes > 0;
+  if (!rep.input_disk.read_gbs || !rep.output_disk.write_gbs || (runs && (!rep.tmp_disk.write_gbs || !rep.tmp_disk.read_gbs)))
+    return;
+  rep.disk_floor_ms = transfer_ms(rep.bytes_read, rep.input_disk.read_gbs) +
+                      transfer_ms(rep.bytes_written, rep.output_disk.write_gbs) +
+                      (runs ? transfer_ms(rep.tmp_bytes, rep.tmp_disk.write_gbs) + transfer_ms(rep.tmp_bytes, rep.tmp_disk.read_gbs)
+                            : 0.0);
+}
+
 // Where the external sort's runs go past the host memory limit: --tmp-dir, else beside the output
 // (the same disk, which holds the output anyway).
 std::string tmp_folder(const SortFileRequest& q) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (q.tmp_dir.empty()) {
-    const fs::path parent = fs::path(q.output).parent_path();
-    return parent.empty() ? "." : parent.string();
-  }
-  if (!fs::is_directory(q.tmp_dir, ec))
+  if (q.tmp_dir.empty()) return folder_of(q.output);
+  if (!std::filesystem::is_directory(q.tmp_dir, ec))
     throw UsageError(fmt::format("--tmp-dir {} is not a folder; give an existing folder for the sorted runs", q.tmp_dir));
   return q.tmp_dir;
 }
@@ -246,13 +281,15 @@ SortFileReport sort_file(const SortFileRequest& q) {
 
   // One GPU where the file fits there (else streamed through it, written as it is made), one
   // verified run of --algo's choice (sort_once.hpp).
+  const std::string tmp = tmp_folder(q);
+  probe_disks(q, tmp, rep);
   SortOnceRequest once;
   once.algo = q.algo;
   once.backend = q.backend;
   once.argsort = q.argsort;
   once.gpu_memory_limit = q.gpu_memory_limit;
   once.host_memory_limit = q.host_memory_limit;
-  once.tmp_dir = tmp_folder(q);
+  once.tmp_dir = tmp;
   once.stream_to = &sink;
   once.phases = &rep.phases_ms;
   const SortOnce done = sort_once(source, once);
@@ -260,6 +297,7 @@ SortFileReport sort_file(const SortFileRequest& q) {
   rep.why = done.why;
   rep.placement = done.placement;
   rep.verified_on = done.verified_on;
+  rep.details = done.row.details;
   for (const auto& [name, value] : done.row.details) {
     if (name == "rule") rep.rule = value;
     if (name == "runs_in" && value != "none") rep.runs_in = value;
@@ -275,6 +313,7 @@ SortFileReport sort_file(const SortFileRequest& q) {
   sink.commit();
   log_phase(&rep.phases_ms, "write", t0);
   rep.host_peak_bytes = host_peak_bytes();
+  note_disk_floor(rep);
   return rep;
 }
 

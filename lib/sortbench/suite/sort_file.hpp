@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "sortbench/core/disk_rates.hpp"
+
 #include "sortbench/input/input_file.hpp"
 #include "sortbench/core/types.hpp"
 #include "sortbench/suite/sort_once.hpp"
@@ -68,6 +70,14 @@ struct SortFileReport {
   // the bytes its files took in the temporary folder.
   std::string runs_in;
   std::uint64_t tmp_bytes = 0;
+  // Files of at least kDiskProbeMinBytes (issue 52 item 2): the rates probed where the sort's
+  // bytes go, and the time its reads and writes would take at them (0: not probed, or a rate
+  // that could not be had).
+  DiskRates input_disk, output_disk, tmp_disk;
+  double disk_floor_ms = 0;
+  // One GPU: the sort's row details (the algorithm's own: a streamed sort's chunks, runs, and its
+  // host thread's time in each kind of work).
+  std::vector<std::pair<std::string, std::string>> details;
   // On ranks (placement "ranks"): how many, their GPUs, this process's rank in process mode (else
   // -1), and the ranks placement's details (each rank's count and phase times, topology).
   int world = 0;

@@ -188,6 +188,18 @@ SortOnce sort_once(std::shared_ptr<const InputSource> source, const SortOnceRequ
   options.stream_to = q.stream_to;
   options.host_memory_limit = q.host_memory_limit;
   options.tmp_dir = q.tmp_dir;
+  if (q.stream_to && (q.algo == "auto" || q.algo == "ooc-sort")) {
+    // Streamed to a file, the input is read once unless the sort needs its range first: auto's
+    // choice at the least range the file's first keys allow is already ooc-sort, which learns
+    // the facts in its first pass, so it is at any larger range too (issue 52).
+    options.facts_first = [named = q.algo != "auto", argsort = q.argsort, shape](double least_range,
+                                                                                std::uint64_t allowance) {
+      if (named) return false;  // ooc-sort
+      std::string why;
+      return choose_streamed_algorithm(shape.key, shape.payload != Payload::none && !argsort, argsort, least_range,
+                                       allowance, shape.n, why) != "ooc-sort";
+    };
+  }
   r.session = std::make_unique<Session>(source, options);
   if (!r.session->streamed()) {
     r.placement = gpu ? "gpu" : "cpu";
