@@ -278,7 +278,6 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
   const RunSortPlan& plan = sorter.plan;
   auto& slots = sorter.slots;
   ChunkPipeline pipe(b.stream);
-  Staging staging(pipe, b.host_scratch, stage_elements(p, plan.chunk), kb, vb);
   // The progress of each pass, which moves every element over the link once each way.
   auto moved = [&](u64 bytes) { sorter.moved(bytes, 2 * n * (kb + vb)); };
   auto begin_pass = [&](const char* pass) {
@@ -303,6 +302,9 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     const auto timing = write_clock.time();
     b.output->write(first, count, keys, vals);
   };
+  // After the clocks and the writers its hand-ons use, so that it is destroyed (waiting for them)
+  // first when a pass fails.
+  Staging staging(pipe, b.host_scratch, stage_elements(p, plan.chunk), kb, vb);
   if (plan.runs == 1) {  // the whole input is one run: sorted straight into the output
     pipe.begin_pieces(0);
     staging.upload(from_input, 0, n, slots[0].keys, slots[0].vals);
@@ -314,6 +316,7 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     pipe.worked(0);
     staging.download(0, slots[0].keys, slots[0].vals, 0, n, to_output);
     moved(2 * n * (kb + vb));
+    staging.finish();
     pipe.join();
     outcome.bytes_over_link = sorter.over_link;
     outcome.details = {{"chunk_elements", std::to_string(plan.chunk)}, {"runs", "1"}, {"runs_in", "none"}};
@@ -327,6 +330,11 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     const auto timing = store_clock.time();
     store.write(first, count, keys, vals);
   };
+  // A failed pass leaves hand-ons that write to the store: they end before it does.
+  struct Settle {
+    Staging& staging;
+    ~Settle() { staging.settle(); }
+  } settle{staging};
   for (u64 c = 0; c < plan.runs; ++c) {
     const unsigned s = static_cast<unsigned>(c % kSlots);
     const u64 first = c * plan.chunk, count = sorter.run_size(c);
@@ -340,6 +348,7 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     staging.download(s, slots[s].keys, slots[s].vals, first, count, to_store);
     moved(2 * count * (kb + vb));
   }
+  staging.finish();
   store.seal();
   begin_pass("select");
   if (b.learned_facts) sorter.p.facts = b.learned_facts();  // the selection's bounds, pass B's bits
@@ -370,6 +379,7 @@ StreamedOutcome run_external(const SortProblem& p, const StreamedBuffers& b) {
     staging.download(s, slots[s].keys, slots[s].vals, j * plan.chunk, count, to_output);
     moved(2 * count * (kb + vb));
   }
+  staging.finish();
   pipe.join();
   outcome.bytes_over_link = sorter.over_link;
   outcome.details = {{"chunk_elements", std::to_string(plan.chunk)},

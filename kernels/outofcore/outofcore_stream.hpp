@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <future>
 
 #include <cuda_runtime_api.h>
 
@@ -95,14 +96,18 @@ class ChunkPipeline {
 // Pinned host staging between the GPU and a file or a run store when the input is not resident
 // (issue 52): kStages pieces each way, each with the event of the last copy that used it, so the
 // host refills an upload piece only after its copy in, and hands a download piece on only after
-// its copy out, while the piece beside it is in flight. The host thread does the reading and
-// writing: the disk, not the link or the GPU, sets an external sort's pace.
+// its copy out, while the piece beside it is in flight. The caller's thread reads; each
+// downloaded piece is handed on (written) by a thread of its own, in order after the piece before
+// it, so that the disk's reads and writes overlap: the disk, not the link or the GPU, sets an
+// external sort's pace (one thread doing both took their sum: 3.3 s of reads and 3.6 s of run
+// writes for 4 GiB on an H200 host).
 class Staging {
  public:
   static constexpr unsigned kStages = 2;
   // scratch: 2 * kStages pieces of `piece` elements (keys, then values), bytes_for's size.
   Staging(ChunkPipeline& pipe, void* scratch, std::uint64_t piece, unsigned kb, unsigned vb)
       : pipe_(pipe), piece_(piece), kb_(kb), vb_(vb) {
+    SB_CUDA_CHECK(cudaGetDevice(&device_));
     auto* base = static_cast<unsigned char*>(scratch);
     for (unsigned i = 0; i < 2 * kStages; ++i) {
       pieces_[i].keys = base + i * piece * (kb + vb);
@@ -111,6 +116,7 @@ class Staging {
     }
   }
   ~Staging() {
+    settle();
     for (Piece& p : pieces_) cudaEventDestroy(p.done);
   }
   Staging(const Staging&) = delete;
@@ -132,26 +138,37 @@ class Staging {
     }
   }
   // Slot `slot`'s first count elements (device columns dk, dv), once its work is done, copied
-  // out piece by piece and handed to write(first + offset, m, keys, vals) in order.
+  // out piece by piece and handed to write(first + offset, m, keys, vals) in order, each on a
+  // thread of its own after the one before (write must be safe from another thread and outlive
+  // the hand-ons: finish() waits for them).
   template <typename Write>
-  void download(unsigned slot, const void* dk, const void* dv, std::uint64_t first, std::uint64_t count, Write&& write) {
-    std::uint64_t queued[kStages] = {}, sizes[kStages] = {};
-    const std::uint64_t pieces = (count + piece_ - 1) / piece_;
-    auto hand_on = [&](std::uint64_t i) {
-      Piece& p = pieces_[kStages + i % kStages];
-      SB_CUDA_CHECK(cudaEventSynchronize(p.done));
-      write(queued[i % kStages], sizes[i % kStages], p.keys, vb_ ? p.vals : nullptr);
-    };
-    for (std::uint64_t i = 0; i < pieces; ++i) {
-      if (i >= kStages) hand_on(i - kStages);
-      Piece& p = pieces_[kStages + i % kStages];
-      const std::uint64_t off = i * piece_, m = std::min(piece_, count - off);
+  void download(unsigned slot, const void* dk, const void* dv, std::uint64_t first, std::uint64_t count, Write& write) {
+    for (std::uint64_t off = 0; off < count; off += piece_) {
+      const unsigned k = down_++ % kStages;
+      Piece& p = pieces_[kStages + k];
+      if (written_[k].valid()) written_[k].get();  // its last hand-on is done (or its failure thrown)
+      const std::uint64_t m = std::min(piece_, count - off);
       pipe_.copy_out(slot, p.keys, static_cast<const unsigned char*>(dk) + off * kb_, m * kb_, p.vals,
                      vb_ ? static_cast<const unsigned char*>(dv) + off * vb_ : nullptr, vb_ ? m * vb_ : 0);
       pipe_.record_out(p.done);
-      queued[i % kStages] = first + off, sizes[i % kStages] = m;
+      written_[k] = std::async(std::launch::async, [this, &write, &p, before = last_, at = first + off, m] {
+                      if (before.valid()) before.get();  // in order; a failure before this one is its failure
+                      SB_CUDA_CHECK(cudaSetDevice(device_));  // a new thread starts on device 0
+                      SB_CUDA_CHECK(cudaEventSynchronize(p.done));
+                      write(at, m, p.keys, vb_ ? p.vals : nullptr);
+                    }).share();
+      last_ = written_[k];
     }
-    for (std::uint64_t i = pieces > kStages ? pieces - kStages : 0; i < pieces; ++i) hand_on(i);
+  }
+  // Every piece downloaded so far has been handed on; a hand-on's failure is thrown here.
+  void finish() {
+    for (auto& w : written_)
+      if (w.valid()) w.get();
+  }
+  // The same without throwing: a failed sort's hand-ons still use the staging and the writers.
+  void settle() noexcept {
+    for (auto& w : written_)
+      if (w.valid()) w.wait();
   }
 
  private:
@@ -163,8 +180,10 @@ class Staging {
   ChunkPipeline& pipe_;
   std::uint64_t piece_;
   unsigned kb_, vb_;
+  int device_ = 0;
   Piece pieces_[2 * kStages];  // kStages up, then kStages down
-  std::uint64_t up_ = 0;
+  std::uint64_t up_ = 0, down_ = 0;
+  std::shared_future<void> written_[kStages], last_;  // each download piece's hand-on, the latest
 };
 
 // A device memory arena carved in order (the run's whole allocation, outside timing).

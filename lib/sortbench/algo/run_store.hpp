@@ -56,6 +56,8 @@ class RunStore {
   void get(const Column& c, void* data, std::uint64_t bytes, std::uint64_t offset) const;
   [[noreturn]] void lost(const Column& c, const std::string& how) const;
 
+  std::uint64_t memory_bytes() const { return n_ * (kb_ + vb_) ? n_ * (kb_ + vb_) : 1; }
+
   std::uint64_t n_;
   unsigned kb_, vb_;
   std::string dir_;

@@ -7,9 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,29 +18,17 @@
 namespace sb {
 namespace {
 
-// O_DIRECT moves whole, aligned blocks; 4 KiB covers the logical block of every common disk.
-constexpr std::uint64_t kAlign = 4096;
-// One call's bytes: large enough that the disk streams, small enough to hold twice.
+// One call's bytes, as the sort's own reads and writes (kStagePieceBytes and the sinks' pieces
+// are larger; past a few MiB a call's size no longer changes a streaming rate).
 constexpr std::uint64_t kPiece = std::uint64_t{16} << 20;
 
-struct AlignedFree {
-  void operator()(void* p) const { std::free(p); }
-};
-using AlignedBuffer = std::unique_ptr<unsigned char, AlignedFree>;
-
-AlignedBuffer aligned_buffer(std::uint64_t bytes) {
-  void* p = nullptr;
-  if (::posix_memalign(&p, kAlign, bytes) != 0) throw std::bad_alloc();
-  std::memset(p, 0x5a, bytes);  // touched: the probe times the disk, not page faults
-  return AlignedBuffer(static_cast<unsigned char*>(p));
+std::vector<unsigned char> touched_buffer() {
+  return std::vector<unsigned char>(kPiece, 0x5a);  // touched: the probe times the disk, not page faults
 }
 
-// A descriptor past the page cache where the file system allows it, else a plain one.
-int open_direct(const char* path, int flags, mode_t mode = 0) {
-  const int fd = ::open(path, flags | O_DIRECT | O_CLOEXEC, mode);
-  if (fd >= 0 || (errno != EINVAL && errno != EOPNOTSUPP)) return fd;
-  return ::open(path, flags | O_CLOEXEC, mode);
-}
+// The range's pages out of the page cache (clean ones; written pages are synced first), so the
+// next read of it comes from the disk through the kernel's read-ahead, as a cold file's does.
+void forget(int fd, std::uint64_t bytes) { ::posix_fadvise(fd, 0, static_cast<off_t>(bytes), POSIX_FADV_DONTNEED); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -65,12 +52,12 @@ double gbs(std::uint64_t bytes, double seconds) { return seconds > 0 ? bytes / s
 }  // namespace
 
 double probe_file_read_gbs(const std::string& file, std::uint64_t bytes) {
-  bytes = std::max(kAlign, bytes / kAlign * kAlign);
-  const int fd = open_direct(file.c_str(), O_RDONLY);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
-  AlignedBuffer buffer = aligned_buffer(kPiece);
+  std::vector<unsigned char> buffer = touched_buffer();
+  forget(fd, bytes);
   const auto t0 = std::chrono::steady_clock::now();
-  const std::uint64_t got = read_all(fd, buffer.get(), bytes);
+  const std::uint64_t got = read_all(fd, buffer.data(), bytes);
   const double seconds = seconds_since(t0);
   ::close(fd);
   // A file shorter than one piece says more about the call than about the disk.
@@ -80,7 +67,7 @@ double probe_file_read_gbs(const std::string& file, std::uint64_t bytes) {
 DiskRates probe_folder_rates(const std::string& folder, std::uint64_t bytes) {
   bytes = std::max(kPiece, bytes / kPiece * kPiece);
   const std::string path = fmt::format("{}/sortbench-disk-probe-{}.tmp", folder.empty() ? "." : folder, ::getpid());
-  const int fd = open_direct(path.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
     throw UsageError(fmt::format("cannot write a probe file in {}: {}; give a writable folder", folder,
                                  std::strerror(errno)));
@@ -94,20 +81,21 @@ DiskRates probe_folder_rates(const std::string& folder, std::uint64_t bytes) {
       unregister_temp_file(slot);
     }
   } remove{fd, slot, path};
-  AlignedBuffer buffer = aligned_buffer(kPiece);
+  std::vector<unsigned char> buffer = touched_buffer();
   DiskRates rates;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::uint64_t done = 0; done < bytes;) {
-    const ssize_t put = ::pwrite(fd, buffer.get(), kPiece, static_cast<off_t>(done));
+    const ssize_t put = ::pwrite(fd, buffer.data(), kPiece, static_cast<off_t>(done));
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) return rates;  // a full disk: the sort's own writes will say so
     done += static_cast<std::uint64_t>(put);
   }
   if (::fdatasync(fd) != 0) return rates;
   rates.write_gbs = gbs(bytes, seconds_since(t0));
-  // Read back: the page cache holds it where O_DIRECT was refused, which is then its rate.
+  // Read back from the disk (a memory file system keeps its pages: then that is its rate).
+  forget(fd, bytes);
   const auto t1 = std::chrono::steady_clock::now();
-  const std::uint64_t got = read_all(fd, buffer.get(), bytes);
+  const std::uint64_t got = read_all(fd, buffer.data(), bytes);
   rates.read_gbs = got == bytes ? gbs(bytes, seconds_since(t1)) : 0.0;
   return rates;
 }

@@ -1,10 +1,9 @@
 // The disk's floor for a sort of a file (issue 52 item 2; docs/outofcore.md, "The disk's floor"):
 // what the bytes a sort must read and write would take at the rates of the disks they live on, as
-// link_limit_ms is for the link. The rates are probed where the sort's bytes go: the input file
-// itself read past the page cache (O_DIRECT), and a probe file in each folder written and read
-// back the same way, synced, and removed (registered as a live temporary, so Ctrl-C removes it).
-// A file system that refuses O_DIRECT (tmpfs) is probed through the page cache, which is then what
-// its bytes move at.
+// link_limit_ms is for the link. The rates are probed where the sort's bytes go, the way the sort
+// moves them (through the page cache, in pieces of MiBs): the input file's first bytes read after
+// their pages are dropped from the cache, and a probe file in each folder written and synced, then
+// dropped and read back, and removed (registered as a live temporary, so Ctrl-C removes it).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +16,7 @@ struct DiskRates {
   double write_gbs = 0;  // written and synced
 };
 
-// Up to `bytes` of `file` read from its start, past the page cache where the file system allows.
+// Up to `bytes` of `file` read from its start, cold (0: it could not be read, or is too short).
 double probe_file_read_gbs(const std::string& file, std::uint64_t bytes);
 // `bytes` written to a probe file in `folder` and synced, then read back; the file is removed.
 // Throws UsageError naming the folder when it cannot be written.

@@ -57,7 +57,7 @@ void check_output(const std::string& out, const std::string& in, const char* opt
 // The disk's floor (issue 52 item 2) for files large enough that it says something: smaller ones
 // move at the page cache's pace, and the probes would cost more than their sort.
 constexpr std::uint64_t kDiskProbeMinBytes = std::uint64_t{1} << 30;
-constexpr std::uint64_t kDiskProbeBytes = std::uint64_t{256} << 20;
+constexpr std::uint64_t kDiskProbeBytes = std::uint64_t{128} << 20;
 
 std::string folder_of(const std::string& path) {
   const std::string parent = std::filesystem::path(path).parent_path().string();
