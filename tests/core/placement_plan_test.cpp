@@ -29,6 +29,18 @@ TEST(PlacementPlan, TheLimitCountsOnlyWhereItIsBelowWhatIsFree) {
   EXPECT_TRUE(device_fit(0, true, 0, 0).fits());  // an empty input needs nothing
 }
 
+// A sort of a file exactly twice the limit's half (issue 52's note: a 1 GiB u64 file under
+// --gpu-memory-limit 2G exited 4) has no room for the sort beside it: it streams.
+TEST(PlacementPlan, ASingleSortFitsOnlyWithItsWorkspaceBesideTheCopies) {
+  EXPECT_TRUE(device_fit(GiB, false, 80 * GiB, 2 * GiB).fits());
+  const DeviceFit with_sort = device_fit(GiB, false, 80 * GiB, 2 * GiB, 40 << 20);
+  EXPECT_EQ(with_sort.needed(), 2 * GiB + (40 << 20));
+  EXPECT_FALSE(with_sort.fits());
+  EXPECT_EQ(with_sort.shortfall("it streams"),
+            "the input needs 2.0 GiB on the GPU (input plus a work buffer of 1.0 GiB each, and a sort's workspace of "
+            "40.0 MiB) but 2.0 GiB is the --gpu-memory-limit; it streams");
+}
+
 TEST(PlacementPlan, TheShortfallNamesTheBytesTheCopiesAndTheFix) {
   EXPECT_EQ(device_fit(12 * GiB, false, 8 * GiB, 0).shortfall("lower -n"),
             "the input needs 24.0 GiB on the GPU (input plus a work buffer of 12.0 GiB each) but 8.0 GiB are free; "

@@ -203,6 +203,18 @@ TEST(OutOfCore, SortOfAStreamedFileReadsItOnceUnlessTheRangeComesFirst) {
   EXPECT_EQ(sb::test::read_text(dir.file("n.npy")), sb::test::read_text(dir.file("nc.npy")));
 }
 
+// A file of exactly half the limit leaves no room for its sort beside its two copies: it streams
+// (it exited 4 when the fit rule counted the copies alone).
+TEST(OutOfCore, AFileOfHalfTheLimitStreamsSinceItsSortNeedsRoomBesideIt) {
+  TempDir dir;
+  ASSERT_EQ(sortbench("gen -n 4M --key u64 --min-val 0 --max-val 2^64 -o " + dir.file("k.npy")).exit_code, 0);
+  const CommandResult s = sortbench("sort --quiet " + dir.file("k.npy") + " -o " + dir.file("o.npy") +
+                                    " --gpu-memory-limit 64M --json " + dir.file("s.json"));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  std::ifstream in(dir.file("s.json"));
+  EXPECT_EQ(nlohmann::json::parse(in)["sort"]["placement"], "file");
+}
+
 TEST(OutOfCore, RunInputOfAFilePastTheLimitStreamsItFromTheFile) {
   TempDir dir;
   ASSERT_EQ(sortbench("gen -n 4M --delta 50 --sigma 50 -o " + dir.file("k.npy")).exit_code, 0);

@@ -297,6 +297,13 @@ DevicePlacement::DevicePlacement(const InputSource& source, DevicePlacementOptio
 DevicePlacement::~DevicePlacement() = default;
 
 const KeyFacts& DevicePlacement::facts() const { return state_->facts; }
+std::uint64_t DevicePlacement::workspace_room() const {
+  const State& s = *state_;
+  const std::uint64_t free_bytes = free_device_bytes();
+  if (!s.options.memory_limit) return free_bytes;
+  const std::uint64_t left = s.options.memory_limit > s.owned_bytes() ? s.options.memory_limit - s.owned_bytes() : 0;
+  return std::min(free_bytes, left);
+}
 bool DevicePlacement::verifies_on_host() const { return state_->verify_on_host; }
 const DeviceContext& DevicePlacement::context() const { return state_->context; }
 

@@ -122,6 +122,9 @@ class DevicePlacement {
   DevicePlacement& operator=(const DevicePlacement&) = delete;
 
   const KeyFacts& facts() const;
+  // The GPU memory a sort's workspace may take beside the input's copies: what is free, or what
+  // the --gpu-memory-limit leaves.
+  std::uint64_t workspace_room() const;
   const DeviceContext& context() const;
   // Checks the workspace fits, prepares, samples under the settings' stop rule, verifies.
   void run(const Algorithm& algo, const SortProblem& problem, const MeasureSettings& settings, ResultRow& row);

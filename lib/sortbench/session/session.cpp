@@ -166,7 +166,7 @@ Session::Session(std::shared_ptr<const InputSource> source, SessionOptions optio
     const InputShape shape = s.spec.shape();
     const std::optional<DeviceFit> fit =
         decides ? std::optional<DeviceFit>(device_fit_here(shape.n * shape.element_bytes(), s.options.repeated,
-                                                           s.options.gpu_memory_limit))
+                                                           s.options.gpu_memory_limit, s.options.fit_workspace_bytes))
                 : std::nullopt;
     // Only distributed rows on generated keys: no row would use a copy on one GPU. (A file's
     // facts are measured where it is placed: the rows' support checks need its range.)
@@ -364,7 +364,8 @@ bool Session::verified_on_device() const {
 bool Session::streamed() const { return state_->streamed.has_value(); }
 const std::string& Session::streamed_because() const { return state_->streamed_because; }
 std::uint64_t Session::device_allowance() const {
-  if (!state_->streamed) throw std::logic_error("Session::device_allowance: the input is not streamed");
+  if (state_->device) return state_->device->workspace_room();
+  if (!state_->streamed) throw std::logic_error("Session::device_allowance: the input is not on a GPU");
   return state_->streamed->device_allowance();
 }
 const LinkRates& Session::link() const {

@@ -71,6 +71,9 @@ struct SessionOptions {
   // Streamed to a sink: whether the sort needs the facts before its run
   // (StreamedPlacementOptions::facts_first; null: it does).
   std::function<bool(double least_range, std::uint64_t allowance)> facts_first;
+  // An automatic placement fits the GPU only with this much workspace beside the input's copies
+  // (DeviceFit::workspace; a single sort's: what the sort that takes every input needs).
+  std::uint64_t fit_workspace_bytes = 0;
   // A device placement that does not fit leaves the session without one (only distributed rows
   // can run; the others say why) instead of failing it.
   bool allow_unplaced = false;
@@ -114,7 +117,9 @@ class Session {
   bool streamed() const;
   const std::string& streamed_because() const;
   const LinkRates& link() const;  // measured by the streamed placement
-  std::uint64_t device_allowance() const;  // the GPU memory a streamed algorithm may use
+  // The GPU memory an algorithm may use: streamed, all of it; placed on the device, its
+  // workspace beside the input's copies.
+  std::uint64_t device_allowance() const;
 
  private:
   struct State;

@@ -126,6 +126,9 @@ SortWords python_sort_words() { return {"algo='{}'", "algo", "algo='auto'", "bac
 
 namespace {
 
+// The GPU sort that takes every input in core, with the least workspace: what auto falls back to.
+constexpr const char* kFallbackSort = "cub-radix";
+
 // auto's choice, or the named algorithm, for the measured facts; an auto choice that declines
 // the input falls back to a sort that takes everything. streamed_device_bytes: the GPU memory a
 // streamed sort may use (0: not streamed).
@@ -145,7 +148,7 @@ const Algorithm* pick_algorithm(const SortOnceRequest& q, const InputShape& shap
       throw UsageError(fmt::format("{} cannot sort this input: {}; give {}",
                                    fmt::format(fmt::runtime(q.words.algo_named), name), *declined, q.words.auto_choice));
     a = &registry().named(streamed_device_bytes          ? "ooc-sort"
-                          : q.backend == Backend::gpu ? "cub-radix"
+                          : q.backend == Backend::gpu ? kFallbackSort
                                                       : "cpu-stable-sort");
     why += fmt::format(" (its first choice {} declined: {})", name, *declined);
   }
@@ -200,10 +203,25 @@ SortOnce sort_once(std::shared_ptr<const InputSource> source, const SortOnceRequ
                                        allowance, shape.n, why) != "ooc-sort";
     };
   }
+  // On one GPU the input fits only with room for a sort beside it: the workspace of the sort
+  // that takes every input (the fallback below).
+  const SortProblem any_keys{shape, KeyFacts{}, {}, RangeMode::given};
+  if (gpu && !q.adopt) options.fit_workspace_bytes = registry().named(kFallbackSort).workspace_bytes(any_keys);
   r.session = std::make_unique<Session>(source, options);
   if (!r.session->streamed()) {
     r.placement = gpu ? "gpu" : "cpu";
     r.algorithm = pick_algorithm(q, shape, r.session->facts(), r.why, 0);
+    if (gpu && q.algo == "auto") {
+      // auto's choice needs more workspace than is left beside the input: the fallback fits.
+      const SortProblem probe{shape, r.session->facts(), {}, RangeMode::given};
+      const std::uint64_t room = r.session->device_allowance();
+      const std::uint64_t needs = r.algorithm->workspace_bytes ? r.algorithm->workspace_bytes(probe) : 0;
+      if (needs > room && r.algorithm->name != kFallbackSort) {
+        r.why += fmt::format(" (its first choice {} needs a workspace of {} but {} is left beside the input)",
+                             r.algorithm->name, bytes_text(needs), bytes_text(room));
+        r.algorithm = &registry().named(kFallbackSort);
+      }
+    }
   } else {
     r.placement = q.stream_to ? "file" : "host";
     r.algorithm = pick_algorithm(q, shape, r.session->facts(), r.why, r.session->device_allowance());
