@@ -70,6 +70,7 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
                     {"tmp_write_gbs", r.tmp_disk.write_gbs},
                     {"tmp_read_gbs", r.tmp_disk.read_gbs}};
     sort["disk_floor_ms"] = r.disk_floor_ms > 0 ? nlohmann::json(r.disk_floor_ms) : nlohmann::json(nullptr);
+    if (r.tmp_bytes) sort["runs_disk_ms"] = r.runs_disk_ms > 0 ? nlohmann::json(r.runs_disk_ms) : nlohmann::json(nullptr);
   }
   if (!o.file.values.empty()) sort["values"] = o.file.values;
   if (!o.values_out.empty()) sort["values_output"] = o.values_out;
@@ -149,7 +150,8 @@ int run_sort(const CLI::App& cmd, SortOptions o) {
     }
     std::cout << fmt::format("  {:<15} {:>10.3f} ms\n", "total", total);
     if (r.disk_floor_ms > 0)
-      std::cout << fmt::format("  {:<15} {:>10.3f} ms (its reads and writes at the disks' probed rates)\n",
+      std::cout << fmt::format("  {:<15} {:>10.3f} ms (the input read and the output written at the disks' probed "
+                               "rates)\n",
                                "disk floor", r.disk_floor_ms);
     std::cout << fmt::format("verified on the {} (sorted, same multiset); wrote {}{}{}\n",
                              r.verified_on, o.output,

@@ -80,15 +80,15 @@ void probe_disks(const SortFileRequest& q, const std::string& tmp, SortFileRepor
   log_phase(&rep.phases_ms, "disk-probe", t0);
 }
 
-// The bytes the sort read and wrote (its runs' files both ways) at the probed rates.
+// The input read and the output written at the probed rates: what must cross the disks. The
+// runs' files are apart: the page cache may hold them from their writing to their reading (16 GiB
+// of runs on a 125 GiB host: the sort took 33.6 s against 42.8 s with them counted at disk rates).
 void note_disk_floor(SortFileReport& rep) {
-  const bool runs = rep.tmp_bytes > 0;
-  if (!rep.input_disk.read_gbs || !rep.output_disk.write_gbs || (runs && (!rep.tmp_disk.write_gbs || !rep.tmp_disk.read_gbs)))
-    return;
-  rep.disk_floor_ms = transfer_ms(rep.bytes_read, rep.input_disk.read_gbs) +
-                      transfer_ms(rep.bytes_written, rep.output_disk.write_gbs) +
-                      (runs ? transfer_ms(rep.tmp_bytes, rep.tmp_disk.write_gbs) + transfer_ms(rep.tmp_bytes, rep.tmp_disk.read_gbs)
-                            : 0.0);
+  if (rep.input_disk.read_gbs && rep.output_disk.write_gbs)
+    rep.disk_floor_ms = transfer_ms(rep.bytes_read, rep.input_disk.read_gbs) +
+                        transfer_ms(rep.bytes_written, rep.output_disk.write_gbs);
+  if (rep.tmp_bytes && rep.tmp_disk.write_gbs && rep.tmp_disk.read_gbs)
+    rep.runs_disk_ms = transfer_ms(rep.tmp_bytes, rep.tmp_disk.write_gbs) + transfer_ms(rep.tmp_bytes, rep.tmp_disk.read_gbs);
 }
 
 // Where the external sort's runs go past the host memory limit: --tmp-dir, else beside the output

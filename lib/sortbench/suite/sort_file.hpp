@@ -71,10 +71,10 @@ struct SortFileReport {
   std::string runs_in;
   std::uint64_t tmp_bytes = 0;
   // Files of at least kDiskProbeMinBytes (issue 52 item 2): the rates probed where the sort's
-  // bytes go, and the time its reads and writes would take at them (0: not probed, or a rate
-  // that could not be had).
+  // bytes go; the time the input's read and the output's write take at them, and the runs' files
+  // written and read back (0: not probed, no runs in files, or a rate that could not be had).
   DiskRates input_disk, output_disk, tmp_disk;
-  double disk_floor_ms = 0;
+  double disk_floor_ms = 0, runs_disk_ms = 0;
   // One GPU: the sort's row details (the algorithm's own: a streamed sort's chunks, runs, and its
   // host thread's time in each kind of work).
   std::vector<std::pair<std::string, std::string>> details;
