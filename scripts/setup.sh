@@ -7,7 +7,8 @@
 #             CMAKE_ARGS name Ninja); g++ (or $CXX) in the range nvcc accepts, C++17; nvcc 13
 #             from $CUDA_HOME/bin, PATH or /usr/local/cuda/bin; the CMake packages CLI11,
 #             nlohmann_json >= 3.10, fmt and GTest (GTest also as headers + library)
-#   optional  NCCL (nccl.h + libnccl), NVML headers (nvml.h), numpy, matplotlib
+#   optional  NCCL (nccl.h + libnccl), NVML headers (nvml.h), numpy, matplotlib, Boost.Sort
+#             headers (libboost-dev: the cpu-boost-* rows)
 #
 # A tool on PATH counts as present whatever put it there (pip, a virtual environment, conda,
 # spack, a module). A library counts when CMake would find it: its package config under
@@ -17,7 +18,8 @@
 #
 # Installs: the required parts with apt-get or dnf, only as root or with sudo that needs no
 # password; cmake (and ninja) with pip where the package manager could not give them; the optional parts with pip
-# (into the user's site when the interpreter's is not writable). SORTBENCH_SETUP_INSTALL=0
+# (into the user's site when the interpreter's is not writable), but Boost.Sort's headers as the
+# required parts. SORTBENCH_SETUP_INSTALL=0
 # only checks. Package manager output goes to $SETUP_LOG (default ${TMPDIR:-/tmp}/sortbench-setup.log).
 #
 # The Python face (issue 39), on request:
@@ -86,9 +88,9 @@ cmake_min=${cmake_min:-3.25}
 libs=(CLI11 nlohmann_json fmt GTest)
 declare -A lib_min=([CLI11]=- [nlohmann_json]=3.10 [fmt]=- [GTest]=-)
 declare -A apt_pkg=([cmake]=cmake [make]=make [ninja]=ninja-build [g++]=g++
-  [CLI11]=libcli11-dev [nlohmann_json]=nlohmann-json3-dev [fmt]=libfmt-dev [GTest]=libgtest-dev)
+  [CLI11]=libcli11-dev [nlohmann_json]=nlohmann-json3-dev [fmt]=libfmt-dev [GTest]=libgtest-dev [boost]=libboost-dev)
 declare -A dnf_pkg=([cmake]=cmake [make]=make [ninja]=ninja-build [g++]=gcc-c++
-  [CLI11]=cli11-devel [nlohmann_json]=json-devel [fmt]=fmt-devel [GTest]=gtest-devel)
+  [CLI11]=cli11-devel [nlohmann_json]=json-devel [fmt]=fmt-devel [GTest]=gtest-devel [boost]=boost-devel)
 declare -A conda_pkg=([cmake]=cmake [make]=make [ninja]=ninja [g++]=gxx
   [CLI11]=cli11 [nlohmann_json]=nlohmann_json [fmt]=fmt [GTest]=gtest)
 declare -A spack_pkg=([cmake]=cmake [make]=gmake [ninja]=ninja [g++]=gcc
@@ -465,14 +467,24 @@ nvml_found() {
 
 py_module_found() { [ "$have_py" = 1 ] && "$py" -c "import $1" >/dev/null 2>&1; }
 
-optional=(nccl nvml numpy matplotlib)
+boost_found() {  # Boost.Sort's headers where kernels/baselines/CMakeLists.txt looks
+  local root
+  while IFS= read -r root; do
+    [ -n "$root" ] && [ -f "$root/include/boost/sort/sort.hpp" ] && return 0
+  done < <(header_roots BOOST)
+  return 1
+}
+
+optional=(nccl nvml numpy matplotlib boost)
 declare -A opt_wheel=([nccl]=nvidia-nccl-cu13 [nvml]=nvidia-nvml-dev [numpy]=numpy [matplotlib]=matplotlib)
 declare -A opt_use=([nccl]="multi-GPU collectives" [nvml]="NVML device queries"
-  [numpy]="scripts/plot.py and the plotting tests" [matplotlib]="scripts/plot.py and the plotting tests")
+  [numpy]="scripts/plot.py and the plotting tests" [matplotlib]="scripts/plot.py and the plotting tests"
+  [boost]="the cpu-boost-* rows (Boost.Sort)")
 opt_present() {
   case $1 in
     nccl) nccl_found ;;
     nvml) nvml_found ;;
+    boost) boost_found ;;
     *) py_module_found "$1" ;;
   esac
 }
@@ -480,6 +492,16 @@ present=()
 for part in "${optional[@]}"; do
   if opt_present "$part"; then present+=("$part") && continue; fi
   note=""
+  if [ -z "${opt_wheel[$part]:-}" ]; then
+    # Headers a distribution packages, not a wheel: its package manager, where this user may use it.
+    if [ -n "$pm" ] && [ "$sudo_cmd" != none ] && [ "$install_allowed" != 0 ]; then
+      system_install "$part"
+      if opt_present "$part"; then present+=("$part") && continue; fi
+      note=" ($pm install failed here, its output: $log)"
+    fi
+    echo "setup: skipping $part, used by ${opt_use[$part]}: get it with apt-get install ${apt_pkg[$part]} or dnf install ${dnf_pkg[$part]}$note"
+    continue
+  fi
   if [ "$py_can_pip" = 1 ] && [ "$install_allowed" != 0 ]; then
     echo "setup: installing ${opt_wheel[$part]} with pip"
     if pip_install "${opt_wheel[$part]}" && opt_present "$part"; then present+=("$part") && continue; fi

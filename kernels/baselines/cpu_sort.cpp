@@ -1,7 +1,12 @@
-// CPU baselines: std::sort on one core, and libstdc++'s parallel mode (__gnu_parallel::sort,
-// OpenMP) on all cores. With a payload, (key, value) records are sorted by key.
+// CPU baselines: std::sort on one core, libstdc++'s parallel mode (__gnu_parallel::sort, OpenMP)
+// on all cores, and where the build found Boost.Sort's headers (libboost-dev; issue 52 item 4)
+// its parallel block_indirect_sort and stable sample_sort, the strongest CPU sorts a distribution
+// package gives. With a payload, (key, value) records are sorted by key.
 #include <omp.h>
 #include <parallel/algorithm>
+#if SORTBENCH_HAVE_BOOST_SORT
+#include <boost/sort/sort.hpp>
+#endif
 
 #include <algorithm>
 #include <vector>
@@ -59,6 +64,25 @@ void add_cpu_sorts(Registry& r) {
                           [](auto first, auto last, auto less) { std::stable_sort(first, last, less); });
   st.stable = true;
   r.add(st);
+#if SORTBENCH_HAVE_BOOST_SORT
+  const auto threads = [](const SortProblem&) { return Details{{"threads", std::to_string(omp_get_max_threads())}}; };
+  Algorithm block = cpu_sort("cpu-boost-block-indirect-sort",
+                             "every CPU core, Boost.Sort's fastest unstable sort: the strongest CPU row a package gives",
+                             "boost::sort::block_indirect_sort (Boost.Sort, all cores)",
+                             [](auto first, auto last, auto less) {
+                               boost::sort::block_indirect_sort(first, last, less, omp_get_max_threads());
+                             });
+  block.details = threads;
+  r.add(block);
+  Algorithm sample = cpu_sort("cpu-boost-sample-sort", "every CPU core, stable: the stable CPU row to beat",
+                              "boost::sort::sample_sort (Boost.Sort, stable, all cores)",
+                              [](auto first, auto last, auto less) {
+                                boost::sort::sample_sort(first, last, less, omp_get_max_threads());
+                              });
+  sample.details = threads;
+  sample.stable = true;
+  r.add(sample);
+#endif
 }
 
 }  // namespace sb::baselines

@@ -59,8 +59,8 @@ for p in "$full" "$libs_only"; do
     "$p/lib/x86_64-linux-gnu/cmake/fmt/fmt-config.cmake" "$p/lib/cmake/GTest/GTestConfig.cmake"
   echo 'set(PACKAGE_VERSION "3.11.3")' >"$p/share/cmake/nlohmann_json/nlohmann_jsonConfigVersion.cmake"
 done
-mkdir -p "$full/include" "$full/lib" "$empty"
-touch "$full/include/nccl.h" "$full/include/nvml.h" "$full/lib/libnccl.so.2"
+mkdir -p "$full/include/boost/sort" "$full/lib" "$empty"
+touch "$full/include/nccl.h" "$full/include/nvml.h" "$full/lib/libnccl.so.2" "$full/include/boost/sort/sort.hpp"
 
 passed=0 failed=0
 out="" rc=0
@@ -98,7 +98,7 @@ count() { grep -cE -- "$1" <<<"$out"; }
 case_name="a: pip cmake 4, dpkg knows nothing, root with apt-get"
 run_setup STUB_UID=0
 check "exit code 0" [ "$rc" = 0 ]
-check "one line, setup: ok" [ "$out" = "setup: ok (nvcc 13.0, cmake 4.1.2, g++ 13.3.0; optional: nccl nvml numpy matplotlib)" ]
+check "one line, setup: ok" [ "$out" = "setup: ok (nvcc 13.0, cmake 4.1.2, g++ 13.3.0; optional: nccl nvml numpy matplotlib boost)" ]
 check "no apt-get, dnf, dpkg or pip install" not_called '^(apt-get|dnf|dpkg|python3 -m pip install)'
 
 case_name="b: every library missing (empty prefix), root, apt-get fails"
@@ -128,17 +128,24 @@ check "exit code 0" [ "$rc" = 0 ]
 case_name="d: optional parts missing, pip installs fail"
 run_setup STUB_UID=1000 SORTBENCH_SETUP_PREFIXES="$libs_only" STUB_PY_MODULES= STUB_PIP=1
 check "exit code 0" [ "$rc" = 0 ]
-check "one skip line each" [ "$(count '^setup: skipping ')" = 4 ]
+check "one skip line each" [ "$(count '^setup: skipping ')" = 5 ]
 check "tried pip for each wheel" [ "$(grep -cE '^python3 -m pip install .*(nvidia-nccl-cu13|nvidia-nvml-dev|numpy|matplotlib)$' "$calls")" = 4 ]
 check "NCCL line names the wheel" has '^setup: skipping nccl.*pip install nvidia-nccl-cu13'
 check "NVML line names the wheel" has '^setup: skipping nvml.*pip install nvidia-nvml-dev'
+check "Boost line names the packages, no pip" has '^setup: skipping boost.*apt-get install libboost-dev or dnf install boost-devel$'
 check "ends with setup: ok" [ "$(tail -n1 <<<"$out")" = "setup: ok (nvcc 13.0, cmake 4.1.2, g++ 13.3.0)" ]
 
 case_name="d2: optional parts missing, no pip"
 run_setup STUB_UID=1000 SORTBENCH_SETUP_PREFIXES="$libs_only" STUB_PY_MODULES=
 check "exit code 0" [ "$rc" = 0 ]
-check "one skip line each" [ "$(count '^setup: skipping ')" = 4 ]
+check "one skip line each" [ "$(count '^setup: skipping ')" = 5 ]
 check "no install tried" not_called 'install'
+
+case_name="d3: Boost.Sort missing, root, apt-get fails"
+run_setup STUB_UID=0 SORTBENCH_SETUP_PREFIXES="$libs_only" STUB_PY_MODULES="numpy matplotlib"
+check "exit code 0" [ "$rc" = 0 ]
+check "tried apt-get install libboost-dev" called '^apt-get install .*libboost-dev$'
+check "the skip line says the install failed" has '^setup: skipping boost.*\(apt-get install failed here'
 
 case_name="e: cmake too old, pip cannot install one"
 run_setup STUB_UID=1000 STUB_CMAKE_VERSION=3.22.1 STUB_PIP=1
