@@ -198,6 +198,22 @@ std::uint64_t parsed_memory_limit(const MemoryOptions& o) {
   return bytes;
 }
 
+void add_host_memory_options(CLI::App& cmd, MemoryOptions& o, const std::string& holds, const std::string& tmp_default) {
+  cmd.add_option("--host-memory-limit", o.host_memory_limit,
+                 fmt::format("the host memory {} may hold, e.g. 4G: the external sort's runs go to --tmp-dir past it "
+                             "(default: the memory available)",
+                             holds));
+  cmd.add_option("--tmp-dir", o.tmp_dir,
+                 fmt::format("the folder for sorted runs past --host-memory-limit (default: {})", tmp_default));
+}
+
+std::uint64_t parsed_host_memory_limit(const MemoryOptions& o) {
+  if (o.host_memory_limit.empty()) return 0;
+  const std::uint64_t bytes = parse_count(o.host_memory_limit, "--host-memory-limit");
+  if (bytes == 0) throw UsageError("--host-memory-limit 0 leaves no host memory; give a size such as 4G, or drop it");
+  return bytes;
+}
+
 void add_renamed_option(CLI::App& cmd, const std::string& old_name, const std::string& new_name) {
   // A ParseError rather than a failed check: a check's message is prefixed with the option's
   // name, which a hidden option does not have.

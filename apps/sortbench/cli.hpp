@@ -78,11 +78,17 @@ int launched_device(int local_rank);
 struct MemoryOptions {
   std::string placement = "auto";
   std::string gpu_memory_limit;  // bytes with -n's suffixes (8G, 2^33); empty: no limit
+  std::string host_memory_limit;  // the same for host memory (issue 52)
+  std::string tmp_dir;            // where the external sort's runs go past it
 };
 void add_memory_options(CLI::App& cmd, MemoryOptions& o);
-// The placement asked for (absent: automatic) and the limit in bytes (0: none). UsageError for bad text.
+// --host-memory-limit and --tmp-dir; `holds` says what the limit bounds, `tmp_default` the folder
+// the runs take without --tmp-dir.
+void add_host_memory_options(CLI::App& cmd, MemoryOptions& o, const std::string& holds, const std::string& tmp_default);
+// The placement asked for (absent: automatic) and the limits in bytes (0: none). UsageError for bad text.
 std::optional<PlacementKind> parsed_placement(const MemoryOptions& o);
 std::uint64_t parsed_memory_limit(const MemoryOptions& o);
+std::uint64_t parsed_host_memory_limit(const MemoryOptions& o);
 
 // An option's old spelling, kept hidden: given, it fails the parse (exit 2) with one line
 // naming the new one.

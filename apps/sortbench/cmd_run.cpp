@@ -12,6 +12,7 @@
 #include "sortbench/device/device_info.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/progress.hpp"
+#include "sortbench/algo/run_store.hpp"
 #include "sortbench/place/placement_plan.hpp"
 #include "sortbench/algo/registry.hpp"
 
@@ -116,6 +117,14 @@ int run_run(const CLI::App& cmd, RunOptions o) {
   plan.gpu_memory_limit = parsed_memory_limit(o.memory);
   if (backend == Backend::cpu && (cmd.count("--gpu-memory-limit") || plan.placement))
     throw UsageError("--placement and --gpu-memory-limit place work on the GPU but --backend cpu uses none; drop them");
+  plan.host_memory_limit = parsed_host_memory_limit(o.memory);
+  if (!o.memory.tmp_dir.empty()) {
+    check_tmp_dir(o.memory.tmp_dir);
+    plan.tmp_dir = o.memory.tmp_dir;
+  }
+  if (backend == Backend::cpu && (plan.host_memory_limit || !o.memory.tmp_dir.empty()))
+    throw UsageError("--host-memory-limit and --tmp-dir bound the GPU rows' streamed placement but --backend cpu "
+                     "streams nothing; drop them");
   const bool one_rank_of_several = backend == Backend::gpu && checked_process_rank(cmd, o.process);
   // A launched rank takes its node-local GPU unless --device names one.
   if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process.local_rank);
@@ -260,6 +269,8 @@ Command add_run(CLI::App& app) {
       ->check(CLI::Range(1, 16));
   add_device_option(*cmd, o->where);
   add_memory_options(*cmd, o->memory);
+  add_host_memory_options(*cmd, o->memory, "a run streamed through the GPU (its input and output columns)",
+                          "the current folder");
   add_process_rank_options(*cmd, o->process, add_rank_options(*cmd, o->where));
   cmd->add_option("--json", o->json, "write results as JSON (docs/schema.md)");
   cmd->add_option("--csv", o->csv, "write results as CSV");

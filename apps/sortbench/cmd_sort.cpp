@@ -15,7 +15,7 @@ namespace sb::cli {
 namespace {
 
 struct SortOptions {
-  std::string input, output, values_out, key, algo = "auto", json, host_memory_limit, tmp_dir;
+  std::string input, output, values_out, key, algo = "auto", json;
   DeviceOptions where;
   ProcessRankOptions process;
   MemoryOptions memory;
@@ -61,7 +61,7 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
                          {"placement", r.placement},
                          {"memory", {{"host_peak_bytes", r.host_peak_bytes}, {"tmp_bytes", r.tmp_bytes}}}};
   if (o.memory.gpu_memory_limit.size()) sort["gpu_memory_limit_bytes"] = parsed_memory_limit(o.memory);
-  if (o.host_memory_limit.size()) sort["host_memory_limit_bytes"] = parse_count(o.host_memory_limit, "--host-memory-limit");
+  if (o.memory.host_memory_limit.size()) sort["host_memory_limit_bytes"] = parsed_host_memory_limit(o.memory);
   if (!r.runs_in.empty()) sort["memory"]["runs_in"] = r.runs_in;
   if (!r.details.empty()) sort["details"] = details_object(r.details);
   if (r.input_disk.read_gbs || r.output_disk.write_gbs) {
@@ -109,12 +109,8 @@ int run_sort(const CLI::App& cmd, SortOptions o) {
   q.algo = o.algo;
   q.backend = backend;
   q.gpu_memory_limit = parsed_memory_limit(o.memory);
-  if (!o.host_memory_limit.empty()) {
-    q.host_memory_limit = parse_count(o.host_memory_limit, "--host-memory-limit");
-    if (q.host_memory_limit == 0)
-      throw UsageError("--host-memory-limit 0 leaves no host memory; give a size such as 4G, or drop it");
-  }
-  q.tmp_dir = o.tmp_dir;
+  q.host_memory_limit = parsed_host_memory_limit(o.memory);
+  q.tmp_dir = o.memory.tmp_dir;
   if (backend == Backend::gpu && checked_process_rank(cmd, o.process)) {
     // A launched rank takes its node-local GPU unless --device names one.
     if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process.local_rank);
@@ -180,11 +176,7 @@ Command add_sort(CLI::App& app) {
   cmd->add_option("--gpu-memory-limit", o->memory.gpu_memory_limit,
                   "the GPU memory the sort may use, e.g. 4G (suffixes as -n); a file that needs more streams "
                   "through the GPU in chunks");
-  cmd->add_option("--host-memory-limit", o->host_memory_limit,
-                  "the host memory a file streamed through the GPU may hold, e.g. 4G: its sorted runs go to "
-                  "--tmp-dir past it (default: the memory available)");
-  cmd->add_option("--tmp-dir", o->tmp_dir,
-                  "the folder for sorted runs past --host-memory-limit (default: the output's folder)");
+  add_host_memory_options(*cmd, o->memory, "a file streamed through the GPU", "the output's folder");
   cmd->add_option("--json", o->json, "also write the phase report as JSON (docs/schema.md)");
   cmd->add_flag("--argsort", o->argsort, "write the sorting permutation (u32, or u64 past 2^32 keys) instead of keys");
   cmd->add_flag("--quiet", o->quiet, "print nothing on success");

@@ -176,6 +176,12 @@ TEST(Cli, PlacementAndGpuMemoryLimitAreCheckedBeforeAnyGpuWork) {
   expect_usage_error("sort a.npy -o b.npy --host-memory-limit lots", "--host-memory-limit");
   expect_usage_error("sort a.npy -o b.npy --backend cpu --host-memory-limit 4G", "--backend cpu");
   expect_usage_error("sort a.npy -o b.npy --backend cpu --tmp-dir /tmp", "--tmp-dir");
+  // run takes both for its streamed placement, the same way (issue 52 item 1).
+  expect_usage_error("run --host-memory-limit 0 --algo ooc-sort", "--host-memory-limit 0");
+  expect_usage_error("run --host-memory-limit lots --algo ooc-sort", "--host-memory-limit");
+  expect_usage_error("run --backend cpu --host-memory-limit 4G --algo cpu-std-sort", "--backend cpu");
+  expect_usage_error("run --backend cpu --tmp-dir /tmp --algo cpu-std-sort", "--tmp-dir");
+  expect_usage_error("run --tmp-dir /nonexistent/runs --algo ooc-sort", "--tmp-dir /nonexistent/runs is not a folder");
 }
 
 TEST(Cli, DesignCardExampleParses) {

@@ -36,6 +36,12 @@ unsigned char* map_memory(std::uint64_t bytes) {
 
 }  // namespace
 
+void check_tmp_dir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw UsageError(fmt::format("--tmp-dir {} is not a folder; give an existing folder for the sorted runs", dir));
+}
+
 RunStore::RunStore(std::uint64_t n, unsigned key_bytes, unsigned value_bytes, const RunSpace& space)
     : n_(n), kb_(key_bytes), vb_(value_bytes), dir_(space.tmp_dir.empty() ? "." : space.tmp_dir) {
   const std::uint64_t bytes = n * (kb_ + vb_);

@@ -16,6 +16,10 @@ struct RunSpace {
   std::string tmp_dir = ".";     // where the files go (--tmp-dir; sort: beside its output)
 };
 
+// The folder given for the runs (--tmp-dir), before a sort needs it: UsageError (exit 2) naming
+// it where it is not an existing folder.
+void check_tmp_dir(const std::string& dir);
+
 class RunStore {
  public:
   // Room for n elements of key_bytes and value_bytes (0: keys alone). Throws UsageError naming

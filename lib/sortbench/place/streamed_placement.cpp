@@ -216,7 +216,7 @@ void StreamedPlacement::State::note_link(ResultRow& row, std::uint64_t bytes_ove
   const double in_bytes = static_cast<double>(spec.n * (kb() + vb()));
   // Bringing the data over once and taking the result back once, one direction after the other.
   const double limit_ms = link.h2d_gbs > 0 && link.d2h_gbs > 0 ? (in_bytes / link.h2d_gbs + in_bytes / link.d2h_gbs) / 1e6 : 0;
-  row.details.emplace_back("placement", options.resident ? "host" : "file");
+  row.details.emplace_back("placement", options.resident ? "host" : source->parameters_measured() ? "file" : "generated");
   if (options.gpu_memory_limit) row.details.emplace_back("gpu_memory_limit", std::to_string(options.gpu_memory_limit));
   if (!both_ways) return;
   row.details.emplace_back("bytes_over_link", std::to_string(bytes_over_link));
@@ -448,9 +448,7 @@ StreamedPlacement::StreamedPlacement(const InputSource& source, StreamedPlacemen
   s.positions = s.spec.payload != Payload::none && !source.values_are_data();
   if (!s.options.resident && !s.options.output)
     throw std::logic_error("StreamedPlacement: a placement that is not resident writes to an output sink");
-  if (s.options.resident) {
-    // The rows' link floors. sort (not resident) reports none, and a second of probing is a
-    // second of its wall time (issue 52).
+  if (s.options.measure_link) {
     const double t0 = steady_now_s();
     s.link = measure_link_rates();
     log_phase(s.options.phases, "link", t0);
@@ -491,7 +489,8 @@ void StreamedPlacement::run(const Algorithm& a, const SortProblem& problem, cons
   if (a.streamed()) return s.run_streamed(a, problem, settings, row);
   if (!s.options.resident) {
     row.status = RowStatus::unsupported;
-    row.reason = "the input is a file read in chunks, which only the ooc-* algorithms stream";
+    row.reason = "the input is read in chunks (it does not fit in host memory beside its output), which only the "
+                 "ooc-* algorithms stream";
     return;
   }
   if (a.backend == Backend::gpu) return s.run_in_core(a, problem, settings, row);

@@ -33,9 +33,13 @@ struct StreamedPlacementOptions {
   // The GPU memory every algorithm may use, in bytes (--gpu-memory-limit); 0: the free memory.
   std::uint64_t gpu_memory_limit = 0;
   // Off: the input is read from the source in chunks and the result goes to `output` as it is
-  // made (a single run; sort of a file).
+  // made (a single run a row; sort of a file, or a run whose input and output do not fit in host
+  // memory, whose sink keeps nothing).
   bool resident = true;
   OutputSink* output = nullptr;  // not resident: where the result goes
+  // The link's rates for the rows' floors (link_limit_ms): a run measures them; a sort, whose wall
+  // time a second of probing would be part of, does not (issue 52).
+  bool measure_link = true;
   // Not resident (issue 52): the host memory the process may hold (--host-memory-limit; 0: what is
   // available), and where sorted runs that do not fit under it go (--tmp-dir).
   std::uint64_t host_memory_limit = 0;

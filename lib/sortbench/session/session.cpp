@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "sortbench/core/byte_units.hpp"
 #include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/host_memory.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/device/device_info.hpp"
 #include "sortbench/facts/key_discovery.hpp"
@@ -43,6 +45,10 @@ bool any_failed_verification(const std::vector<ResultRow>& rows) {
 }
 
 namespace {
+
+// Beside a run's pinned input and output columns: the process, the placement's staging, the
+// allocator's slack. A run whose columns leave less streams from its source (place_streamed).
+constexpr std::uint64_t kHostSlackBytes = std::uint64_t{1} << 30;
 
 Params params_for(const Algorithm& a, const Params& all) {
   Params mine;
@@ -98,6 +104,11 @@ struct Session::State {
   std::optional<StreamedPlacement> streamed;
   std::string unplaced;  // why the whole input is not on one GPU
   std::string streamed_because;  // why an automatic placement streams
+  // A run past host memory: its streamed rows' results, verified on the GPU, go nowhere.
+  struct DiscardSink final : OutputSink {
+    bool wants(Column) const override { return false; }
+    void write(Column, std::uint64_t, const unsigned char*, std::uint64_t) override {}
+  } discard;
   enum class Last { none, host, device, streamed } last = Last::none;
 
   void place_on_device();
@@ -139,8 +150,22 @@ void Session::State::place_on_device() {
 void Session::State::place_streamed() {
   StreamedPlacementOptions o;
   o.gpu_memory_limit = options.gpu_memory_limit;
-  o.resident = options.stream_to == nullptr;
-  o.output = options.stream_to;
+  // A run streams from host memory, where its input and output columns fit under the host limit
+  // (else what is available) beside a reserve; past that, each streamed row reads the source in
+  // chunks and its verified result is dropped (issue 52).
+  const std::uint64_t columns = 2 * spec.n * spec.shape().element_bytes();
+  const std::uint64_t budget = options.host_memory_limit ? options.host_memory_limit : host_available_bytes();
+  const bool past_host = !options.stream_to && columns + kHostSlackBytes > budget;
+  if (past_host) {
+    const std::string why = fmt::format(
+        "the input and its output need {} of pinned host memory but {} {}: each ooc-* row reads the input in chunks, "
+        "once",
+        bytes_text(columns), bytes_text(budget), options.host_memory_limit ? "is the --host-memory-limit" : "is available");
+    streamed_because = streamed_because.empty() ? why : streamed_because + "; " + why;
+  }
+  o.resident = !options.stream_to && !past_host;
+  o.output = options.stream_to ? options.stream_to : past_host ? &discard : nullptr;
+  o.measure_link = !options.stream_to;
   o.host_memory_limit = options.host_memory_limit;
   o.tmp_dir = options.tmp_dir;
   o.given_facts = options.given_facts;
@@ -381,6 +406,8 @@ std::vector<ResultRow> run_benchmark(const RunPlan& plan, RowSink* sink) {
   SessionOptions options;
   options.placement = plan.placement.value_or(needs_gpu ? PlacementKind::automatic : PlacementKind::host);
   options.gpu_memory_limit = plan.gpu_memory_limit;
+  options.host_memory_limit = plan.host_memory_limit;
+  options.tmp_dir = plan.tmp_dir;
   options.range = plan.range;
   options.request = plan.request;
   options.copy_bandwidth_gbs = plan.copy_bandwidth_gbs;

@@ -64,8 +64,9 @@ struct SessionOptions {
   // Streamed, single run: the result goes to this sink as it is made (a file larger than host
   // memory), instead of pinned host columns that drain() hands on.
   OutputSink* stream_to = nullptr;
-  // Streamed to a sink (issue 52): the host memory the process may hold (0: what is available) and
-  // the folder for sorted runs past it (StreamedPlacementOptions).
+  // Streamed (issue 52): the host memory the process may hold (0: what is available) and the
+  // folder for sorted runs past it (StreamedPlacementOptions); a run whose input and output
+  // columns do not fit under it streams from its source, each row reading it in chunks.
   std::uint64_t host_memory_limit = 0;
   std::string tmp_dir = ".";
   // Streamed to a sink: whether the sort needs the facts before its run
@@ -139,6 +140,10 @@ struct RunPlan {
   std::shared_ptr<const NvmlDevice> nvml;
   std::optional<PlacementKind> placement;  // absent: automatic where a GPU algorithm runs
   std::uint64_t gpu_memory_limit = 0;     // SessionOptions::gpu_memory_limit
+  // The host memory a streamed run may hold (0: what is available), and where ooc-sort's runs go
+  // past it: past it the input is read from its source in chunks by each streamed row (issue 52).
+  std::uint64_t host_memory_limit = 0;
+  std::string tmp_dir = ".";
   std::vector<int> devices;       // distributed algorithms: one rank per listed GPU
   int process_rank = -1;          // one process per GPU: this process's rank (devices[0]) ...
   int process_world = 0;          // ... of this many

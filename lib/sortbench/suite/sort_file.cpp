@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sortbench/algo/registry.hpp"
+#include "sortbench/algo/run_store.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/host_memory.hpp"
 #include "sortbench/input/input_source.hpp"
@@ -94,10 +95,8 @@ void note_disk_floor(SortFileReport& rep) {
 // Where the external sort's runs go past the host memory limit: --tmp-dir, else beside the output
 // (the same disk, which holds the output anyway).
 std::string tmp_folder(const SortFileRequest& q) {
-  std::error_code ec;
   if (q.tmp_dir.empty()) return folder_of(q.output);
-  if (!std::filesystem::is_directory(q.tmp_dir, ec))
-    throw UsageError(fmt::format("--tmp-dir {} is not a folder; give an existing folder for the sorted runs", q.tmp_dir));
+  check_tmp_dir(q.tmp_dir);
   return q.tmp_dir;
 }
 
