@@ -21,10 +21,12 @@ CommandResult sortbench(const std::string& args) {
   return sb::test::run_command(sb::test::exe() + " " + args, /*split_stderr=*/true);
 }
 
-nlohmann::json rows_of(const std::string& json) {
-  std::ifstream in(json);
-  return nlohmann::json::parse(in)["results"];
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
 }
+
+nlohmann::json rows_of(const std::string& json) { return read_json(json)["results"]; }
 
 const nlohmann::json* row_named(const nlohmann::json& rows, const std::string& name) {
   for (const auto& r : rows)
@@ -56,8 +58,7 @@ TEST(OutOfCoreQuick, RunStreamsAnInputPastTheLimitThroughEveryKindOfAlgorithm) {
   EXPECT_GT(std::stoull(row_named(rows, "ooc-sort")->at("details")["runs"].get<std::string>()), 1u);
   // Its input, a work copy and its workspace do not fit in 48 MiB: it says so.
   EXPECT_EQ((*row_named(rows, "cub-radix-bits"))["status"], "unsupported");
-  std::ifstream in(json);
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = read_json(json);
   EXPECT_GT(doc["context"]["link_h2d_gbs"].get<double>(), 0.0);
 }
 
@@ -112,8 +113,7 @@ TEST(OutOfCore, SortStreamsAFileLargerThanTheLimitFromFileToFile) {
   const CommandResult s = sortbench("sort " + dir.file("k.npy") + " -o " + dir.file("gpu.npy") +
                                     " --gpu-memory-limit 16M --json " + dir.file("s.json"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  std::ifstream in(dir.file("s.json"));
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = read_json(dir.file("s.json"));
   EXPECT_EQ(doc["sort"]["algorithm"], "ooc-hp");
   EXPECT_EQ(doc["sort"]["placement"], "file");
   EXPECT_GT(doc["sort"]["memory"]["host_peak_bytes"].get<std::uint64_t>(), 0u);
@@ -146,8 +146,7 @@ TEST(OutOfCore, SortPastTheHostLimitKeepsItsRunsOnDiskAndLeavesNone) {
                                     " --values " + dir.file("v.npy") + " --values-out " + dir.file("gv.npy") +
                                     " --json " + dir.file("s.json"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  std::ifstream in(dir.file("s.json"));
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = read_json(dir.file("s.json"));
   EXPECT_EQ(doc["sort"]["placement"], "file");
   EXPECT_EQ(doc["sort"]["memory"]["runs_in"], "files");
   EXPECT_EQ(doc["sort"]["memory"]["tmp_bytes"], 3u * 1024 * 1024 * 12);
@@ -178,8 +177,7 @@ TEST(OutOfCore, SortPastTheHostLimitKeepsItsRunsOnDiskAndLeavesNone) {
 TEST(OutOfCore, SortOfAStreamedFileReadsItOnceUnlessTheRangeComesFirst) {
   TempDir dir;
   auto phases_of = [&](const std::string& json) {
-    std::ifstream in(json);
-    const auto doc = nlohmann::json::parse(in);
+    const auto doc = read_json(json);
     std::string names;
     for (const auto& p : doc["sort"]["phases"]) names += p["phase"].get<std::string>() + " ";
     return std::make_pair(doc["sort"]["algorithm"].get<std::string>(), names);
@@ -211,8 +209,7 @@ TEST(OutOfCore, AFileOfHalfTheLimitStreamsSinceItsSortNeedsRoomBesideIt) {
   const CommandResult s = sortbench("sort --quiet " + dir.file("k.npy") + " -o " + dir.file("o.npy") +
                                     " --gpu-memory-limit 64M --json " + dir.file("s.json"));
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  std::ifstream in(dir.file("s.json"));
-  EXPECT_EQ(nlohmann::json::parse(in)["sort"]["placement"], "file");
+  EXPECT_EQ(read_json(dir.file("s.json"))["sort"]["placement"], "file");
 }
 
 TEST(OutOfCore, RunInputOfAFilePastTheLimitStreamsItFromTheFile) {
