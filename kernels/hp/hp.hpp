@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "hp_traffic.hpp"
 #include "sortbench/algo/registry.hpp"
 
 namespace sb::hp {
@@ -24,6 +25,9 @@ std::optional<std::string> range_limit(const SortProblem& p);
 // Members of 64-bit integer keys take any such key whose range fits 32-bit offsets; float
 // keys are declined by their key types (hp-auto hands them to CUB).
 std::optional<std::string> common_limits(const SortProblem& p);
+// details.traffic_bytes_per_key for the path a member took on this problem (hp_traffic.hpp): `in`
+// says how (counters, expansion, passes); the problem gives the widths, n, range and distinct count.
+Details::value_type traffic_detail(TrafficPath path, const SortProblem& p, TrafficInput in = {});
 
 // The fast versions' histogram, for other families (dist-hp): counts keys[0, n) of the
 // problem's key type by offset from its realized minimum into 32-bit bins, with the variant

@@ -96,5 +96,8 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
 int run_fast_any(Histogram h, const SortProblem& p, const DeviceBuffers& b);
 // The histogram dist-hp reuses for n of the problem's keys (hp_fast_rule.cpp).
 Histogram histogram_for(const SortProblem& p, u64 n);
+// What a member of histogram h records of a run: its counts' width, for keys alone its expansion
+// and hp-tiled's levels, and the bytes a key its path moves (hp_traffic.hpp).
+Details fast_details(Histogram h, const SortProblem& p);
 
 }  // namespace sb::hp::fast

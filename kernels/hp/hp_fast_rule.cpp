@@ -85,6 +85,29 @@ bool expansion_is_dense(const SortProblem& p) {
   return dense_expansion(p.n(), problem_range(p), p.facts.len);
 }
 
+Details fast_details(Histogram h, const SortProblem& p) {
+  const bool keys_tiled = tiles(h) && !p.has_payload();
+  Details d{{"count_bits", keys_tiled ? std::to_string(count_bits_of(p)) : "32"}};
+  TrafficInput traffic;
+  traffic.count_bytes = keys_tiled ? count_bits_of(p) / 8 : 4;
+  if (!p.has_payload()) {
+    traffic.dense = expansion_is_dense(p);
+    d.emplace_back("expansion", traffic.dense ? "dense" : "runs");
+  }
+  TrafficPath path = h == Histogram::hybrid ? TrafficPath::hybrid : TrafficPath::shared;
+  if (keys_tiled) {
+    const SplitPlan split = tiled_split(p);
+    d.emplace_back("levels", split.supers ? "2" : "1");
+    if (split.supers) d.emplace_back("supers", std::to_string(split.supers));
+    path = split.supers ? TrafficPath::tiled_split : TrafficPath::tiled;
+  } else if (p.has_payload()) {
+    path = tiles(h) ? TrafficPath::tiled_pairs : TrafficPath::scatter_pairs;
+    traffic.scattered_hybrid = h == Histogram::hybrid;
+  }
+  d.push_back(traffic_detail(path, p, traffic));
+  return d;
+}
+
 }  // namespace fast
 
 namespace {
@@ -144,20 +167,6 @@ std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) 
     return fmt::format("range {} above {} buckets of 2^{} bins in one level{}", problem_range(p), kTiledMaxBuckets,
                        low_bits, p.has_payload() ? " (with a payload)" : "; use levels=2");
   return std::nullopt;
-}
-
-// What a fast member records: its counts' width, for keys alone its expansion, and for
-// hp-tiled's keys its levels.
-Details fast_details(Histogram h, const SortProblem& p) {
-  const bool keys_tiled = tiles(h) && !p.has_payload();
-  Details d{{"count_bits", keys_tiled ? std::to_string(count_bits_of(p)) : "32"}};
-  if (!p.has_payload()) d.emplace_back("expansion", expansion_is_dense(p) ? "dense" : "runs");
-  if (keys_tiled) {
-    const SplitPlan split = tiled_split(p);
-    d.emplace_back("levels", split.supers ? "2" : "1");
-    if (split.supers) d.emplace_back("supers", std::to_string(split.supers));
-  }
-  return d;
 }
 
 std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
@@ -362,7 +371,11 @@ void add_fast(Registry& r) {
     if (c == Choice::cub)
       for (auto& kv : range_radix_sort_details(p)) d.push_back(std::move(kv));
     else
-      for (auto& kv : fast_details(c == Choice::tiled ? Histogram::tiled : Histogram::shared, p))
+      for (auto& kv : fast_details(c == Choice::tiled    ? Histogram::tiled
+                                   : c == Choice::hybrid ? Histogram::hybrid
+                                   : c == Choice::global ? Histogram::global
+                                                         : Histogram::shared,
+                                   p))
         d.push_back(std::move(kv));
     return d;
   };

@@ -168,6 +168,7 @@ void add_paper(Registry& r) {
   Algorithm hp = paper_member("hp", "seed 004 Algorithm 2 (H-P sort), paper kernels (section 5)");
   hp.workspace_bytes = [](const SortProblem& p) { return layout_bytes<HpArrays>(p.n(), problem_range(p)); };
   hp.run_device = run_hp;
+  hp.details = [](const SortProblem& p) { return Details{{"count_bits", "32"}, traffic_detail(TrafficPath::paper, p)}; };
   r.add(hp);
 
   Algorithm one = paper_member("hp-1", "seed 004 Algorithm 3 (1-H-P sort), paper kernels (figure 2)");
@@ -178,6 +179,8 @@ void add_paper(Registry& r) {
   };
   one.workspace_bytes = [](const SortProblem& p) { return layout_bytes<OneHpArrays>(problem_range(p)); };
   one.run_device = run_one_hp;
+  // The keys counted, the scan, the keys written from the marks: the shared path's bytes.
+  one.details = [](const SortProblem& p) { return Details{{"count_bits", "32"}, traffic_detail(TrafficPath::shared, p)}; };
   r.add(one);
 
   Algorithm zc = paper_member("hp-0c", "seed 004 Algorithm 5 (0-compressed H-P sort), paper kernels (figures 3-5)");
@@ -185,6 +188,7 @@ void add_paper(Registry& r) {
     return layout_bytes<ZeroCompressedArrays>(p.n(), problem_range(p));
   };
   zc.run_device = run_zero_compressed;
+  zc.details = [](const SortProblem& p) { return Details{{"count_bits", "32"}, traffic_detail(TrafficPath::paper, p)}; };
   r.add(zc);
 }
 

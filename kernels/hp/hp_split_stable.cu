@@ -206,8 +206,8 @@ int run_split_stable(const SortProblem& p, const DeviceBuffers& b) {
 }
 
 Details split_stable_details(const SortProblem& p) {
-  Details d{{"count_bits", "32"}};
-  if (!p.has_payload()) return d;
+  if (!p.has_payload()) return fast::fast_details(fast::Histogram::tiled, p);  // hp-tiled's keys path
+  Details d{{"count_bits", "32"}, traffic_detail(TrafficPath::split_pairs, p)};
   const SplitShape s = shape_of(p, fast::device_facts(p));
   d.emplace_back("low_bits", std::to_string(s.low_bits));
   d.emplace_back("buckets", std::to_string(s.buckets));

@@ -140,6 +140,11 @@ void add_stable(Registry& r) {
   a.unsupported = common_limits;
   a.workspace_bytes = [](const SortProblem& p) { return StableArrays(nullptr, parts_for(p.n())).bytes; };
   set_device_run<IntegerKeys, AllValues>(a, [](auto b, const SortProblem& p) { return run_stable(p, b); });
+  a.details = [](const SortProblem& p) {
+    TrafficInput in;
+    in.digit_passes = (bits_for_range(problem_range(p)) + 7) / 8;  // none for one value
+    return Details{{"count_bits", "32"}, traffic_detail(TrafficPath::digit_passes, p, in)};
+  };
   r.add(a);
   add_split_stable(r);  // issue 40's stable key-value H-P (hp_split_stable.cu)
 }

@@ -64,6 +64,15 @@ Algorithm family_base(std::string name, Backend backend, std::string source) {
   return a;
 }
 
+Details::value_type traffic_detail(TrafficPath path, const SortProblem& p, TrafficInput in) {
+  in.key_bytes = static_cast<unsigned>(key_bytes(p.shape.key));
+  in.value_bytes = static_cast<unsigned>(payload_bytes(p.shape.payload));
+  in.n = static_cast<double>(p.n());
+  in.range = static_cast<double>(problem_range(p));
+  in.distinct = static_cast<double>(p.facts.len);
+  return {"traffic_bytes_per_key", fmt::format("{:.2f}", traffic_bytes_per_key(path, in))};
+}
+
 std::uint64_t problem_range(const SortProblem& p) {
   return p.n() == 0 ? 1 : range_of_ordered(p.facts.min_ordered, p.facts.max_ordered);
 }

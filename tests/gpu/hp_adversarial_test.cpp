@@ -72,6 +72,23 @@ std::vector<std::uint32_t> mixed(std::uint64_t n, std::uint32_t a, std::uint32_t
   return w;
 }
 
+// Issue 53: every H-P row says how many bytes a key its path moved, at least the floor of reading
+// every key and writing it once.
+TEST(HpAdversarial, EveryRowRecordsItsTrafficAKey) {
+  std::vector<std::uint32_t> words(std::size_t{1} << 20);
+  for (std::size_t i = 0; i < words.size(); ++i) words[i] = static_cast<std::uint32_t>((i * 2654435761u) % 262144u);
+  const HandMade made = hand_made(words, false);
+  SortProblem problem{made.spec.shape(), made.stats, {}};
+  for (const Algorithm* a : hp_gpu_algorithms()) {
+    if (a->why_unsupported(problem)) continue;
+    const Details d = a->details(problem);
+    if (std::find(d.begin(), d.end(), Details::value_type{"variant", "cub-radix-bits"}) != d.end()) continue;  // hp-auto's CUB
+    const auto it = std::find_if(d.begin(), d.end(), [](const auto& kv) { return kv.first == "traffic_bytes_per_key"; });
+    ASSERT_NE(it, d.end()) << a->name;
+    EXPECT_GE(std::stod(it->second), 8.0) << a->name;
+  }
+}
+
 TEST(HpAdversarial, AllKeysEqual) {
   for (std::uint64_t n : {1ull, 5ull, 4096ull, 1ull << 22})
     for (std::uint32_t v : {0u, 7u, 0xffffffffu}) expect_sorted_like_std(std::vector<std::uint32_t>(n, v), false, "equal");
