@@ -18,3 +18,10 @@ run() {  # NAME ARGS...
 merge_runs() {  # OUT
   python3 "$bench_dir/merge_results.py" "$1" "${parts[@]}"
 }
+
+results_path() {  # NAME: results/<gpu>/NAME.json, <gpu> from the first GPU's name (h100, h200, ...)
+  local gpu
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null |
+    sed -n '1s/.*\b\([A-Za-z][0-9][0-9]*\)\b.*/\1/p' | tr '[:upper:]' '[:lower:]' || true)
+  echo "results/${gpu:-gpu}/$1.json"
+}

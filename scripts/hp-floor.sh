@@ -10,11 +10,9 @@
 #   scripts/hp-floor.sh [OUT.json]   (SORTBENCH: the executable; BUDGET: seconds per algorithm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null |
-  sed -n '1s/.*\b\([A-Za-z][0-9][0-9]*\)\b.*/\1/p' | tr '[:upper:]' '[:lower:]' || true)
-out=${1:-results/${gpu:-gpu}/hp-floor.json}
-mkdir -p "$(dirname "$out")"
 source scripts/bench_runs.sh
+out=${1:-$(results_path hp-floor)}
+mkdir -p "$(dirname "$out")"
 
 keys='hp-auto,hp-tiled,cub-radix-bits'
 pairs='hp-split-stable,hp-tiled-stable,hp-tiled,hp-auto,cub-radix-bits'

@@ -11,11 +11,9 @@
 #                                      per algorithm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null |
-  sed -n '1s/.*\b\([A-Za-z][0-9][0-9]*\)\b.*/\1/p' | tr '[:upper:]' '[:lower:]' || true)
-out=${1:-results/${gpu:-gpu}/stable-kv.json}
-mkdir -p "$(dirname "$out")"
 source scripts/bench_runs.sh
+out=${1:-$(results_path stable-kv)}
+mkdir -p "$(dirname "$out")"
 
 algos='hp-split-stable,hp-tiled-stable,hp-tiled,hp-auto,cub-radix-bits'
 point=(-n 2^26 --delta 50 --sigma 50)
