@@ -23,12 +23,6 @@ struct SortOptions {
   bool argsort = false, quiet = false;
 };
 
-nlohmann::json details_object(const std::vector<std::pair<std::string, std::string>>& details) {
-  nlohmann::json object = nlohmann::json::object();
-  for (const auto& [name, value] : details) object[name] = value;
-  return object;
-}
-
 // The phase report as JSON, with the context block of run's JSON (host, GPU, command line,
 // commit); the context's measurement settings and copy bandwidth belong to run and are left out.
 nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Backend backend) {
@@ -63,7 +57,7 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
   if (o.memory.gpu_memory_limit.size()) sort["gpu_memory_limit_bytes"] = parsed_memory_limit(o.memory);
   if (o.memory.host_memory_limit.size()) sort["host_memory_limit_bytes"] = parsed_host_memory_limit(o.memory);
   if (!r.runs_in.empty()) sort["memory"]["runs_in"] = r.runs_in;
-  if (!r.details.empty()) sort["details"] = details_object(r.details);
+  if (!r.details.empty()) sort["details"] = details_json(r.details);
   if (r.input_disk.read_gbs || r.output_disk.write_gbs) {
     sort["disk"] = {{"input_read_gbs", r.input_disk.read_gbs},
                     {"output_write_gbs", r.output_disk.write_gbs},
@@ -75,7 +69,7 @@ nlohmann::json sort_document(const SortOptions& o, const SortFileReport& r, Back
   if (!o.file.values.empty()) sort["values"] = o.file.values;
   if (!o.values_out.empty()) sort["values_output"] = o.values_out;
   if (r.placement == "ranks") {
-    sort["ranks"] = {{"world", r.world}, {"devices", r.devices}, {"details", details_object(r.rank_details)}};
+    sort["ranks"] = {{"world", r.world}, {"devices", r.devices}, {"details", details_json(r.rank_details)}};
     if (r.process_rank >= 0) sort["ranks"]["process_rank"] = r.process_rank;
   }
   return {{"schema_version", kSchemaVersion}, {"context", ctx}, {"sort", sort}};

@@ -101,6 +101,12 @@ json to_json(const RunContext& c) {
   return j;
 }
 
+json details_json(const Details& details) {
+  json object = json::object();
+  for (const auto& [k, v] : details) object[k] = v;
+  return object;
+}
+
 json to_json(const ResultRow& r) {
   const InputSpec& s = r.spec;
   // The source describes itself (InputSource::provenance): a generator's "parameters" are
@@ -122,8 +128,6 @@ json to_json(const ResultRow& r) {
     realized["duplicate_share"] = 1.0 - static_cast<double>(z.len) / static_cast<double>(z.n);
   }
   if (z.sortedness >= 0) realized["sortedness"] = z.sortedness;
-  json details = json::object();
-  for (const auto& [k, v] : r.details) details[k] = v;
   json j = {{"algorithm", r.algorithm},
             {"family", r.family},
             {"backend", to_string(r.backend)},
@@ -135,7 +139,7 @@ json to_json(const ResultRow& r) {
             {"status", to_string(r.status)},
             {"reason", r.reason},
             {"verification", r.verification},
-            {"details", details}};
+            {"details", details_json(r.details)}};
   // Every summary at its path ("time_ms.median" is j["time_ms"]["median"]).
   for (const SummaryDef& d : summary_defs()) {
     const auto v = r.summaries.get(d.tag);

@@ -42,6 +42,8 @@ RunContext make_context();
 
 nlohmann::json to_json(const RunContext& c);
 nlohmann::json to_json(const ResultRow& r);
+// A row's (or a sort's) details as one JSON object of strings.
+nlohmann::json details_json(const Details& details);
 // Reads a row back (for compare and tests); throws std::runtime_error on a malformed row.
 ResultRow row_from_json(const nlohmann::json& j);
 
