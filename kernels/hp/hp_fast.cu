@@ -42,6 +42,7 @@ struct Run {
   W min_word;
   cudaStream_t stream;
   DeviceFacts device;
+  bool buffered_scatter = false;  // the hybrid's scatter (hybrid_scatter_buffered)
 };
 
 // Warp-owned copies of `bins` counters that fit in the block's share of shared memory.
@@ -110,8 +111,12 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                               static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
-  bucket_scatter<W><<<parts, kSplitBlock, split_shared_bytes(buckets), r.stream>>>(x, r.n, r.min_word, a.low_bits,
-                                                                                buckets, a.counts, low);
+  if (r.buffered_scatter)
+    bucket_scatter_buffered<W><<<parts, kSplitBlock, scatter_shared_bytes(buckets), r.stream>>>(
+        x, r.n, r.min_word, a.low_bits, buckets, a.counts, low);
+  else
+    bucket_scatter<W><<<parts, kSplitBlock, split_shared_bytes(buckets), r.stream>>>(x, r.n, r.min_word, a.low_bits,
+                                                                                  buckets, a.counts, low);
   SB_CUDA_CHECK_LAUNCH();
   const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
   bucket_hist<<<resident_grid(bucket_hist, r.n, kHistBlock, hist_smem, r.device), kHistBlock, hist_smem, r.stream>>>(
@@ -325,7 +330,9 @@ template <typename K, typename V>
 int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   using W = typename KeyTraits<K>::Ordered;
   constexpr bool pairs = Buffers<K, V>::has_values;
-  const Run<W> r{p.n(), problem_range(p), min_word_of<K>(p.facts.min_ordered), b.stream, device_facts(b.device)};
+  const DeviceFacts d = device_facts(b.device);
+  const Run<W> r{p.n(),    problem_range(p), min_word_of<K>(p.facts.min_ordered), b.stream, d,
+                 h == Histogram::hybrid && hybrid_scatter_buffered(p, d)};
   if (r.n == 0) return 0;
   if constexpr (pairs) {
     FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device, tiles(h),
@@ -408,6 +415,7 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
     if (h == Histogram::hybrid) {
       allow_large_shared(bucket_count<W>, d);
       allow_large_shared(bucket_scatter<W>, d);
+      allow_large_shared(bucket_scatter_buffered<W>, d);
       allow_large_shared(bucket_hist, d);
     }
   });
@@ -468,7 +476,9 @@ std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n
   return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using K = decltype(k);
     using W = typename KeyTraits<K>::Ordered;
-    const Run<W> r{n, problem_range(p), min_word_of<K>(p.facts.min_ordered), device.stream, device_facts(&device)};
+    const DeviceFacts d = device_facts(&device);
+    const Run<W> r{n, problem_range(p), min_word_of<K>(p.facts.min_ordered), device.stream, d,
+                   h == Histogram::hybrid && hybrid_scatter_buffered(p, d)};
     FastArrays<W> a = histogram_arrays<W>(p, n, h, workspace, r.device);
     if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low));
     else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));

@@ -81,6 +81,14 @@ inline bool splits(Histogram h) { return h == Histogram::hybrid || tiles(h); }
 using FastKeys = IntegerKeys;
 using FastValues = AllValues;
 
+// The hybrid's scatter: buffered (bucket_scatter_buffered) from kBufferedScatterMinBuckets
+// buckets, where a tile holds on average less than a chunk of each, and where the buffers fit
+// in a block of this device's shared memory; --param scatter=grouped|buffered chooses.
+constexpr std::uint64_t kBufferedScatterMinBuckets = 512;
+bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d);
+// The widest range whose buckets' buffers fit in a block of d's shared memory.
+std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d);
+
 // The hybrid's bucket width (--param low_bits, fallback when absent); UsageError out of range.
 unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const char* who = "hp-hybrid");
 inline const char* tiled_name(bool stable) { return stable ? "hp-tiled-stable" : "hp-tiled"; }

@@ -85,6 +85,21 @@ bool expansion_is_dense(const SortProblem& p) {
   return dense_expansion(p.n(), problem_range(p), p.facts.len);
 }
 
+bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d) {
+  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits_of(p));
+  const bool fits = scatter_shared_bytes(buckets) <= d.smem_per_block;
+  if (auto it = p.params.find("scatter"); it != p.params.end()) {
+    if (it->second == "grouped") return false;
+    if (it->second == "buffered") return fits;  // hybrid_unsupported names the shortfall
+    throw UsageError(fmt::format("--param scatter={} is not grouped or buffered", it->second));
+  }
+  return fits && buckets >= kBufferedScatterMinBuckets;
+}
+
+std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d) {
+  return std::min<std::uint64_t>(d.smem_per_block / scatter_shared_bytes(1), kMaxBuckets) << kLowBits;
+}
+
 Details fast_details(Histogram h, const SortProblem& p) {
   const bool keys_tiled = tiles(h) && !p.has_payload();
   Details d{{"count_bits", keys_tiled ? std::to_string(count_bits_of(p)) : "32"}};
@@ -95,6 +110,8 @@ Details fast_details(Histogram h, const SortProblem& p) {
     d.emplace_back("expansion", traffic.dense ? "dense" : "runs");
   }
   TrafficPath path = h == Histogram::hybrid ? TrafficPath::hybrid : TrafficPath::shared;
+  if (h == Histogram::hybrid)
+    d.emplace_back("scatter", hybrid_scatter_buffered(p, device_facts(p)) ? "buffered" : "grouped");
   if (keys_tiled) {
     const SplitPlan split = tiled_split(p);
     d.emplace_back("levels", split.supers ? "2" : "1");
@@ -172,8 +189,16 @@ std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) 
 std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
   if (auto why = common_limits(p)) return why;
   const unsigned low_bits = low_bits_of(p);
-  if (buckets_for(problem_range(p), low_bits) > kMaxBuckets)
+  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
+  if (buckets > kMaxBuckets)
     return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, low_bits);
+  if (const auto scatter = p.params.find("scatter"); scatter != p.params.end() && scatter->second == "buffered") {
+    const std::size_t room = device_facts(p).smem_per_block;
+    if (scatter_shared_bytes(buckets) > room)
+      return fmt::format("scatter=buffered needs {} KiB of shared memory a block for {} buckets, this GPU has {} KiB; "
+                         "use scatter=grouped or a larger low_bits",
+                         ceil_div(scatter_shared_bytes(buckets), 1024), buckets, room / 1024);
+  }
   return std::nullopt;
 }
 
@@ -199,7 +224,7 @@ AutoRule full_rule(const SortProblem& p) {
                   kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
                   std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
                   kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
-                  kAutoSplitKeysPerBin, kAutoSplitKeysPerValue};
+                  kAutoSplitKeysPerBin, kAutoSplitKeysPerValue, buffered_hybrid_max_range(device_facts(p))};
 }
 
 Choice choose(const SortProblem& p) {
@@ -300,7 +325,7 @@ void add_fast(Registry& r) {
                                  "histogram per bucket, fused scan/compress, run expansion");
   hybrid.constraints = fmt::format("range at most {} buckets of 2^low_bits bins", kMaxBuckets);
   hybrid.unsupported = hybrid_unsupported;
-  hybrid.params = {"low_bits", "expansion"};
+  hybrid.params = {"low_bits", "expansion", "scatter"};
   r.add(hybrid);
 
   Algorithm tiled = fast_member(tiled_name(false), Histogram::tiled,

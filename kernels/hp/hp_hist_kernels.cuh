@@ -241,6 +241,89 @@ __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64
   }
 }
 
+// Hybrid step 2 for thousands of buckets, buffered (ScatterRegion in hp_index.hpp): a tile then
+// holds a few keys of each bucket, and bucket_scatter's runs of 2-byte stores cost whole partial
+// sectors (at n = 2^31, 1,311 buckets: 28.9 GB of DRAM traffic for 12.9 GB of keys read and low
+// bits written; docs/hp.md, the buffered scatter). Here each bucket's low bits collect in two
+// chunks of shared memory and leave as whole aligned sectors; a key past the two chunks is
+// stored at once from its region's tail, in the runs many keys of one bucket make.
+template <typename W>
+__global__ void __launch_bounds__(kSplitBlock, 2)
+    bucket_scatter_buffered(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, const u32* offsets,
+                            std::uint16_t* low) {
+  extern __shared__ __align__(16) unsigned char s_raw[];
+  constexpr u32 kBufferKeys = 2 * kScatterChunk;
+  constexpr u32 kChunkWords = kScatterChunk * sizeof(std::uint16_t) / sizeof(uint4);
+  auto* s_buffer = reinterpret_cast<std::uint16_t*>(s_raw);  // bucket b's two chunks at b * kBufferKeys
+  auto* s_words = reinterpret_cast<uint4*>(s_raw);
+  u32* s_fill = reinterpret_cast<u32*>(s_buffer + std::size_t{buckets} * kBufferKeys);
+  u32* s_front = s_fill + buckets;
+  u32* s_tail = s_front + buckets;
+  const u64 regions = u64{buckets} * gridDim.x;
+  auto region = [&](u32 b, u32& start, u32& end) {
+    const u64 i = u64{b} * gridDim.x + blockIdx.x;
+    start = offsets[i];
+    end = i + 1 < regions ? offsets[i + 1] : static_cast<u32>(n);
+  };
+  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
+    u32 start, end;
+    region(b, start, end);
+    const ScatterRegion r = scatter_region(start, end, kScatterChunk);
+    s_front[b] = r.front;
+    s_tail[b] = r.tail;
+    s_fill[b] = 0;
+  }
+  __syncthreads();
+  u64 lo, hi;
+  part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
+  // Keys past the part's end get the offset of no bucket (bucket `buckets`).
+  const u32 none = buckets << low_bits;
+  for (u64 t0 = lo; t0 < hi; t0 += kSplitTile) {
+    u32 off[kSplitItems];
+#pragma unroll
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      const u64 i = t0 + it * kSplitBlock + threadIdx.x;
+      off[it] = i < hi ? word_offset<W>(x[i], min_word) : none;
+    }
+#pragma unroll
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      const u32 b = bucket_of(off[it], low_bits);
+      const u32 slot = rank_in_bucket(b, buckets, s_fill);
+      if (b < buckets) {
+        const auto bin = static_cast<std::uint16_t>(bin_in_bucket(off[it], low_bits));
+        if (scatter_buffered(slot, kScatterChunk)) s_buffer[b * kBufferKeys + slot] = bin;
+        else low[scatter_direct_position(s_tail[b], slot, kScatterChunk)] = bin;
+      }
+    }
+    __syncthreads();
+    for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
+      ScatterRegion r{s_front[b], s_tail[b], 0};
+      scatter_settle(r, s_fill[b], kScatterChunk);
+      uint4* words = s_words + std::size_t{b} * 2 * kChunkWords;
+      for (int k = 0; k < 2 && scatter_chunk_ready(r, kScatterChunk); ++k) {
+        auto* out = reinterpret_cast<uint4*>(low + r.front);
+#pragma unroll
+        for (u32 w = 0; w < kChunkWords; ++w) {
+          out[w] = words[w];
+          words[w] = words[kChunkWords + w];
+        }
+        scatter_chunk_left(r, kScatterChunk);
+      }
+      s_front[b] = r.front;
+      s_tail[b] = r.tail;
+      s_fill[b] = r.fill;
+    }
+    __syncthreads();
+  }
+  for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
+    u32 start, end;
+    region(b, start, end);
+    const ScatterRegion r{s_front[b], s_tail[b], s_fill[b]};
+    for (u32 j = 0; j < r.fill; ++j)
+      low[scatter_final_position(r, start, end, j, kScatterChunk)] = s_buffer[b * kBufferKeys + j];
+  }
+}
+
 // Visits low[lo, hi) with blockDim.x threads, eight 2-byte values per 16-byte load where
 // aligned (aligned_span gives the vector part).
 template <typename F>

@@ -234,6 +234,93 @@ TEST(HpAdversarial, TwoLevelsAndSixtyFourBitCounts) {
   }
 }
 
+// The hybrid's buffered scatter (issue 53), forced at small n with buckets of 2^12 bins: regions
+// shorter than a chunk and unaligned, one bucket taking most keys of every tile (the stores from
+// the tail), keys on both sides of bucket edges, one key, the range's two ends, and 8-byte keys;
+// each against std::sort, with the grouped scatter on the same inputs, and the row saying which
+// scatter ran.
+TEST(HpAdversarial, BufferedScatterAtItsEdges) {
+  const Algorithm& hybrid = *registry().find("hp-hybrid");
+  std::vector<std::vector<std::uint32_t>> inputs;
+  for (std::uint64_t n : {1ull, 777ull, 3 * 8192ull + 5, (1ull << 20) + 77}) {
+    std::vector<std::uint32_t> w(n);
+    for (std::uint64_t i = 0; i < n; ++i) w[i] = static_cast<std::uint32_t>((i * 2654435761u >> 5) % (3000u << 12));
+    inputs.push_back(w);  // 3,000 buckets: a few keys of each a tile
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 3);
+      w[i] = h % 8 ? (700u << 12) + h % 4096 : (h % 2000) << 12;  // bucket 700 takes 7 keys of 8
+    }
+    inputs.push_back(w);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const auto h = static_cast<std::uint32_t>(i * 2654435761u >> 3);
+      w[i] = ((h % 1500) << 12) + (h % 3 ? 0u : 4095u);  // each bucket's first and last bins
+    }
+    inputs.push_back(w);
+  }
+  inputs.push_back(std::vector<std::uint32_t>(100000, 5u << 20));
+  std::vector<std::uint32_t> ends(200001);
+  for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i % 2 ? 3000u << 12 : 7u;
+  inputs.push_back(ends);
+  for (const auto& words : inputs) {
+    std::vector<std::uint32_t> want = words;
+    std::sort(want.begin(), want.end());
+    InputSpec spec;
+    spec.n = words.size();
+    spec.key = KeyType::u32;
+    const KeyFacts stats = input_stats_host(spec, words.data());
+    for (const char* scatter : {"buffered", "grouped"}) {
+      SortProblem problem{spec.shape(), stats, Params{{"low_bits", "12"}, {"scatter", scatter}}};
+      if (auto why = hybrid.why_unsupported(problem)) {
+        ADD_FAILURE() << "hp-hybrid declined scatter=" << scatter << ": " << *why;
+        continue;
+      }
+      const Details d = hybrid.details(problem);
+      EXPECT_NE(std::find(d.begin(), d.end(), Details::value_type{"scatter", scatter}), d.end());
+      std::vector<std::uint32_t> out = words;
+      sort_host_keys_on_device(hybrid, problem, out.data());
+      EXPECT_TRUE(out == want) << "scatter=" << scatter << " n=" << words.size() << " range "
+                               << static_cast<std::uint64_t>(stats.max - stats.min) + 1;
+    }
+  }
+  // 8-byte keys: the same scatter on offsets from a 64-bit minimum.
+  std::vector<std::uint64_t> wide((1 << 20) + 3);
+  for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = (std::uint64_t{1} << 40) + (i * 2654435761u >> 5) % (2000u << 12);
+  std::vector<std::uint64_t> want = wide;
+  std::sort(want.begin(), want.end());
+  InputSpec spec;
+  spec.n = wide.size();
+  spec.key = KeyType::u64;
+  const KeyFacts stats = input_stats_host(spec, wide.data());
+  SortProblem problem{spec.shape(), stats, Params{{"low_bits", "12"}, {"scatter", "buffered"}}};
+  ASSERT_FALSE(hybrid.why_unsupported(problem));
+  sort_host_keys_on_device(hybrid, problem, wide.data());
+  EXPECT_TRUE(wide == want) << "u64 keys";
+}
+
+// By default the hybrid buffers from 512 buckets (a tile then holds under a chunk of each) and
+// groups below; hp-auto takes it where hp-tiled would partition first.
+TEST(HpAdversarial, BufferedScatterIsTheDefaultFromFiveHundredTwelveBuckets) {
+  const Algorithm& hybrid = *registry().find("hp-hybrid");
+  const Algorithm& autos = *registry().find("hp-auto");
+  auto problem_of = [](std::uint64_t n, std::uint64_t range) {
+    InputSpec spec;
+    spec.n = n;
+    spec.key = KeyType::u32;
+    SortProblem problem{spec.shape(), {}, {}};
+    problem.facts.min_ordered = 0;
+    problem.facts.max_ordered = range - 1;
+    return problem;
+  };
+  auto detail = [](const Details& d, const char* key) {
+    const auto it = std::find_if(d.begin(), d.end(), [&](const auto& kv) { return kv.first == key; });
+    return it == d.end() ? std::string() : it->second;
+  };
+  EXPECT_EQ(detail(hybrid.details(problem_of(1 << 26, (1 << 26) / 50)), "scatter"), "grouped");  // 41 buckets
+  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 50)), "scatter"), "buffered");  // 1,311
+  EXPECT_EQ(detail(autos.details(problem_of(1u << 31, (1u << 31) / 50)), "variant"), "hp-hybrid");
+  EXPECT_EQ(detail(autos.details(problem_of(1u << 28, (1u << 28) / 50)), "variant"), "hp-tiled");  // one level
+}
+
 // The dense expansion (issue 36): every H-P member that takes --param expansion, forced dense on
 // keys clustered at the range's two ends and on sparse keys (windows of empty bins wider than a
 // tile: the search per position), with 64-bit counts and in two levels; and chosen by default

@@ -22,6 +22,7 @@ using u64 = std::uint64_t;
 struct Shape {
   unsigned low_bits;
   u64 parts, slices, tile, split_tile;
+  u32 chunk = 0;  // the buffered scatter's chunk (bucket_scatter_buffered); 0: the grouped scatter
 };
 
 // expand_runs over one tile: the window's runs [first, first + count) staged as tile-relative
@@ -45,6 +46,57 @@ void expand_tile(const std::vector<u32>& run_end, u64 first, u64 count, u64 t0, 
   }
 }
 
+// bucket_scatter_buffered: each part in tiles; a key takes the next slot of its bucket (in a
+// warp's order: here the tile's keys by odd positions, then even), goes to its bucket's buffer
+// of two chunks or straight to the tail; after each tile up to two whole chunks leave from the
+// front; at the part's end the buffers go to the positions left. Every position is written once.
+void buffered_scatter_model(const std::vector<u32>& x, u32 min_word, const std::vector<u32>& offsets, u64 buckets,
+                            const Shape& s, std::vector<std::uint16_t>& low) {
+  const u64 n = x.size();
+  const u32 chunk = s.chunk;
+  std::vector<int> writes(n, 0);
+  auto put = [&](u64 pos, u32 bin) {
+    ASSERT_LT(pos, n);
+    ++writes[pos];
+    low[pos] = static_cast<std::uint16_t>(bin);
+  };
+  auto region_end = [&](u64 i) -> u32 { return i + 1 < offsets.size() ? offsets[i + 1] : u32(n); };
+  for (u64 p = 0; p < s.parts; ++p) {
+    std::vector<ScatterRegion> r(buckets);
+    std::vector<std::vector<u32>> buffer(buckets, std::vector<u32>(2 * chunk));
+    for (u64 b = 0; b < buckets; ++b) r[b] = scatter_region(offsets[b * s.parts + p], region_end(b * s.parts + p), chunk);
+    u64 lo, hi;
+    part_bounds(n, s.parts, p, 4, lo, hi);
+    for (u64 t0 = lo; t0 < hi; t0 += s.split_tile) {
+      const u64 t1 = std::min(t0 + s.split_tile, hi);
+      std::vector<u32> slots(buckets);
+      for (u64 b = 0; b < buckets; ++b) slots[b] = r[b].fill;
+      for (u64 parity : {1u, 0u})
+        for (u64 i = t0 + parity; i < t1; i += 2) {
+          const u32 off = key_offset(x[i], min_word);
+          const u32 b = bucket_of(off, s.low_bits), bin = bin_in_bucket(off, s.low_bits);
+          const u32 slot = slots[b]++;
+          if (scatter_buffered(slot, chunk)) buffer[b][slot] = bin;
+          else put(scatter_direct_position(r[b].tail, slot, chunk), bin);
+        }
+      for (u64 b = 0; b < buckets; ++b) {
+        scatter_settle(r[b], slots[b], chunk);
+        for (int k = 0; k < 2 && scatter_chunk_ready(r[b], chunk); ++k) {
+          ASSERT_EQ(r[b].front % chunk, 0u);
+          for (u32 j = 0; j < chunk; ++j) put(r[b].front + j, buffer[b][j]);
+          std::copy(buffer[b].begin() + chunk, buffer[b].end(), buffer[b].begin());
+          scatter_chunk_left(r[b], chunk);
+        }
+      }
+    }
+    for (u64 b = 0; b < buckets; ++b) {
+      const u32 start = offsets[b * s.parts + p], end = region_end(b * s.parts + p);
+      for (u32 j = 0; j < r[b].fill; ++j) put(scatter_final_position(r[b], start, end, j, chunk), buffer[b][j]);
+    }
+  }
+  for (u64 i = 0; i < n; ++i) ASSERT_EQ(writes[i], 1) << "position " << i;
+}
+
 std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range, const Shape& s) {
   const u64 n = x.size();
   const u64 buckets = buckets_for(range, s.low_bits);
@@ -57,29 +109,33 @@ std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range
   }
   u32 sum = 0;
   for (u32& o : offsets) sum += std::exchange(o, sum);
-  // bucket_scatter: each part in tiles; a tile is grouped by bucket (ranks within a bucket
-  // in any order: here reversed), then each grouped position i goes to next[b] + i - start[b]
-  std::vector<u32> next = offsets;
   std::vector<std::uint16_t> low(n);
-  for (u64 p = 0; p < s.parts; ++p) {
-    u64 lo, hi;
-    part_bounds(n, s.parts, p, 4, lo, hi);
-    for (u64 t0 = lo; t0 < hi; t0 += s.split_tile) {
-      const u64 t1 = std::min(t0 + s.split_tile, hi);
-      std::vector<u32> count(buckets, 0), start(buckets, 0), grouped(t1 - t0);
-      for (u64 i = t0; i < t1; ++i) ++count[bucket_of(key_offset(x[i], min_word), s.low_bits)];
-      for (u64 b = 1; b < buckets; ++b) start[b] = start[b - 1] + count[b - 1];
-      std::vector<u32> rank(buckets, 0);
-      for (u64 i = t1; i-- > t0;) {
-        const u32 off = key_offset(x[i], min_word);
-        const u32 b = bucket_of(off, s.low_bits);
-        grouped[start[b] + rank[b]++] = off;
+  if (s.chunk) {
+    buffered_scatter_model(x, min_word, offsets, buckets, s, low);
+  } else {
+    // bucket_scatter: each part in tiles; a tile is grouped by bucket (ranks within a bucket
+    // in any order: here reversed), then each grouped position i goes to next[b] + i - start[b]
+    std::vector<u32> next = offsets;
+    for (u64 p = 0; p < s.parts; ++p) {
+      u64 lo, hi;
+      part_bounds(n, s.parts, p, 4, lo, hi);
+      for (u64 t0 = lo; t0 < hi; t0 += s.split_tile) {
+        const u64 t1 = std::min(t0 + s.split_tile, hi);
+        std::vector<u32> count(buckets, 0), start(buckets, 0), grouped(t1 - t0);
+        for (u64 i = t0; i < t1; ++i) ++count[bucket_of(key_offset(x[i], min_word), s.low_bits)];
+        for (u64 b = 1; b < buckets; ++b) start[b] = start[b - 1] + count[b - 1];
+        std::vector<u32> rank(buckets, 0);
+        for (u64 i = t1; i-- > t0;) {
+          const u32 off = key_offset(x[i], min_word);
+          const u32 b = bucket_of(off, s.low_bits);
+          grouped[start[b] + rank[b]++] = off;
+        }
+        for (u64 i = 0; i < grouped.size(); ++i) {
+          const u32 b = bucket_of(grouped[i], s.low_bits);
+          low.at(next[b * s.parts + p] + (i - start[b])) = static_cast<std::uint16_t>(bin_in_bucket(grouped[i], s.low_bits));
+        }
+        for (u64 b = 0; b < buckets; ++b) next[b * s.parts + p] += count[b];
       }
-      for (u64 i = 0; i < grouped.size(); ++i) {
-        const u32 b = bucket_of(grouped[i], s.low_bits);
-        low.at(next[b * s.parts + p] + (i - start[b])) = static_cast<std::uint16_t>(bin_in_bucket(grouped[i], s.low_bits));
-      }
-      for (u64 b = 0; b < buckets; ++b) next[b * s.parts + p] += count[b];
     }
   }
   // bucket_hist: slices of the bucketed array, each crossing bucket edges as it must, each
@@ -140,7 +196,9 @@ std::vector<u32> make_keys(u64 n, u32 min_word, u64 range, u64 len, unsigned see
 }
 
 TEST(HpPipelineModel, HybridMatchesStdSort) {
-  const std::vector<Shape> shapes{{4, 3, 5, 16, 7}, {6, 7, 2, 64, 64}, {15, 1, 1, 4096, 4096}, {3, 16, 9, 8, 1}};
+  const std::vector<Shape> shapes{{4, 3, 5, 16, 7},        {6, 7, 2, 64, 64},       {15, 1, 1, 4096, 4096},
+                                  {3, 16, 9, 8, 1},        {4, 3, 5, 16, 7, 2},     {6, 7, 2, 64, 64, 4},
+                                  {15, 1, 1, 4096, 4096, 16}, {3, 16, 9, 8, 8, 1}, {2, 5, 3, 16, 40, 4}};
   unsigned seed = 1;
   for (u64 n : {1ull, 2ull, 5ull, 100ull, 1001ull, 40000ull})
     for (u64 range : {1ull, 2ull, 17ull, 1000ull, 70000ull})
