@@ -81,12 +81,18 @@ inline bool splits(Histogram h) { return h == Histogram::hybrid || tiles(h); }
 using FastKeys = IntegerKeys;
 using FastValues = AllValues;
 
+// Shared memory the driver keeps per resident block.
+constexpr std::size_t kReservedSharedPerBlock = 1024;
+
 // The hybrid's scatter: buffered (bucket_scatter_buffered) from kBufferedScatterMinBuckets
 // buckets, where a tile holds on average less than a chunk of each, and where the buffers fit
 // in a block of this device's shared memory; --param scatter=grouped|buffered chooses.
 constexpr std::uint64_t kBufferedScatterMinBuckets = 512;
 bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d);
-// The widest range whose buckets' buffers fit in a block of d's shared memory.
+// hp-auto's widest range for the buffered hybrid: the buckets whose buffers let two blocks share
+// an SM. With one block an SM (2,048 and 2,731 buckets on an H200) it lost to hp-tiled's two
+// levels; with two (683 to 1,311) it won (docs/hp.md, the buffered scatter).
+constexpr std::size_t kBufferedScatterBlocksPerSm = 2;
 std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d);
 
 // The hybrid's bucket width (--param low_bits, fallback when absent); UsageError out of range.

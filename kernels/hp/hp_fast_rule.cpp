@@ -97,7 +97,10 @@ bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d) {
 }
 
 std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d) {
-  return std::min<std::uint64_t>(d.smem_per_block / scatter_shared_bytes(1), kMaxBuckets) << kLowBits;
+  const std::size_t per_block = d.smem_per_sm / kBufferedScatterBlocksPerSm;
+  const std::size_t room = std::min(per_block > kReservedSharedPerBlock ? per_block - kReservedSharedPerBlock : 0,
+                                    d.smem_per_block);
+  return std::min<std::uint64_t>(room / scatter_shared_bytes(1), kMaxBuckets) << kLowBits;
 }
 
 Details fast_details(Histogram h, const SortProblem& p) {

@@ -45,8 +45,6 @@ constexpr std::uint64_t kRunsMaxTilesPerThread = 4;
 // (pair_groups), the groups' counts at most one word per kPairKeysPerCountWord keys.
 constexpr std::uint64_t kPairWaves = 4;
 constexpr std::uint64_t kPairKeysPerCountWord = 2;
-// Shared memory the driver keeps per resident block.
-constexpr std::size_t kReservedSharedPerBlock = 1024;
 
 template <typename Count = u32>
 using RunsIn = thrust::transform_iterator<PackBin<Count>, thrust::counting_iterator<u64>>;

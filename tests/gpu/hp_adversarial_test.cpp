@@ -298,7 +298,8 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
 }
 
 // By default the hybrid buffers from 512 buckets (a tile then holds under a chunk of each) and
-// groups below; hp-auto takes it where hp-tiled would partition first.
+// groups below; hp-auto takes it where hp-tiled would partition first and two blocks of the
+// scatter share an SM.
 TEST(HpAdversarial, BufferedScatterIsTheDefaultFromFiveHundredTwelveBuckets) {
   const Algorithm& hybrid = *registry().find("hp-hybrid");
   const Algorithm& autos = *registry().find("hp-auto");
@@ -319,6 +320,8 @@ TEST(HpAdversarial, BufferedScatterIsTheDefaultFromFiveHundredTwelveBuckets) {
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 50)), "scatter"), "buffered");  // 1,311
   EXPECT_EQ(detail(autos.details(problem_of(1u << 31, (1u << 31) / 50)), "variant"), "hp-hybrid");
   EXPECT_EQ(detail(autos.details(problem_of(1u << 28, (1u << 28) / 50)), "variant"), "hp-tiled");  // one level
+  // 2,731 buckets: the buffers leave one block an SM, where two levels won.
+  EXPECT_EQ(detail(autos.details(problem_of(1u << 29, (1u << 29) / 6)), "variant"), "hp-tiled");
 }
 
 // The dense expansion (issue 36): every H-P member that takes --param expansion, forced dense on
