@@ -278,23 +278,13 @@ __global__ void __launch_bounds__(kSplitBlock, 2)
   part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
   // Keys past the part's end get the offset of no bucket (bucket `buckets`).
   const u32 none = buckets << low_bits;
-  // The next tile's keys are loaded while this one is placed: two blocks an SM leave little
-  // else to hide the loads' latency behind.
-  W ahead[kSplitItems];
-  auto load = [&](u64 t) {
-#pragma unroll
-    for (unsigned it = 0; it < kSplitItems; ++it) {
-      const u64 i = t + it * kSplitBlock + threadIdx.x;
-      ahead[it] = i < hi ? x[i] : min_word;
-    }
-  };
-  if (lo < hi) load(lo);
   for (u64 t0 = lo; t0 < hi; t0 += kSplitTile) {
     u32 off[kSplitItems];
 #pragma unroll
-    for (unsigned it = 0; it < kSplitItems; ++it)
-      off[it] = t0 + it * kSplitBlock + threadIdx.x < hi ? word_offset<W>(ahead[it], min_word) : none;
-    if (t0 + kSplitTile < hi) load(t0 + kSplitTile);
+    for (unsigned it = 0; it < kSplitItems; ++it) {
+      const u64 i = t0 + it * kSplitBlock + threadIdx.x;
+      off[it] = i < hi ? word_offset<W>(x[i], min_word) : none;
+    }
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
       const u32 b = bucket_of(off[it], low_bits);
