@@ -186,6 +186,17 @@ constexpr unsigned kSplitTile = kSplitBlock * kSplitItems;
 constexpr std::size_t split_shared_bytes(u32 buckets) { return (3 * std::size_t{buckets} + kSplitTile) * sizeof(u32); }
 
 using SplitScan = cub::BlockScan<u32, kSplitBlock>;
+
+// A split tile's offsets, kSplitItems a thread; keys past the part's end (hi) get `none`.
+template <typename W>
+__device__ __forceinline__ void load_split_tile(const W* x, u64 t0, u64 hi, W min_word, u32 none,
+                                                u32 (&off)[kSplitItems]) {
+#pragma unroll
+  for (unsigned it = 0; it < kSplitItems; ++it) {
+    const u64 i = t0 + it * kSplitBlock + threadIdx.x;
+    off[it] = i < hi ? word_offset<W>(x[i], min_word) : none;
+  }
+}
 // Two blocks per SM (registers capped at 64): one 512-thread block left the scatter latency bound.
 template <typename W>
 __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64 n, W min_word, unsigned low_bits,
@@ -208,11 +219,7 @@ __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64
     // Keys past the part's end get the offset of no bucket (bucket `buckets`).
     const u32 none = buckets << low_bits;
     u32 off[kSplitItems], rank[kSplitItems];
-#pragma unroll
-    for (unsigned it = 0; it < kSplitItems; ++it) {
-      const u64 i = t0 + it * kSplitBlock + threadIdx.x;
-      off[it] = i < hi ? word_offset<W>(x[i], min_word) : none;
-    }
+    load_split_tile(x, t0, hi, min_word, none, off);
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
       rank[it] = rank_in_bucket(bucket_of(off[it], low_bits), buckets, s_count);
@@ -280,11 +287,7 @@ __global__ void __launch_bounds__(kSplitBlock, 2)
   const u32 none = buckets << low_bits;
   for (u64 t0 = lo; t0 < hi; t0 += kSplitTile) {
     u32 off[kSplitItems];
-#pragma unroll
-    for (unsigned it = 0; it < kSplitItems; ++it) {
-      const u64 i = t0 + it * kSplitBlock + threadIdx.x;
-      off[it] = i < hi ? word_offset<W>(x[i], min_word) : none;
-    }
+    load_split_tile(x, t0, hi, min_word, none, off);
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
       const u32 b = bucket_of(off[it], low_bits);
