@@ -8,6 +8,7 @@
 #include "hp.hpp"
 #include "hp_fast_plan.hpp"
 #include "hp_index.hpp"
+#include "hp_scatter_index.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/errors.hpp"
 

@@ -9,6 +9,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "hp_fast_device.cuh"
+#include "hp_scatter_index.hpp"
 
 namespace sb::hp::fast {
 

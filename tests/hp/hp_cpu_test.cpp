@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../kernels/hp/hp_index.hpp"
+#include "../../kernels/hp/hp_scatter_index.hpp"
 #include "../../kernels/hp/hp_pairs_cpu.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"

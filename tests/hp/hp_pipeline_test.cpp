@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../../kernels/hp/hp_index.hpp"
+#include "../../kernels/hp/hp_scatter_index.hpp"
 
 namespace sb::hp {
 namespace {
