@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64
   }
 }
 
-// Hybrid step 2 for thousands of buckets, buffered (ScatterRegion in hp_index.hpp): a tile then
+// Hybrid step 2 for thousands of buckets, buffered (ScatterRegion in hp_scatter_index.hpp): a tile then
 // holds a few keys of each bucket, and bucket_scatter's runs of 2-byte stores cost whole partial
 // sectors (at n = 2^31, 1,311 buckets: 28.9 GB of DRAM traffic for 12.9 GB of keys read and low
 // bits written; docs/hp.md, the buffered scatter). Here each bucket's low bits collect in two
