@@ -142,7 +142,7 @@ void add_stable(Registry& r) {
   set_device_run<IntegerKeys, AllValues>(a, [](auto b, const SortProblem& p) { return run_stable(p, b); });
   a.details = [](const SortProblem& p) {
     TrafficInput in;
-    in.digit_passes = (bits_for_range(problem_range(p)) + 7) / 8;  // none for one value
+    in.digit_passes = (bits_for_range(problem_range(p)) + kDigitBits - 1) / kDigitBits;  // none for one value
     return Details{{"count_bits", "32"}, traffic_detail(TrafficPath::digit_passes, p, in)};
   };
   r.add(a);

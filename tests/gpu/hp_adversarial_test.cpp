@@ -264,12 +264,9 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
   for (const auto& words : inputs) {
     std::vector<std::uint32_t> want = words;
     std::sort(want.begin(), want.end());
-    InputSpec spec;
-    spec.n = words.size();
-    spec.key = KeyType::u32;
-    const KeyFacts stats = input_stats_host(spec, words.data());
+    const HandMade made = hand_made(words, false);
     for (const char* scatter : {"buffered", "grouped"}) {
-      SortProblem problem{spec.shape(), stats, Params{{"low_bits", "12"}, {"scatter", scatter}}};
+      SortProblem problem{made.spec.shape(), made.stats, Params{{"low_bits", "12"}, {"scatter", scatter}}};
       if (auto why = hybrid.why_unsupported(problem)) {
         ADD_FAILURE() << "hp-hybrid declined scatter=" << scatter << ": " << *why;
         continue;
@@ -278,8 +275,7 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
       EXPECT_NE(std::find(d.begin(), d.end(), Details::value_type{"scatter", scatter}), d.end());
       std::vector<std::uint32_t> out = words;
       sort_host_keys_on_device(hybrid, problem, out.data());
-      EXPECT_TRUE(out == want) << "scatter=" << scatter << " n=" << words.size() << " range "
-                               << static_cast<std::uint64_t>(stats.max - stats.min) + 1;
+      EXPECT_TRUE(out == want) << "scatter=" << scatter << " n=" << words.size() << " range " << static_cast<std::uint64_t>(made.spec.range);
     }
   }
   // 8-byte keys: the same scatter on offsets from a 64-bit minimum.

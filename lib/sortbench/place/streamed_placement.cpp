@@ -251,18 +251,17 @@ void StreamedPlacement::State::verify_resident(bool stable, ResultRow& row) {
 
 void StreamedPlacement::State::VerifyingWriter::write(std::uint64_t first, std::uint64_t count, const void* keys, const void* vals) {
   const std::uint64_t kb = s_.kb(), vb = s_.vb(), chunk = s_.stage_elements();
-  const bool verified = first + count <= verified_;
-  for (std::uint64_t done = 0; done < count && !verified; done += chunk) {
+  // What output_seen verified on the device is not copied back up to verify again.
+  const bool to_verify = s_.options.verify && first + count > verified_;
+  for (std::uint64_t done = 0; to_verify && done < count; done += chunk) {
     const std::uint64_t c = std::min(chunk, count - done);
-    if (s_.options.verify) {
-      SB_CUDA_CHECK(cudaMemcpyAsync(s_.stage_keys.get(), static_cast<const unsigned char*>(keys) + done * kb, c * kb,
+    SB_CUDA_CHECK(cudaMemcpyAsync(s_.stage_keys.get(), static_cast<const unsigned char*>(keys) + done * kb, c * kb,
+                                  cudaMemcpyHostToDevice, s_.stream.handle));
+    if (vb && vals)
+      SB_CUDA_CHECK(cudaMemcpyAsync(s_.stage_vals.get(), static_cast<const unsigned char*>(vals) + done * vb, c * vb,
                                     cudaMemcpyHostToDevice, s_.stream.handle));
-      if (vb && vals)
-        SB_CUDA_CHECK(cudaMemcpyAsync(s_.stage_vals.get(), static_cast<const unsigned char*>(vals) + done * vb, c * vb,
-                                      cudaMemcpyHostToDevice, s_.stream.handle));
-      s_.verifier->add_output(s_.stage_keys.get(), vb ? s_.stage_vals.get() : nullptr, c, stable_);
-      SB_CUDA_CHECK(cudaStreamSynchronize(s_.stream.handle));  // the stage is reused by the next piece
-    }
+    s_.verifier->add_output(s_.stage_keys.get(), vb ? s_.stage_vals.get() : nullptr, c, stable_);
+    SB_CUDA_CHECK(cudaStreamSynchronize(s_.stream.handle));  // the stage is reused by the next piece
   }
   OutputSink& sink = *s_.options.output;
   if (sink.wants(OutputSink::Column::keys))
