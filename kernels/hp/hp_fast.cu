@@ -42,7 +42,7 @@ struct Run {
   W min_word;
   cudaStream_t stream;
   DeviceFacts device;
-  bool buffered_scatter = false;  // the hybrid's scatter (hybrid_scatter_buffered)
+  unsigned scatter_threads = 0;  // the hybrid's buffered scatter's block (hybrid_scatter_threads); 0: grouped
 };
 
 // Warp-owned copies of `bins` counters that fit in the block's share of shared memory.
@@ -103,24 +103,54 @@ void count_parts_launch(const Run<W>& r, const W* x, unsigned low_bits, u32 buck
   SB_CUDA_CHECK_LAUNCH();
 }
 
-template <typename W>
-void hist_hybrid_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, std::uint16_t* low) {
+static_assert(kScatterThreadsPaired == kSplitBlock, "the paired buffered scatter is the split's block");
+
+// The buffered scatter at the run's block (Run::scatter_threads) over offsets of width P.
+template <typename W, typename P>
+void buffered_scatter_launch(const Run<W>& r, const W* x, unsigned parts, u32 buckets, unsigned low_bits,
+                             const P* offsets, std::uint16_t* low) {
+  const std::size_t smem = scatter_shared_bytes<P>(buckets);
+  if (r.scatter_threads == kScatterThreadsAlone)
+    bucket_scatter_buffered<W, kScatterThreadsAlone, P><<<parts, kScatterThreadsAlone, smem, r.stream>>>(
+        x, r.n, r.min_word, low_bits, buckets, offsets, low);
+  else
+    bucket_scatter_buffered<W, kScatterThreadsPaired, P><<<parts, kScatterThreadsPaired, smem, r.stream>>>(
+        x, r.n, r.min_word, low_bits, buckets, offsets, low);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
+// The hybrid: bucket counts, their scan into each (bucket, part)'s offset, the scatter of the low
+// bits, the buckets' histograms into A. Count u64 (2^32 keys or more): the offsets are scanned
+// into 64-bit words and the scatter is the buffered one.
+template <typename W, typename Count>
+void hist_hybrid_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low) {
   const auto parts = static_cast<unsigned>(a.parts);
   const auto buckets = static_cast<u32>(a.buckets);
   count_parts_launch(r, x, a.low_bits, buckets, parts, a.counts);
   std::size_t temp_bytes = a.temp_bytes;
-  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
-                                              static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
-  if (r.buffered_scatter)
-    bucket_scatter_buffered<W><<<parts, kSplitBlock, scatter_shared_bytes(buckets), r.stream>>>(
-        x, r.n, r.min_word, a.low_bits, buckets, a.counts, low);
-  else
-    bucket_scatter<W><<<parts, kSplitBlock, split_shared_bytes(buckets), r.stream>>>(x, r.n, r.min_word, a.low_bits,
-                                                                                  buckets, a.counts, low);
-  SB_CUDA_CHECK_LAUNCH();
   const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
-  bucket_hist<<<resident_grid(bucket_hist, r.n, kHistBlock, hist_smem, r.device), kHistBlock, hist_smem, r.stream>>>(
-      low, r.n, a.counts, parts, buckets, a.low_bits, a.A);
+  if constexpr (std::is_same_v<Count, u64>) {
+    SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, WideCounts(a.counts, WidenCount{}),
+                                                a.wide_offsets, static_cast<std::int64_t>(a.parts * a.buckets),
+                                                r.stream));
+    buffered_scatter_launch(r, x, parts, buckets, a.low_bits, a.wide_offsets, low);
+    auto* hist = bucket_hist<u64, u64>;
+    hist<<<resident_grid(hist, r.n, kHistBlock, hist_smem, r.device), kHistBlock, hist_smem, r.stream>>>(
+        low, r.n, a.wide_offsets, parts, buckets, a.low_bits, a.A);
+  } else {
+    SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
+                                                static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
+    if (r.scatter_threads) {
+      buffered_scatter_launch(r, x, parts, buckets, a.low_bits, a.counts, low);
+    } else {
+      bucket_scatter<W><<<parts, kSplitBlock, split_shared_bytes(buckets), r.stream>>>(x, r.n, r.min_word, a.low_bits,
+                                                                                    buckets, a.counts, low);
+      SB_CUDA_CHECK_LAUNCH();
+    }
+    auto* hist = bucket_hist<u32, u32>;
+    hist<<<resident_grid(hist, r.n, kHistBlock, hist_smem, r.device), kHistBlock, hist_smem, r.stream>>>(
+        low, r.n, a.counts, parts, buckets, a.low_bits, a.A);
+  }
   SB_CUDA_CHECK_LAUNCH();
 }
 
@@ -270,23 +300,21 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
 
 // Counts x[0, r.n) into A (zeroed first where the variant adds into it) with histogram
 // variant h. With `runs` (keys only) hp-tiled may write the runs instead (hist_tiled_launch):
-// returns whether it did. 64-bit counts: hp-tiled only.
+// returns whether it did. 64-bit counts: hp-tiled and the hybrid.
 template <typename W, typename Count>
 bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low,
                       bool runs = false) {
   if (tiles(h)) return hist_tiled_launch(r, a, x, low, runs);
-  if constexpr (std::is_same_v<Count, u32>) {
-    SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-    switch (h) {
-      case Histogram::shared: hist_shared_launch(r, x, a.A); break;
-      case Histogram::global:
-        hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(r.device.sms) * 16), 256, 0, r.stream>>>(
-            x, r.n, r.min_word, a.A);
-        SB_CUDA_CHECK_LAUNCH();
-        break;
-      case Histogram::hybrid: hist_hybrid_launch(r, a, x, low); break;
-      case Histogram::tiled:
-      case Histogram::tiled_stable: break;
+  SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(Count), r.stream));
+  if (h == Histogram::hybrid) {
+    hist_hybrid_launch(r, a, x, low);
+  } else if constexpr (std::is_same_v<Count, u32>) {
+    if (h == Histogram::shared) {
+      hist_shared_launch(r, x, a.A);
+    } else {
+      hist_global<W><<<grid_for(ceil_div(r.n, 4), 256, u64(r.device.sms) * 16), 256, 0, r.stream>>>(
+          x, r.n, r.min_word, a.A);
+      SB_CUDA_CHECK_LAUNCH();
     }
   }
   return false;
@@ -332,7 +360,7 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   constexpr bool pairs = Buffers<K, V>::has_values;
   const DeviceFacts d = device_facts(b.device);
   const Run<W> r{p.n(),    problem_range(p), min_word_of<K>(p.facts.min_ordered), b.stream, d,
-                 h == Histogram::hybrid && hybrid_scatter_buffered(p, d)};
+                 h == Histogram::hybrid ? hybrid_scatter_threads(p, d) : 0};
   if (r.n == 0) return 0;
   if constexpr (pairs) {
     FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device, tiles(h),
@@ -355,7 +383,7 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
     return 1;
   } else {
     void* keys[2] = {b.keys[0], b.keys[1]};
-    if (tiles(h) && count_bits_of(p) == 64) return sort_keys<W, u64>(h, p, r, b.workspace, keys);
+    if (wide_counts(h, p)) return sort_keys<W, u64>(h, p, r, b.workspace, keys);
     return sort_keys<W, u32>(h, p, r, b.workspace, keys);
   }
 }
@@ -393,8 +421,8 @@ std::size_t fast_bytes(Histogram h, const SortProblem& p) {
   return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using W = typename KeyTraits<decltype(k)>::Ordered;
     const bool dense = !p.has_payload() && expansion_is_dense(p);
-    if (keys_tiled && count_bits_of(p) == 64)
-      return FastArrays<W, u64>(nullptr, p.n(), problem_range(p), low_bits, false, device_facts(p), true, 0,
+    if (wide_counts(h, p))
+      return FastArrays<W, u64>(nullptr, p.n(), problem_range(p), low_bits, false, device_facts(p), tiles(h), 0,
                                 h == Histogram::tiled_stable, split, dense)
           .bytes;
     return FastArrays<W>(nullptr, p.n(), problem_range(p), low_bits, p.has_payload(), device_facts(p), tiles(h),
@@ -415,8 +443,12 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
     if (h == Histogram::hybrid) {
       allow_large_shared(bucket_count<W>, d);
       allow_large_shared(bucket_scatter<W>, d);
-      allow_large_shared(bucket_scatter_buffered<W>, d);
-      allow_large_shared(bucket_hist, d);
+      allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsPaired, u32>, d);
+      allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsAlone, u32>, d);
+      allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsPaired, u64>, d);
+      allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsAlone, u64>, d);
+      allow_large_shared(bucket_hist<u32, u32>, d);
+      allow_large_shared(bucket_hist<u64, u64>, d);
     }
   });
   if (tiles(h))
@@ -478,7 +510,7 @@ std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n
     using W = typename KeyTraits<K>::Ordered;
     const DeviceFacts d = device_facts(&device);
     const Run<W> r{n, problem_range(p), min_word_of<K>(p.facts.min_ordered), device.stream, d,
-                   h == Histogram::hybrid && hybrid_scatter_buffered(p, d)};
+                   h == Histogram::hybrid ? hybrid_scatter_threads(p, d) : 0};
     FastArrays<W> a = histogram_arrays<W>(p, n, h, workspace, r.device);
     if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low));
     else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));

@@ -56,8 +56,8 @@ constexpr unsigned kSplitMinFineBits = 5;
 unsigned tiled_levels(const SortProblem& p);
 // The two levels' plan (supers == 0: one level).
 SplitPlan tiled_split(const SortProblem& p);
-// The width of hp-tiled's counts and run ends: 64 where n >= 2^32 or --param count_bits=64
-// (keys only), else 32.
+// The width of hp-tiled's and hp-hybrid's counts, offsets and run ends: 64 where n >= 2^32 or
+// --param count_bits=64 (keys only), else 32.
 unsigned count_bits_of(const SortProblem& p);
 
 // Whether a keys-only run expands densely (dense_expansion on the facts' distinct count;
@@ -76,6 +76,10 @@ enum class Histogram { shared, global, hybrid, tiled, tiled_stable };
 inline bool tiles(Histogram h) { return h == Histogram::tiled || h == Histogram::tiled_stable; }
 // The hybrid and the tiled variants keep 2-byte low bits in keys[1] until the scan.
 inline bool splits(Histogram h) { return h == Histogram::hybrid || tiles(h); }
+// Whether variant h counts p in 64-bit words (count_bits_of; keys only, the variants that split).
+inline bool wide_counts(Histogram h, const SortProblem& p) {
+  return splits(h) && !p.has_payload() && count_bits_of(p) == 64;
+}
 
 // The fast versions take integer keys of both widths and every payload.
 using FastKeys = IntegerKeys;
@@ -86,9 +90,16 @@ constexpr std::size_t kReservedSharedPerBlock = 1024;
 
 // The hybrid's scatter: buffered (bucket_scatter_buffered) from kBufferedScatterMinBuckets
 // buckets, where a tile holds on average less than a chunk of each, and where the buffers fit
-// in a block of this device's shared memory; --param scatter=grouped|buffered chooses.
+// in a block of this device's shared memory; --param scatter=grouped|buffered chooses. With
+// 64-bit counts it is always buffered (the grouped scatter's positions are 32-bit).
 constexpr std::uint64_t kBufferedScatterMinBuckets = 512;
 bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d);
+// The buffered scatter's block: kScatterThreadsPaired threads where two such blocks' buffers
+// share an SM, else kScatterThreadsAlone, so that one block an SM keeps as many keys in flight
+// as two; --param scatter_threads=512|1024 chooses. 0: the grouped scatter.
+constexpr unsigned kScatterThreadsPaired = 512;
+constexpr unsigned kScatterThreadsAlone = 1024;
+unsigned hybrid_scatter_threads(const SortProblem& p, const DeviceFacts& d);
 // hp-auto's widest range for the buffered hybrid: the buckets whose buffers let two blocks share
 // an SM. With one block an SM (2,048 and 2,731 buckets on an H200) it lost to hp-tiled's two
 // levels; with two (683 to 1,311) it won (docs/hp.md, the buffered scatter).

@@ -70,10 +70,9 @@ unsigned count_bits_of(const SortProblem& p) {
   if (!p.params.count("count_bits")) return wide ? 64 : 32;
   const long bits = p.param_int("count_bits", 32);
   if (bits != 32 && bits != 64)
-    throw UsageError(fmt::format("hp-tiled: count_bits={} is not 32 or 64; use 64 to force 64-bit counts", bits));
-  if (bits == 32 && wide) throw UsageError("hp-tiled: count_bits=32 cannot count 2^32 keys or more; use 64");
-  if (bits == 64 && p.has_payload())
-    throw UsageError("hp-tiled: count_bits=64 is for keys alone; drop it with a payload");
+    throw UsageError(fmt::format("count_bits={} is not 32 or 64; use 64 to force 64-bit counts", bits));
+  if (bits == 32 && wide) throw UsageError("count_bits=32 cannot count 2^32 keys or more; use 64");
+  if (bits == 64 && p.has_payload()) throw UsageError("count_bits=64 is for keys alone; drop it with a payload");
   return static_cast<unsigned>(bits);
 }
 
@@ -86,15 +85,37 @@ bool expansion_is_dense(const SortProblem& p) {
   return dense_expansion(p.n(), problem_range(p), p.facts.len);
 }
 
+namespace {
+// The buffered scatter's shared memory for p's buckets, at its positions' width.
+std::size_t hybrid_scatter_bytes(const SortProblem& p) {
+  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits_of(p));
+  return wide_counts(Histogram::hybrid, p) ? scatter_shared_bytes<std::uint64_t>(buckets)
+                                           : scatter_shared_bytes<std::uint32_t>(buckets);
+}
+}  // namespace
+
 bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d) {
   const std::uint64_t buckets = buckets_for(problem_range(p), low_bits_of(p));
-  const bool fits = scatter_shared_bytes(buckets) <= d.smem_per_block;
+  const bool fits = hybrid_scatter_bytes(p) <= d.smem_per_block;
   if (auto it = p.params.find("scatter"); it != p.params.end()) {
-    if (it->second == "grouped") return false;
+    if (it->second == "grouped") return false;  // hybrid_unsupported declines it with 64-bit counts
     if (it->second == "buffered") return fits;  // hybrid_unsupported names the shortfall
     throw UsageError(fmt::format("--param scatter={} is not grouped or buffered", it->second));
   }
-  return fits && buckets >= kBufferedScatterMinBuckets;
+  return fits && (buckets >= kBufferedScatterMinBuckets || wide_counts(Histogram::hybrid, p));
+}
+
+unsigned hybrid_scatter_threads(const SortProblem& p, const DeviceFacts& d) {
+  if (!hybrid_scatter_buffered(p, d)) return 0;
+  if (p.params.count("scatter_threads")) {
+    const long threads = p.param_int("scatter_threads", kScatterThreadsPaired);
+    if (threads != kScatterThreadsPaired && threads != kScatterThreadsAlone)
+      throw UsageError(fmt::format("hp-hybrid: scatter_threads={} is not {} or {}", threads, kScatterThreadsPaired,
+                                   kScatterThreadsAlone));
+    return static_cast<unsigned>(threads);
+  }
+  const bool paired = 2 * (hybrid_scatter_bytes(p) + kReservedSharedPerBlock) <= d.smem_per_sm;
+  return paired ? kScatterThreadsPaired : kScatterThreadsAlone;
 }
 
 std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d) {
@@ -106,16 +127,20 @@ std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d) {
 
 Details fast_details(Histogram h, const SortProblem& p) {
   const bool keys_tiled = tiles(h) && !p.has_payload();
-  Details d{{"count_bits", keys_tiled ? std::to_string(count_bits_of(p)) : "32"}};
+  const unsigned count_bits = wide_counts(h, p) ? 64 : 32;
+  Details d{{"count_bits", std::to_string(count_bits)}};
   TrafficInput traffic;
-  traffic.count_bytes = keys_tiled ? count_bits_of(p) / 8 : 4;
+  traffic.count_bytes = count_bits / 8;
   if (!p.has_payload()) {
     traffic.dense = expansion_is_dense(p);
     d.emplace_back("expansion", traffic.dense ? "dense" : "runs");
   }
   TrafficPath path = h == Histogram::hybrid ? TrafficPath::hybrid : TrafficPath::shared;
-  if (h == Histogram::hybrid)
-    d.emplace_back("scatter", hybrid_scatter_buffered(p, device_facts(p)) ? "buffered" : "grouped");
+  if (h == Histogram::hybrid) {
+    const unsigned threads = hybrid_scatter_threads(p, device_facts(p));
+    d.emplace_back("scatter", threads ? "buffered" : "grouped");
+    if (threads) d.emplace_back("scatter_threads", std::to_string(threads));
+  }
   if (keys_tiled) {
     const SplitPlan split = tiled_split(p);
     d.emplace_back("levels", split.supers ? "2" : "1");
@@ -191,17 +216,24 @@ std::optional<std::string> tiled_unsupported(const SortProblem& p, bool stable) 
 }
 
 std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
-  if (auto why = common_limits(p)) return why;
+  // Keys alone: 64-bit counts and positions past 2^32 keys.
+  if (auto why = p.has_payload() ? common_limits(p) : range_limit(p)) return why;
+  count_bits_of(p);  // a UsageError for a width that cannot count this input
   const unsigned low_bits = low_bits_of(p);
   const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
   if (buckets > kMaxBuckets)
     return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, low_bits);
-  if (const auto scatter = p.params.find("scatter"); scatter != p.params.end() && scatter->second == "buffered") {
+  const bool wide = wide_counts(Histogram::hybrid, p);
+  const auto scatter = p.params.find("scatter");
+  const bool asks_grouped = scatter != p.params.end() && scatter->second == "grouped";
+  if (wide && asks_grouped) return std::string("scatter=grouped counts in 32 bits; drop it for 2^32 keys or more");
+  if (wide || (scatter != p.params.end() && scatter->second == "buffered")) {
     const std::size_t room = device_facts(p).smem_per_block;
-    if (scatter_shared_bytes(buckets) > room)
-      return fmt::format("scatter=buffered needs {} KiB of shared memory a block for {} buckets, this GPU has {} KiB; "
-                         "use scatter=grouped or a larger low_bits",
-                         ceil_div(scatter_shared_bytes(buckets), 1024), buckets, room / 1024);
+    if (hybrid_scatter_bytes(p) > room)
+      return fmt::format("scatter=buffered needs {} KiB of shared memory a block for {} buckets{}, this GPU has {} KiB; "
+                         "use {}a larger low_bits",
+                         ceil_div(hybrid_scatter_bytes(p), 1024), buckets, wide ? " at 64-bit positions" : "",
+                         room / 1024, wide ? "" : "scatter=grouped or ");
   }
   return std::nullopt;
 }
@@ -329,7 +361,7 @@ void add_fast(Registry& r) {
                                  "histogram per bucket, fused scan/compress, run expansion");
   hybrid.constraints = fmt::format("range at most {} buckets of 2^low_bits bins", kMaxBuckets);
   hybrid.unsupported = hybrid_unsupported;
-  hybrid.params = {"low_bits", "expansion", "scatter"};
+  hybrid.params = {"low_bits", "expansion", "scatter", "scatter_threads", "count_bits"};
   r.add(hybrid);
 
   Algorithm tiled = fast_member(tiled_name(false), Histogram::tiled,

@@ -69,6 +69,18 @@ std::size_t dense_scan_temp_bytes(u64 range) {
   return bytes;
 }
 
+// The hybrid's bucket counts read as 64-bit words, scanned into 64-bit offsets (2^32 keys or more).
+struct WidenCount {
+  __host__ __device__ u64 operator()(u32 c) const { return c; }
+};
+using WideCounts = thrust::transform_iterator<WidenCount, const u32*>;
+inline std::size_t wide_offsets_scan_temp_bytes(u64 n) {
+  std::size_t bytes = 0;
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, WideCounts(nullptr, WidenCount{}),
+                                              static_cast<u64*>(nullptr), static_cast<std::int64_t>(n)));
+  return bytes;
+}
+
 // Temporary bytes of the exclusive scan of n u32 words (bucket and bin cursors).
 inline std::size_t cursor_scan_temp_bytes(u64 n) {
   std::size_t bytes = 0;
@@ -122,12 +134,13 @@ inline std::uint64_t split_parts(u64 n, const DeviceFacts& d) {
 // only: the runs (dense: A's scan is the runs, dense_expansion) and the expansion windows;
 // with a payload A alone (it becomes the cursors),
 // for hp-tiled one A a group (value_bytes: the payload's width). Count: the width of A and
-// the run ends (u64 where n >= 2^32, hp-tiled's keys-only path). split.supers != 0: hp-tiled
+// the run ends (u64 where n >= 2^32, hp-tiled's and the hybrid's keys-only paths). split.supers != 0: hp-tiled
 // in two levels, with the partitioned array, its counts and offsets, and its tiles' firsts.
 template <typename W, typename Count = u32>
 struct FastArrays {
   Count *A, *run_end = nullptr, *len = nullptr;
   u32* counts = nullptr;
+  u64* wide_offsets = nullptr;  // the hybrid with 64-bit counts: the counts' exclusive scan
   u32* seg_start = nullptr;  // hp-tiled: where each bucket's segment starts in each tile
   void* bucket_scan = nullptr;  // hp-tiled, keys only: the buckets' look-back states (segment_runs)
   std::size_t bucket_scan_bytes = 0;
@@ -193,7 +206,12 @@ struct FastArrays {
       parts = hybrid_parts(n, d);
       buckets = buckets_for(range, low_bits);
       counts = reinterpret_cast<u32*>(base + c.take(parts * buckets * sizeof(u32)));
-      temp_bytes = std::max(temp_bytes, cursor_scan_temp_bytes(parts * buckets));
+      if constexpr (std::is_same_v<Count, u64>) {
+        wide_offsets = reinterpret_cast<u64*>(base + c.take(parts * buckets * sizeof(u64)));
+        temp_bytes = std::max(temp_bytes, wide_offsets_scan_temp_bytes(parts * buckets));
+      } else {
+        temp_bytes = std::max(temp_bytes, cursor_scan_temp_bytes(parts * buckets));
+      }
     }
     temp = base + c.take(temp_bytes);
     bytes = c.used;

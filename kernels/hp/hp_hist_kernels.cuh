@@ -188,13 +188,13 @@ constexpr std::size_t split_shared_bytes(u32 buckets) { return (3 * std::size_t{
 
 using SplitScan = cub::BlockScan<u32, kSplitBlock>;
 
-// A split tile's offsets, kSplitItems a thread; keys past the part's end (hi) get `none`.
-template <typename W>
+// A split tile's offsets, kSplitItems a thread of Block; keys past the part's end (hi) get `none`.
+template <unsigned Block = kSplitBlock, typename W>
 __device__ __forceinline__ void load_split_tile(const W* x, u64 t0, u64 hi, W min_word, u32 none,
                                                 u32 (&off)[kSplitItems]) {
 #pragma unroll
   for (unsigned it = 0; it < kSplitItems; ++it) {
-    const u64 i = t0 + it * kSplitBlock + threadIdx.x;
+    const u64 i = t0 + it * Block + threadIdx.x;
     off[it] = i < hi ? word_offset<W>(x[i], min_word) : none;
   }
 }
@@ -253,30 +253,33 @@ __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64
 // holds a few keys of each bucket, and bucket_scatter's runs of 2-byte stores cost whole partial
 // sectors (at n = 2^31, 1,311 buckets: 28.9 GB of DRAM traffic for 12.9 GB of keys read and low
 // bits written; docs/hp.md, the buffered scatter). Here each bucket's low bits collect in two
-// chunks of shared memory and leave as whole aligned sectors; a key past the two chunks is
-// stored at once from its region's tail, in the runs many keys of one bucket make.
-template <typename W>
-__global__ void __launch_bounds__(kSplitBlock, 2)
-    bucket_scatter_buffered(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, const u32* offsets,
+// chunks of shared memory and leave as whole aligned sectors; a key past the two chunks is stored
+// at once from its region's tail, in the runs many keys of one bucket make. Block: 512 threads
+// where two blocks' buffers share an SM, else 1024 so that one block keeps as many keys in flight
+// (scatter_threads). P: the positions' width (u64 from 2^32 keys).
+template <typename W, unsigned Block = kSplitBlock, typename P = u32>
+__global__ void __launch_bounds__(Block, 1024 / Block)
+    bucket_scatter_buffered(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, const P* offsets,
                             std::uint16_t* low) {
   extern __shared__ __align__(16) unsigned char s_raw[];
   constexpr u32 kBufferKeys = 2 * kScatterChunk;
   constexpr u32 kChunkWords = kScatterChunk * sizeof(std::uint16_t) / sizeof(uint4);
+  constexpr u32 kFillAlign = sizeof(P) / sizeof(u32);
   auto* s_buffer = reinterpret_cast<std::uint16_t*>(s_raw);  // bucket b's two chunks at b * kBufferKeys
   auto* s_words = reinterpret_cast<uint4*>(s_raw);
   u32* s_fill = reinterpret_cast<u32*>(s_buffer + std::size_t{buckets} * kBufferKeys);
-  u32* s_front = s_fill + buckets;
-  u32* s_tail = s_front + buckets;
+  P* s_front = reinterpret_cast<P*>(s_fill + (buckets + kFillAlign - 1) / kFillAlign * kFillAlign);
+  P* s_tail = s_front + buckets;
   const u64 regions = u64{buckets} * gridDim.x;
-  auto region = [&](u32 b, u32& start, u32& end) {
+  auto region = [&](u32 b, P& start, P& end) {
     const u64 i = u64{b} * gridDim.x + blockIdx.x;
     start = offsets[i];
-    end = i + 1 < regions ? offsets[i + 1] : static_cast<u32>(n);
+    end = i + 1 < regions ? offsets[i + 1] : static_cast<P>(n);
   };
   for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
-    u32 start, end;
+    P start, end;
     region(b, start, end);
-    const ScatterRegion r = scatter_region(start, end, kScatterChunk);
+    const ScatterRegion<P> r = scatter_region(start, end, kScatterChunk);
     s_front[b] = r.front;
     s_tail[b] = r.tail;
     s_fill[b] = 0;
@@ -286,9 +289,9 @@ __global__ void __launch_bounds__(kSplitBlock, 2)
   part_bounds(n, gridDim.x, blockIdx.x, 4, lo, hi);
   // Keys past the part's end get the offset of no bucket (bucket `buckets`).
   const u32 none = buckets << low_bits;
-  for (u64 t0 = lo; t0 < hi; t0 += kSplitTile) {
+  for (u64 t0 = lo; t0 < hi; t0 += Block * kSplitItems) {
     u32 off[kSplitItems];
-    load_split_tile(x, t0, hi, min_word, none, off);
+    load_split_tile<Block>(x, t0, hi, min_word, none, off);
 #pragma unroll
     for (unsigned it = 0; it < kSplitItems; ++it) {
       const u32 b = bucket_of(off[it], low_bits);
@@ -301,7 +304,7 @@ __global__ void __launch_bounds__(kSplitBlock, 2)
     }
     __syncthreads();
     for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
-      ScatterRegion r{s_front[b], s_tail[b], 0};
+      ScatterRegion<P> r{s_front[b], s_tail[b], 0};
       scatter_settle(r, s_fill[b], kScatterChunk);
       uint4* words = s_words + std::size_t{b} * 2 * kChunkWords;
       for (int k = 0; k < 2 && scatter_chunk_ready(r, kScatterChunk); ++k) {
@@ -320,9 +323,9 @@ __global__ void __launch_bounds__(kSplitBlock, 2)
     __syncthreads();
   }
   for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
-    u32 start, end;
+    P start, end;
     region(b, start, end);
-    const ScatterRegion r{s_front[b], s_tail[b], s_fill[b]};
+    const ScatterRegion<P> r{s_front[b], s_tail[b], s_fill[b]};
     for (u32 j = 0; j < r.fill; ++j)
       low[scatter_final_position(r, start, end, j, kScatterChunk)] = s_buffer[b * kBufferKeys + j];
   }
@@ -346,11 +349,11 @@ __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u
 }
 
 // Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
-// the bucketed array; a slice crossing bucket edges handles each bucket in turn.
-// static: non-template kernels defined in a header that two families'
-// translation units include (hp-fast and dist-hp) need internal linkage.
-static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* offsets, u32 parts, u32 buckets,
-                            unsigned low_bits, u32* A) {
+// the bucketed array; a slice crossing bucket edges handles each bucket in turn. Count and P:
+// the counts' and the offsets' width (u64 from 2^32 keys).
+template <typename Count = u32, typename P = u32>
+__global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u32 parts, u32 buckets,
+                            unsigned low_bits, Count* A) {
   extern __shared__ u32 s_hist[];
   const u32 bins = 1u << low_bits;
   auto bucket_start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * parts] : n; };
@@ -366,7 +369,7 @@ static __global__ void bucket_hist(const std::uint16_t* low, u64 n, const u32* o
     run.flush(s_hist);
     __syncthreads();
     for (u32 i = threadIdx.x; i < bins; i += blockDim.x)
-      if (s_hist[i]) atomicAdd(&A[(u64{b} << low_bits) + i], s_hist[i]);
+      if (s_hist[i]) add_count(&A[(u64{b} << low_bits) + i], s_hist[i]);
     __syncthreads();
     lo = end;
   }

@@ -533,8 +533,8 @@ SB_HD_INLINE AutoChoice auto_choice(std::uint64_t n, std::uint64_t range, const 
 }
 
 // The whole rule: what no H-P variant takes (float keys, ranges past 32-bit offsets, n at
-// or above 2^32 with a payload) goes to CUB, 2^32 keys or more to hp-tiled (64-bit counts)
-// where auto_choice would take an H-P variant, the rest to auto_choice. With a payload, hp-tiled's
+// or above 2^32 with a payload) goes to CUB, 2^32 keys or more to the hybrid or else hp-tiled
+// (64-bit counts) where auto_choice would take an H-P variant, the rest to auto_choice. With a payload, hp-tiled's
 // key-value path where the pairs rule admits it, CUB otherwise: the other variants claim
 // each slot with a global atomic, and with many keys per bin those serialize (docs/hp.md,
 // hp-auto with a payload), and hp-tiled's
@@ -550,9 +550,10 @@ struct AutoInput {
 SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
   if (!in.integer_keys || in.range > kMaxRange) return AutoChoice::cub;
   if (in.n >= kMaxRange) {
-    // 2^32 keys or more: only hp-tiled's keys-only path counts in 64-bit words.
+    // 2^32 keys or more: hp-tiled's and the hybrid's keys-only paths count in 64-bit words.
     if (in.payload) return AutoChoice::cub;
-    return auto_choice(in.n, in.range, rule, in.len) == AutoChoice::cub ? AutoChoice::cub : AutoChoice::tiled;
+    const AutoChoice c = auto_choice(in.n, in.range, rule, in.len);
+    return c == AutoChoice::cub || c == AutoChoice::hybrid ? c : AutoChoice::tiled;
   }
   if (in.payload) {
     const std::uint64_t distinct = in.len ? in.len : min_u64(in.n, in.range);

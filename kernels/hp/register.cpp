@@ -93,10 +93,10 @@ std::optional<std::string> range_limit(const SortProblem& p) {
 }
 
 std::optional<std::string> common_limits(const SortProblem& p) {
-  // Counts, prefix sums and output positions are 32-bit words, as in the paper (hp-tiled's keys-only
-  // path widens them, hp_fast_rule.cpp).
+  // Counts, prefix sums and output positions are 32-bit words, as in the paper (hp-tiled's and
+  // hp-hybrid's keys-only paths widen them, hp_fast_rule.cpp).
   if (p.n() >= (std::uint64_t{1} << 32))
-    return std::string("n at or above 2^32: 32-bit counters (hp-tiled and hp-auto take it, keys only)");
+    return std::string("n at or above 2^32: 32-bit counters (hp-tiled, hp-hybrid and hp-auto take it, keys only)");
   return range_limit(p);
 }
 

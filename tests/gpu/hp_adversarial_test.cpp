@@ -238,7 +238,8 @@ TEST(HpAdversarial, TwoLevelsAndSixtyFourBitCounts) {
 // shorter than a chunk and unaligned, one bucket taking most keys of every tile (the stores from
 // the tail), keys on both sides of bucket edges, one key, the range's two ends, and 8-byte keys;
 // each against std::sort, with the grouped scatter on the same inputs, and the row saying which
-// scatter ran.
+// scatter ran; the buffered one also with a 1,024-thread block and with 64-bit counts and offsets
+// (count_bits=64: the hybrid's path from 2^32 keys), the row saying so.
 TEST(HpAdversarial, BufferedScatterAtItsEdges) {
   const Algorithm& hybrid = *registry().find("hp-hybrid");
   std::vector<std::vector<std::uint32_t>> inputs;
@@ -265,17 +266,30 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
     std::vector<std::uint32_t> want = words;
     std::sort(want.begin(), want.end());
     const HandMade made = hand_made(words, false);
-    for (const char* scatter : {"buffered", "grouped"}) {
-      SortProblem problem{made.spec.shape(), made.stats, Params{{"low_bits", "12"}, {"scatter", scatter}}};
+    const std::vector<Params> variants{{{"scatter", "buffered"}, {"scatter_threads", "512"}},
+                                       {{"scatter", "buffered"}, {"scatter_threads", "1024"}},
+                                       {{"scatter", "grouped"}},
+                                       {{"count_bits", "64"}, {"scatter_threads", "512"}},
+                                       {{"count_bits", "64"}, {"scatter_threads", "1024"}}};
+    for (Params params : variants) {
+      std::string label;
+      for (const auto& kv : params) label += kv.first + "=" + kv.second + " ";
+      params.emplace("low_bits", "12");
+      SortProblem problem{made.spec.shape(), made.stats, params};
       if (auto why = hybrid.why_unsupported(problem)) {
-        ADD_FAILURE() << "hp-hybrid declined scatter=" << scatter << ": " << *why;
+        ADD_FAILURE() << "hp-hybrid declined " << label << ": " << *why;
         continue;
       }
       const Details d = hybrid.details(problem);
-      EXPECT_NE(std::find(d.begin(), d.end(), Details::value_type{"scatter", scatter}), d.end());
+      const auto has = [&](const char* key, const std::string& value) {
+        return std::find(d.begin(), d.end(), Details::value_type{key, value}) != d.end();
+      };
+      EXPECT_TRUE(has("scatter", params.count("scatter") ? params.at("scatter") : "buffered")) << label;
+      if (params.count("scatter_threads")) EXPECT_TRUE(has("scatter_threads", params.at("scatter_threads"))) << label;
+      EXPECT_TRUE(has("count_bits", params.count("count_bits") ? "64" : "32")) << label;
       std::vector<std::uint32_t> out = words;
       sort_host_keys_on_device(hybrid, problem, out.data());
-      EXPECT_TRUE(out == want) << "scatter=" << scatter << " n=" << words.size() << " range " << static_cast<std::uint64_t>(made.spec.range);
+      EXPECT_TRUE(out == want) << label << "n=" << words.size() << " range " << static_cast<std::uint64_t>(made.spec.range);
     }
   }
   // 8-byte keys: the same scatter on offsets from a 64-bit minimum.
@@ -287,10 +301,13 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
   spec.n = wide.size();
   spec.key = KeyType::u64;
   const KeyFacts stats = input_stats_host(spec, wide.data());
-  SortProblem problem{spec.shape(), stats, Params{{"low_bits", "12"}, {"scatter", "buffered"}}};
-  ASSERT_FALSE(hybrid.why_unsupported(problem));
-  sort_host_keys_on_device(hybrid, problem, wide.data());
-  EXPECT_TRUE(wide == want) << "u64 keys";
+  for (const char* threads : {"512", "1024"}) {
+    SortProblem problem{spec.shape(), stats, Params{{"low_bits", "12"}, {"scatter", "buffered"}, {"scatter_threads", threads}}};
+    ASSERT_FALSE(hybrid.why_unsupported(problem));
+    std::vector<std::uint64_t> out = wide;
+    sort_host_keys_on_device(hybrid, problem, out.data());
+    EXPECT_TRUE(out == want) << "u64 keys, scatter_threads=" << threads;
+  }
 }
 
 // By default the hybrid buffers from 512 buckets (a tile then holds under a chunk of each) and

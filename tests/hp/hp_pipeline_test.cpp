@@ -51,19 +51,22 @@ void expand_tile(const std::vector<u32>& run_end, u64 first, u64 count, u64 t0, 
 // warp's order: here the tile's keys by odd positions, then even), goes to its bucket's buffer
 // of two chunks or straight to the tail; after each tile up to two whole chunks leave from the
 // front; at the part's end the buffers go to the positions left. Every position is written once.
-void buffered_scatter_model(const std::vector<u32>& x, u32 min_word, const std::vector<u32>& offsets, u64 buckets,
-                            const Shape& s, std::vector<std::uint16_t>& low) {
+// Positions P (u64 from 2^32 keys) count from `base`: low[i] is position base + i.
+template <typename P>
+void buffered_scatter_model(const std::vector<u32>& x, u32 min_word, const std::vector<P>& offsets, u64 buckets,
+                            const Shape& s, std::vector<std::uint16_t>& low, P base = 0) {
   const u64 n = x.size();
   const u32 chunk = s.chunk;
   std::vector<int> writes(n, 0);
-  auto put = [&](u64 pos, u32 bin) {
-    ASSERT_LT(pos, n);
-    ++writes[pos];
-    low[pos] = static_cast<std::uint16_t>(bin);
+  auto put = [&](P pos, u32 bin) {
+    ASSERT_GE(pos, base);
+    ASSERT_LT(pos - base, n);
+    ++writes[pos - base];
+    low[pos - base] = static_cast<std::uint16_t>(bin);
   };
-  auto region_end = [&](u64 i) -> u32 { return i + 1 < offsets.size() ? offsets[i + 1] : u32(n); };
+  auto region_end = [&](u64 i) -> P { return i + 1 < offsets.size() ? offsets[i + 1] : P(base + n); };
   for (u64 p = 0; p < s.parts; ++p) {
-    std::vector<ScatterRegion> r(buckets);
+    std::vector<ScatterRegion<P>> r(buckets);
     std::vector<std::vector<u32>> buffer(buckets, std::vector<u32>(2 * chunk));
     for (u64 b = 0; b < buckets; ++b) r[b] = scatter_region(offsets[b * s.parts + p], region_end(b * s.parts + p), chunk);
     u64 lo, hi;
@@ -91,25 +94,30 @@ void buffered_scatter_model(const std::vector<u32>& x, u32 min_word, const std::
       }
     }
     for (u64 b = 0; b < buckets; ++b) {
-      const u32 start = offsets[b * s.parts + p], end = region_end(b * s.parts + p);
+      const P start = offsets[b * s.parts + p], end = region_end(b * s.parts + p);
       for (u32 j = 0; j < r[b].fill; ++j) put(scatter_final_position(r[b], start, end, j, chunk), buffer[b][j]);
     }
   }
   for (u64 i = 0; i < n; ++i) ASSERT_EQ(writes[i], 1) << "position " << i;
 }
 
-std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range, const Shape& s) {
-  const u64 n = x.size();
-  const u64 buckets = buckets_for(range, s.low_bits);
-  // bucket_count + exclusive scan
+// bucket_count + exclusive scan: each (bucket, part)'s first position, bucket-major.
+std::vector<u32> bucket_part_offsets(const std::vector<u32>& x, u32 min_word, u64 buckets, const Shape& s) {
   std::vector<u32> offsets(buckets * s.parts, 0);
   for (u64 p = 0; p < s.parts; ++p) {
     u64 lo, hi;
-    part_bounds(n, s.parts, p, 4, lo, hi);
+    part_bounds(x.size(), s.parts, p, 4, lo, hi);
     for (u64 i = lo; i < hi; ++i) ++offsets[bucket_of(key_offset(x[i], min_word), s.low_bits) * s.parts + p];
   }
   u32 sum = 0;
   for (u32& o : offsets) sum += std::exchange(o, sum);
+  return offsets;
+}
+
+std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range, const Shape& s) {
+  const u64 n = x.size();
+  const u64 buckets = buckets_for(range, s.low_bits);
+  const std::vector<u32> offsets = bucket_part_offsets(x, min_word, buckets, s);
   std::vector<std::uint16_t> low(n);
   if (s.chunk) {
     buffered_scatter_model(x, min_word, offsets, buckets, s, low);
@@ -215,6 +223,34 @@ TEST(HpPipelineModel, HybridMatchesStdSort) {
                 << "n=" << n << " range=" << range << " len=" << len << " min=" << min_word << " low=" << s.low_bits;
           }
       }
+}
+
+// The buffered scatter with 64-bit positions (the hybrid from 2^32 keys): every region moved to
+// just below 2^32, not chunk-aligned, so that regions and chunks straddle it. Each position is
+// written once (the model checks) and each bucket's span holds exactly its keys' low bits.
+TEST(HpPipelineModel, BufferedScatterAtSixtyFourBitPositions) {
+  const std::vector<Shape> shapes{{4, 3, 5, 16, 7, 2}, {6, 7, 2, 64, 64, 4}, {3, 16, 9, 8, 8, 1}, {2, 5, 3, 16, 40, 4}};
+  unsigned seed = 7;
+  for (u64 n : {1ull, 100ull, 1001ull, 40000ull})
+    for (const Shape& s : shapes) {
+      const u64 range = 1000, buckets = buckets_for(range, s.low_bits);
+      const std::vector<u32> x = make_keys(n, 0, range, std::min<u64>(50, n), seed++);
+      const std::vector<u32> offsets = bucket_part_offsets(x, 0, buckets, s);
+      const u64 base = (u64{1} << 32) - n / 2 - 3;
+      std::vector<u64> wide(offsets.begin(), offsets.end());
+      for (u64& o : wide) o += base;
+      std::vector<std::uint16_t> low(n, 0xffff);
+      buffered_scatter_model<u64>(x, 0, wide, buckets, s, low, base);
+      for (u64 b = 0; b < buckets; ++b) {
+        const u64 lo = offsets[b * s.parts], hi = b + 1 < buckets ? offsets[(b + 1) * s.parts] : n;
+        std::vector<std::uint16_t> got(low.begin() + lo, low.begin() + hi), want;
+        for (u32 k : x)
+          if (bucket_of(k, s.low_bits) == b) want.push_back(static_cast<std::uint16_t>(bin_in_bucket(k, s.low_bits)));
+        std::sort(got.begin(), got.end());
+        std::sort(want.begin(), want.end());
+        ASSERT_EQ(got, want) << "n=" << n << " low_bits=" << s.low_bits << " bucket " << b;
+      }
+    }
 }
 
 // hp-tiled's histogram (group_key_tiles + segment_hist): every tile grouped by bucket in place
