@@ -119,6 +119,19 @@ void buffered_scatter_launch(const Run<W>& r, const W* x, unsigned parts, u32 bu
   SB_CUDA_CHECK_LAUNCH();
 }
 
+// Step 3 of the hybrid: each bucket's histogram into A, in 16-bit pairs where the bucket's
+// 32-bit counters pass a block's shared memory (2^16 bins, hybrid_low_bits).
+template <typename W, typename Count, typename P>
+void bucket_hist_launch(const Run<W>& r, const FastArrays<W, Count>& a, const P* offsets, const std::uint16_t* low) {
+  const std::size_t bins = std::size_t{1} << a.low_bits;
+  const bool pairs = bins * sizeof(u32) > r.device.smem_per_block;
+  const std::size_t smem = pairs ? bins / 2 * sizeof(u32) : bins * sizeof(u32);
+  auto* hist = pairs ? bucket_hist<Count, P, true> : bucket_hist<Count, P, false>;
+  hist<<<resident_grid(hist, r.n, kHistBlock, smem, r.device), kHistBlock, smem, r.stream>>>(
+      low, r.n, offsets, static_cast<u32>(a.parts), static_cast<u32>(a.buckets), a.low_bits, a.A);
+  SB_CUDA_CHECK_LAUNCH();
+}
+
 // The hybrid: bucket counts, their scan into each (bucket, part)'s offset, the scatter of the low
 // bits, the buckets' histograms into A. Count u64 (2^32 keys or more): the offsets are scanned
 // into 64-bit words and the scatter is the buffered one.
@@ -128,15 +141,12 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W*
   const auto buckets = static_cast<u32>(a.buckets);
   count_parts_launch(r, x, a.low_bits, buckets, parts, a.counts);
   std::size_t temp_bytes = a.temp_bytes;
-  const std::size_t hist_smem = (std::size_t{1} << a.low_bits) * sizeof(u32);
   if constexpr (std::is_same_v<Count, u64>) {
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, WideCounts(a.counts, WidenCount{}),
                                                 a.wide_offsets, static_cast<std::int64_t>(a.parts * a.buckets),
                                                 r.stream));
     buffered_scatter_launch(r, x, parts, buckets, a.low_bits, a.wide_offsets, low);
-    auto* hist = bucket_hist<u64, u64>;
-    hist<<<resident_grid(hist, r.n, kHistBlock, hist_smem, r.device), kHistBlock, hist_smem, r.stream>>>(
-        low, r.n, a.wide_offsets, parts, buckets, a.low_bits, a.A);
+    bucket_hist_launch(r, a, a.wide_offsets, low);
   } else {
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                                 static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
@@ -147,11 +157,8 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W*
                                                                                     buckets, a.counts, low);
       SB_CUDA_CHECK_LAUNCH();
     }
-    auto* hist = bucket_hist<u32, u32>;
-    hist<<<resident_grid(hist, r.n, kHistBlock, hist_smem, r.device), kHistBlock, hist_smem, r.stream>>>(
-        low, r.n, a.counts, parts, buckets, a.low_bits, a.A);
+    bucket_hist_launch(r, a, a.counts, low);
   }
-  SB_CUDA_CHECK_LAUNCH();
 }
 
 // group_tiles over x and its values (group_key_tiles without a payload), persistent blocks
@@ -447,8 +454,10 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
       allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsAlone, u32>, d);
       allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsPaired, u64>, d);
       allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsAlone, u64>, d);
-      allow_large_shared(bucket_hist<u32, u32>, d);
-      allow_large_shared(bucket_hist<u64, u64>, d);
+      allow_large_shared(bucket_hist<u32, u32, false>, d);
+      allow_large_shared(bucket_hist<u32, u32, true>, d);
+      allow_large_shared(bucket_hist<u64, u64, false>, d);
+      allow_large_shared(bucket_hist<u64, u64, true>, d);
     }
   });
   if (tiles(h))

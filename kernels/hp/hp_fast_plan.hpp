@@ -100,14 +100,23 @@ bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d);
 constexpr unsigned kScatterThreadsPaired = 512;
 constexpr unsigned kScatterThreadsAlone = 1024;
 unsigned hybrid_scatter_threads(const SortProblem& p, const DeviceFacts& d);
-// hp-auto's widest range for the buffered hybrid: the buckets whose buffers let two blocks share
-// an SM. With one block an SM (2,048 and 2,731 buckets on an H200) it lost to hp-tiled's two
-// levels; with two (683 to 1,311) it won (docs/hp.md, the buffered scatter).
+// hp-auto's widest range for the buffered hybrid: the buckets of 2^16 bins (hybrid_low_bits)
+// whose buffers at the positions' width (wide: 64-bit) let two blocks share an SM. With one
+// block an SM (2,048 and 2,731 buckets of 2^15 on an H200) it lost to hp-tiled's two levels;
+// with two (683 to 1,311) it won (docs/hp.md, the buffered scatter).
 constexpr std::size_t kBufferedScatterBlocksPerSm = 2;
-std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d);
+std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide);
 
-// The hybrid's bucket width (--param low_bits, fallback when absent); UsageError out of range.
-unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const char* who = "hp-hybrid");
+// A bucket width from --param low_bits (fallback when absent); UsageError outside
+// kLowBitsMin..max_bits.
+unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const char* who = "hp-hybrid",
+                     unsigned max_bits = kLowBits);
+// The hybrid's buckets may be 2^16 bins wide (the 2-byte low bits hold 16 bits): its histograms
+// then count in 16-bit pairs (bucket_hist), since 2^16 32-bit counters pass a block's shared
+// memory. By default 2^15, or 2^16 where that halves the buckets into buffers two scatter blocks
+// share an SM with and 2^15 does not (hybrid_low_bits; docs/hp.md, the buffered scatter).
+constexpr unsigned kHybridMaxLowBits = 16;
+unsigned hybrid_low_bits(const SortProblem& p);
 inline const char* tiled_name(bool stable) { return stable ? "hp-tiled-stable" : "hp-tiled"; }
 // The widest buckets place_pairs holds in shared memory beside a batch of p's values.
 unsigned widest_pair_width(const SortProblem& p, bool stable);

@@ -15,10 +15,10 @@
 namespace sb::hp {
 namespace fast {
 
-unsigned low_bits_of(const SortProblem& p, unsigned fallback, const char* who) {
+unsigned low_bits_of(const SortProblem& p, unsigned fallback, const char* who, unsigned max_bits) {
   const long bits = p.param_int("low_bits", fallback);
-  if (bits < long{kLowBitsMin} || bits > long{kLowBits})
-    throw UsageError(fmt::format("{}: low_bits={} out of range; use {}..{}", who, bits, kLowBitsMin, kLowBits));
+  if (bits < long{kLowBitsMin} || bits > long{max_bits})
+    throw UsageError(fmt::format("{}: low_bits={} out of range; use {}..{}", who, bits, kLowBitsMin, max_bits));
   return static_cast<unsigned>(bits);
 }
 
@@ -86,16 +86,29 @@ bool expansion_is_dense(const SortProblem& p) {
 }
 
 namespace {
-// The buffered scatter's shared memory for p's buckets, at its positions' width.
-std::size_t hybrid_scatter_bytes(const SortProblem& p) {
-  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits_of(p));
+// The buffered scatter's shared memory for p's buckets of 2^low_bits bins, at its positions' width.
+std::size_t hybrid_scatter_bytes(const SortProblem& p, unsigned low_bits) {
+  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
   return wide_counts(Histogram::hybrid, p) ? scatter_shared_bytes<std::uint64_t>(buckets)
                                            : scatter_shared_bytes<std::uint32_t>(buckets);
 }
+std::size_t hybrid_scatter_bytes(const SortProblem& p) { return hybrid_scatter_bytes(p, hybrid_low_bits(p)); }
+// Whether two buffered scatter blocks of `bytes` share an SM of d.
+bool scatter_blocks_pair(std::size_t bytes, const DeviceFacts& d) {
+  return 2 * (bytes + kReservedSharedPerBlock) <= d.smem_per_sm;
+}
 }  // namespace
 
+unsigned hybrid_low_bits(const SortProblem& p) {
+  if (p.params.count("low_bits")) return low_bits_of(p, kLowBits, "hp-hybrid", kHybridMaxLowBits);
+  const DeviceFacts d = device_facts(p);
+  const bool wider_pairs = !scatter_blocks_pair(hybrid_scatter_bytes(p, kLowBits), d) &&
+                           scatter_blocks_pair(hybrid_scatter_bytes(p, kHybridMaxLowBits), d);
+  return wider_pairs ? kHybridMaxLowBits : kLowBits;
+}
+
 bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d) {
-  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits_of(p));
+  const std::uint64_t buckets = buckets_for(problem_range(p), hybrid_low_bits(p));
   const bool fits = hybrid_scatter_bytes(p) <= d.smem_per_block;
   if (auto it = p.params.find("scatter"); it != p.params.end()) {
     if (it->second == "grouped") return false;  // hybrid_unsupported declines it with 64-bit counts
@@ -114,15 +127,17 @@ unsigned hybrid_scatter_threads(const SortProblem& p, const DeviceFacts& d) {
                                    kScatterThreadsAlone));
     return static_cast<unsigned>(threads);
   }
-  const bool paired = 2 * (hybrid_scatter_bytes(p) + kReservedSharedPerBlock) <= d.smem_per_sm;
-  return paired ? kScatterThreadsPaired : kScatterThreadsAlone;
+  return scatter_blocks_pair(hybrid_scatter_bytes(p), d) ? kScatterThreadsPaired : kScatterThreadsAlone;
 }
 
-std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d) {
+std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide) {
   const std::size_t per_block = d.smem_per_sm / kBufferedScatterBlocksPerSm;
   const std::size_t room = std::min(per_block > kReservedSharedPerBlock ? per_block - kReservedSharedPerBlock : 0,
                                     d.smem_per_block);
-  return std::min<std::uint64_t>(room / scatter_shared_bytes(1), kMaxBuckets) << kLowBits;
+  const std::size_t fixed = wide ? scatter_shared_bytes<std::uint64_t>(0) : scatter_shared_bytes<std::uint32_t>(0);
+  const std::size_t per_bucket = (wide ? scatter_shared_bytes<std::uint64_t>(1) : scatter_shared_bytes<std::uint32_t>(1)) - fixed;
+  const std::uint64_t buckets = room > fixed ? (room - fixed) / per_bucket : 0;
+  return std::min<std::uint64_t>(buckets, kMaxBuckets) << kHybridMaxLowBits;
 }
 
 Details fast_details(Histogram h, const SortProblem& p) {
@@ -138,6 +153,7 @@ Details fast_details(Histogram h, const SortProblem& p) {
   TrafficPath path = h == Histogram::hybrid ? TrafficPath::hybrid : TrafficPath::shared;
   if (h == Histogram::hybrid) {
     const unsigned threads = hybrid_scatter_threads(p, device_facts(p));
+    d.emplace_back("low_bits", std::to_string(hybrid_low_bits(p)));
     d.emplace_back("scatter", threads ? "buffered" : "grouped");
     if (threads) d.emplace_back("scatter_threads", std::to_string(threads));
   }
@@ -219,7 +235,8 @@ std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
   // Keys alone: 64-bit counts and positions past 2^32 keys.
   if (auto why = p.has_payload() ? common_limits(p) : range_limit(p)) return why;
   count_bits_of(p);  // a UsageError for a width that cannot count this input
-  const unsigned low_bits = low_bits_of(p);
+  // Without --param low_bits the limit is 2^15-bin buckets' (hybrid_low_bits may widen them).
+  const unsigned low_bits = low_bits_of(p, kLowBits, "hp-hybrid", kHybridMaxLowBits);
   const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
   if (buckets > kMaxBuckets)
     return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, low_bits);
@@ -260,7 +277,7 @@ AutoRule full_rule(const SortProblem& p) {
                   kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
                   std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
                   kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
-                  kAutoSplitKeysPerBin, kAutoSplitKeysPerValue, buffered_hybrid_max_range(device_facts(p))};
+                  kAutoSplitKeysPerBin, kAutoSplitKeysPerValue, buffered_hybrid_max_range(device_facts(p), wide_counts(Histogram::hybrid, p))};
 }
 
 Choice choose(const SortProblem& p) {

@@ -107,7 +107,7 @@ inline std::size_t place_shared_total(unsigned low_bits, std::size_t value_bytes
 
 // Bucket width of the variants that split (0: no split).
 inline unsigned low_bits_for(Histogram h, const SortProblem& p) {
-  if (h == Histogram::hybrid) return low_bits_of(p);
+  if (h == Histogram::hybrid) return hybrid_low_bits(p);
   const bool stable = h == Histogram::tiled_stable;
   if (tiles(h)) return p.has_payload() ? tiled_pair_width(p, stable) : tiled_width(p, stable);
   return 0;

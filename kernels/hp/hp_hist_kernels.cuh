@@ -46,9 +46,11 @@ struct RunCounter {
 // The same for bins in 16-bit pairs (pair_word): runs stay under 2^16 keys, and each add
 // moves the halves' wraps into A (pair_wraps); bins is the range, so an odd last word's
 // high half, which holds no bin, only ever sees a carry and its take-back, never added to A.
+// Count: A's width.
+template <typename Count = u32>
 struct PairRunCounter {
   u32 bin = 0, run = 0;
-  __device__ __forceinline__ void add(u32* pairs, u32 b, u32 bins, u32* A) {
+  __device__ __forceinline__ void add(u32* pairs, u32 b, u32 bins, Count* A) {
     if (b == bin && run < kPairRunMax) {
       ++run;
       return;
@@ -57,14 +59,14 @@ struct PairRunCounter {
     bin = b;
     run = 1;
   }
-  __device__ __forceinline__ void flush(u32* pairs, u32 bins, u32* A) {
+  __device__ __forceinline__ void flush(u32* pairs, u32 bins, Count* A) {
     if (!run) return;
     u32* word = &pairs[pair_word(bin)];
     PairWraps w = pair_wraps(atomicAdd(word, pair_add(bin, run)), bin, run);
     if (w.carried && pair_take_back_wraps(atomicAdd(word, kPairTakeBack))) --w.high;
     const u32 even = bin & ~1u;
-    if (w.low) atomicAdd(&A[even], w.low << 16);
-    if (w.high && even + 1 < bins) atomicAdd(&A[even + 1], w.high << 16);  // w.high may be -1 (mod 2^32)
+    if (w.low) add_count(&A[even], w.low << 16);
+    if (w.high && even + 1 < bins) add_signed_count(&A[even + 1], w.high << 16);  // w.high may be -1 (mod 2^32)
   }
 };
 
@@ -350,26 +352,42 @@ __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u
 
 // Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
 // the bucketed array; a slice crossing bucket edges handles each bucket in turn. Count and P:
-// the counts' and the offsets' width (u64 from 2^32 keys).
-template <typename Count = u32, typename P = u32>
+// the counts' and the offsets' width (u64 from 2^32 keys). Pairs: the bins as 16-bit pairs
+// (PairRunCounter), for buckets of 2^16 bins, whose 32-bit counters do not fit in a block.
+template <typename Count = u32, typename P = u32, bool Pairs = false>
 __global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u32 parts, u32 buckets,
                             unsigned low_bits, Count* A) {
   extern __shared__ u32 s_hist[];
   const u32 bins = 1u << low_bits;
+  const u32 words = Pairs ? bins / 2 : bins;
   auto bucket_start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * parts] : n; };
   u64 lo, hi;
   part_bounds(n, gridDim.x, blockIdx.x, 8, lo, hi);
   for (u32 b = bucket_holding(bucket_start, buckets, lo); lo < hi && b < buckets; ++b) {
     const u64 end = bucket_start(b + 1) < hi ? bucket_start(b + 1) : hi;
     if (end <= lo) continue;
-    for (u32 i = threadIdx.x; i < bins; i += blockDim.x) s_hist[i] = 0;
+    Count* bucket_A = A + (u64{b} << low_bits);
+    for (u32 i = threadIdx.x; i < words; i += blockDim.x) s_hist[i] = 0;
     __syncthreads();
-    RunCounter<> run;
-    for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin); });
-    run.flush(s_hist);
+    if constexpr (Pairs) {
+      PairRunCounter<Count> run;
+      for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin, bins, bucket_A); });
+      run.flush(s_hist, bins, bucket_A);
+    } else {
+      RunCounter<> run;
+      for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin); });
+      run.flush(s_hist);
+    }
     __syncthreads();
-    for (u32 i = threadIdx.x; i < bins; i += blockDim.x)
-      if (s_hist[i]) add_count(&A[(u64{b} << low_bits) + i], s_hist[i]);
+    for (u32 i = threadIdx.x; i < words; i += blockDim.x) {
+      if constexpr (Pairs) {
+        const u32 v = s_hist[i];
+        if (const u32 c = pair_count(v, 2 * i)) add_count(&bucket_A[2 * i], c);
+        if (const u32 c = pair_count(v, 2 * i + 1)) add_count(&bucket_A[2 * i + 1], c);
+      } else if (s_hist[i]) {
+        add_count(&bucket_A[i], s_hist[i]);
+      }
+    }
     __syncthreads();
     lo = end;
   }

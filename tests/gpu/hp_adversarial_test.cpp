@@ -239,7 +239,8 @@ TEST(HpAdversarial, TwoLevelsAndSixtyFourBitCounts) {
 // the tail), keys on both sides of bucket edges, one key, the range's two ends, and 8-byte keys;
 // each against std::sort, with the grouped scatter on the same inputs, and the row saying which
 // scatter ran; the buffered one also with a 1,024-thread block and with 64-bit counts and offsets
-// (count_bits=64: the hybrid's path from 2^32 keys), the row saying so.
+// (count_bits=64: the hybrid's path from 2^32 keys), and with buckets of 2^16 bins counted in
+// 16-bit pairs (100,000 equal keys wrap a pair's half), the row saying so.
 TEST(HpAdversarial, BufferedScatterAtItsEdges) {
   const Algorithm& hybrid = *registry().find("hp-hybrid");
   std::vector<std::vector<std::uint32_t>> inputs;
@@ -270,7 +271,9 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
                                        {{"scatter", "buffered"}, {"scatter_threads", "1024"}},
                                        {{"scatter", "grouped"}},
                                        {{"count_bits", "64"}, {"scatter_threads", "512"}},
-                                       {{"count_bits", "64"}, {"scatter_threads", "1024"}}};
+                                       {{"count_bits", "64"}, {"scatter_threads", "1024"}},
+                                       {{"low_bits", "16"}},
+                                       {{"low_bits", "16"}, {"count_bits", "64"}}};
     for (Params params : variants) {
       std::string label;
       for (const auto& kv : params) label += kv.first + "=" + kv.second + " ";
@@ -284,7 +287,12 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
       const auto has = [&](const char* key, const std::string& value) {
         return std::find(d.begin(), d.end(), Details::value_type{key, value}) != d.end();
       };
-      EXPECT_TRUE(has("scatter", params.count("scatter") ? params.at("scatter") : "buffered")) << label;
+      // 64-bit counts always buffer; 2^16-bin buckets number under 512 here, which group by default.
+      EXPECT_TRUE(has("scatter", params.count("scatter")      ? params.at("scatter")
+                                 : params.count("count_bits") ? "buffered"
+                                                              : "grouped"))
+          << label;
+      EXPECT_TRUE(has("low_bits", params.at("low_bits"))) << label;
       if (params.count("scatter_threads")) EXPECT_TRUE(has("scatter_threads", params.at("scatter_threads"))) << label;
       EXPECT_TRUE(has("count_bits", params.count("count_bits") ? "64" : "32")) << label;
       std::vector<std::uint32_t> out = words;
