@@ -48,6 +48,30 @@ struct EmitRun {
     if (static_cast<u64>(i) == range - 1) *len = packed_nonzero(scan);
   }
 };
+// The same over 64-bit counts packed in one word (wide_pack_shift != 0): a scan of 8-byte words.
+struct PackWideBin {
+  const u64* A;
+  unsigned shift;
+  __host__ __device__ u64 operator()(u64 i) const { return pack_bin(A[i], shift); }
+};
+template <typename W>
+struct EmitPackedRun {
+  const u64* A;
+  u64* run_end;
+  W* run_val;
+  u64* len;
+  u64 range;
+  W min_word;
+  unsigned shift;
+  __device__ void operator()(std::ptrdiff_t i, u64 scan) const {
+    if (A[i]) {
+      const u64 j = packed_nonzero(scan, shift) - 1;
+      run_end[j] = packed_count(scan, shift);
+      run_val[j] = word_at<W>(static_cast<u32>(i), min_word);
+    }
+    if (static_cast<u64>(i) == range - 1) *len = packed_nonzero(scan, shift);
+  }
+};
 
 // The expansion: tile t of y holds the runs from the first one ending after t0 to the one
 // covering the tile's last position, at most one per position. locate_tiles finds every

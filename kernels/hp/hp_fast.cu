@@ -344,10 +344,19 @@ int sort_keys(Histogram h, const SortProblem& p, const Run<W>& r, void* workspac
     SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
                                                 r.stream));
   } else if (!launch_histogram(h, r, a, x, low, true)) {
-    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-        a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{a.A}),
-        RunsOut<W, Count>(EmitRun<W, Count>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
-        static_cast<std::int64_t>(r.range), r.stream));
+    const unsigned shift = std::is_same_v<Count, u64> ? wide_pack_shift(r.n, r.range) : 0;
+    if constexpr (std::is_same_v<Count, u64>) {
+      if (shift)
+        SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+            a.temp, temp_bytes, PackedRunsIn(thrust::counting_iterator<u64>(0), PackWideBin{a.A, shift}),
+            PackedRunsOut<W>(EmitPackedRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word, shift}),
+            static_cast<std::int64_t>(r.range), r.stream));
+    }
+    if (!shift)
+      SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+          a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{a.A}),
+          RunsOut<W, Count>(EmitRun<W, Count>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
+          static_cast<std::int64_t>(r.range), r.stream));
   }
   const Count* run_end = dense ? a.A : a.run_end;
   const u64 tiles = ceil_div(r.n, kExpandTile);

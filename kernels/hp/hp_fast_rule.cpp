@@ -137,7 +137,7 @@ std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide) {
   const std::size_t fixed = wide ? scatter_shared_bytes<std::uint64_t>(0) : scatter_shared_bytes<std::uint32_t>(0);
   const std::size_t per_bucket = (wide ? scatter_shared_bytes<std::uint64_t>(1) : scatter_shared_bytes<std::uint32_t>(1)) - fixed;
   const std::uint64_t buckets = room > fixed ? (room - fixed) / per_bucket : 0;
-  return std::min<std::uint64_t>(buckets, kMaxBuckets) << kHybridMaxLowBits;
+  return std::min<std::uint64_t>(buckets, kMaxBuckets) << (wide ? kHybridMaxLowBits : kLowBits);
 }
 
 Details fast_details(Histogram h, const SortProblem& p) {

@@ -51,12 +51,23 @@ using RunsIn = thrust::transform_iterator<PackBin<Count>, thrust::counting_itera
 template <typename W, typename Count = u32>
 using RunsOut = thrust::tabulate_output_iterator<EmitRun<W, Count>>;
 
+using PackedRunsIn = thrust::transform_iterator<PackWideBin, thrust::counting_iterator<u64>>;
+template <typename W>
+using PackedRunsOut = thrust::tabulate_output_iterator<EmitPackedRun<W>>;
+
 template <typename W, typename Count>
 std::size_t runs_scan_temp_bytes(u64 range) {
   std::size_t bytes = 0;
   SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes,
                                               RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{}),
                                               RunsOut<W, Count>(EmitRun<W, Count>{}), static_cast<std::int64_t>(range)));
+  if constexpr (std::is_same_v<Count, u64>) {
+    std::size_t packed = 0;
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, packed,
+                                                PackedRunsIn(thrust::counting_iterator<u64>(0), PackWideBin{}),
+                                                PackedRunsOut<W>(EmitPackedRun<W>{}), static_cast<std::int64_t>(range)));
+    bytes = std::max(bytes, packed);
+  }
   return bytes;
 }
 

@@ -60,11 +60,13 @@ struct PairRunCounter {
     run = 1;
   }
   __device__ __forceinline__ void flush(u32* pairs, u32 bins, Count* A) {
-    if (!run) return;
-    u32* word = &pairs[pair_word(bin)];
-    PairWraps w = pair_wraps(atomicAdd(word, pair_add(bin, run)), bin, run);
-    if (w.carried && pair_take_back_wraps(atomicAdd(word, kPairTakeBack))) --w.high;
-    const u32 even = bin & ~1u;
+    if (run) settle(pairs, bin, run, atomicAdd(&pairs[pair_word(bin)], pair_add(bin, run)), bins, A);
+  }
+  // Moves the wraps of the add of `count` keys to bin b, whose word held `before`, into A.
+  static __device__ __forceinline__ void settle(u32* pairs, u32 b, u32 count, u32 before, u32 bins, Count* A) {
+    PairWraps w = pair_wraps(before, b, count);
+    if (w.carried && pair_take_back_wraps(atomicAdd(&pairs[pair_word(b)], kPairTakeBack))) --w.high;
+    const u32 even = b & ~1u;
     if (w.low) add_count(&A[even], w.low << 16);
     if (w.high && even + 1 < bins) add_signed_count(&A[even + 1], w.high << 16);  // w.high may be -1 (mod 2^32)
   }
@@ -350,6 +352,41 @@ __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u
   for (u64 i = mid_hi + threadIdx.x; i < hi; i += blockDim.x) f(low[i]);
 }
 
+// Counts low[lo, hi) into 16-bit pairs (PairRunCounter's wraps): a 16-byte load's eight bins add
+// their runs of equal neighbours with atomics issued together, and settle their wraps after. A
+// returning atomic a key, each waited on before the next, left bucket_hist at a quarter of
+// DRAM's rate (7.6 ms at n = 2^32, 2^16-bin buckets, against 3.2 ms for 32-bit counters).
+template <typename Count>
+__device__ __forceinline__ void count_low_pairs(const std::uint16_t* low, u64 lo, u64 hi, u32* pairs, u32 bins,
+                                                Count* A) {
+  using Counter = PairRunCounter<Count>;
+  auto one = [&](u32 b) { Counter::settle(pairs, b, 1, atomicAdd(&pairs[pair_word(b)], pair_add(b, 1)), bins, A); };
+  u64 mid_lo, mid_hi;
+  aligned_span(lo, hi, 8, mid_lo, mid_hi);
+  for (u64 i = lo + threadIdx.x; i < mid_lo; i += blockDim.x) one(low[i]);
+  const uint4* v8 = reinterpret_cast<const uint4*>(low);
+  for (u64 i = mid_lo / 8 + threadIdx.x; i < mid_hi / 8; i += blockDim.x) {
+    const uint4 v = v8[i];
+    const u32 halves[4] = {v.x, v.y, v.z, v.w};
+    u32 bin[8], run[8], before[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) bin[k] = k % 2 ? halves[k / 2] >> 16 : halves[k / 2] & 0xffffu;
+    u32 len = 0;  // run[k]: the length of the run starting at k, 0 inside a run
+#pragma unroll
+    for (int k = 7; k >= 0; --k) {
+      len = k < 7 && bin[k] == bin[k + 1] ? len + 1 : 1;
+      run[k] = k == 0 || bin[k] != bin[k - 1] ? len : 0;
+    }
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      if (run[k]) before[k] = atomicAdd(&pairs[pair_word(bin[k])], pair_add(bin[k], run[k]));
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      if (run[k]) Counter::settle(pairs, bin[k], run[k], before[k], bins, A);
+  }
+  for (u64 i = mid_hi + threadIdx.x; i < hi; i += blockDim.x) one(low[i]);
+}
+
 // Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
 // the bucketed array; a slice crossing bucket edges handles each bucket in turn. Count and P:
 // the counts' and the offsets' width (u64 from 2^32 keys). Pairs: the bins as 16-bit pairs
@@ -370,9 +407,7 @@ __global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u
     for (u32 i = threadIdx.x; i < words; i += blockDim.x) s_hist[i] = 0;
     __syncthreads();
     if constexpr (Pairs) {
-      PairRunCounter<Count> run;
-      for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin, bins, bucket_A); });
-      run.flush(s_hist, bins, bucket_A);
+      count_low_pairs(low, lo, end, s_hist, bins, bucket_A);
     } else {
       RunCounter<> run;
       for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin); });

@@ -380,8 +380,23 @@ SB_HD_INLINE std::uint64_t pack_bin(std::uint32_t count) {
 }
 SB_HD_INLINE std::uint32_t packed_nonzero(std::uint64_t p) { return static_cast<std::uint32_t>(p >> 32); }
 SB_HD_INLINE std::uint32_t packed_count(std::uint64_t p) { return static_cast<std::uint32_t>(p); }
-// With 64-bit counts (n >= 2^32) the two sums outgrow one word: each gets a word of its own,
-// and the scan adds pairs (twice the scan's bytes, on the range only, not on n).
+// Bits of a digit that takes `range` values (the stable variants' digits and buckets).
+SB_HD_INLINE constexpr unsigned bits_for_range(std::uint64_t range) {
+  unsigned b = 0;
+  while (b < 64 && (std::uint64_t{1} << b) < range) ++b;
+  return b;
+}
+// With 64-bit counts (n >= 2^32) the two sums share a word where n and the non-empty bins leave
+// room (the count in the low `shift` bits; 0: none), else the scan adds WideBinSum pairs (10x slower).
+SB_HD_INLINE unsigned wide_pack_shift(std::uint64_t n, std::uint64_t range) {
+  const unsigned count_bits = bits_for_range(n + 1), nonzero_bits = bits_for_range(min_u64(n, range) + 1);
+  return count_bits + nonzero_bits <= 64 ? count_bits : 0;
+}
+SB_HD_INLINE std::uint64_t pack_bin(std::uint64_t count, unsigned shift) {
+  return (count ? std::uint64_t{1} << shift : 0) | count;
+}
+SB_HD_INLINE std::uint64_t packed_nonzero(std::uint64_t p, unsigned shift) { return p >> shift; }
+SB_HD_INLINE std::uint64_t packed_count(std::uint64_t p, unsigned shift) { return p & ((std::uint64_t{1} << shift) - 1); }
 struct WideBinSum {
   std::uint64_t count = 0, nonzero = 0;
 };
@@ -576,12 +591,6 @@ inline AutoChoice measured_tiled_choice(AutoChoice built, const AutoInput& in, d
   return AutoChoice::cub;
 }
 
-// Bits of a digit that takes `range` values (the stable variants' digits and buckets).
-SB_HD_INLINE constexpr unsigned bits_for_range(std::uint64_t range) {
-  unsigned b = 0;
-  while (b < 64 && (std::uint64_t{1} << b) < range) ++b;
-  return b;
-}
 // hp-stable: LSD passes of a stable counting sort over digits of digit_bits bits.
 SB_HD_INLINE std::uint32_t digit_of(std::uint32_t offset, unsigned shift, unsigned digit_bits) {
   return (offset >> shift) & ((std::uint32_t{1} << digit_bits) - 1);

@@ -239,7 +239,8 @@ TEST(HpAdversarial, TwoLevelsAndSixtyFourBitCounts) {
 // the tail), keys on both sides of bucket edges, one key, the range's two ends, and 8-byte keys;
 // each against std::sort, with the grouped scatter on the same inputs, and the row saying which
 // scatter ran; the buffered one also with a 1,024-thread block and with 64-bit counts and offsets
-// (count_bits=64: the hybrid's path from 2^32 keys), and with buckets of 2^16 bins counted in
+// (count_bits=64: the hybrid's path from 2^32 keys, with 2^13-bin buckets, since 3,000 buffers
+// of 64-bit positions pass a block's shared memory), and with buckets of 2^16 bins counted in
 // 16-bit pairs (100,000 equal keys wrap a pair's half), the row saying so.
 TEST(HpAdversarial, BufferedScatterAtItsEdges) {
   const Algorithm& hybrid = *registry().find("hp-hybrid");
@@ -270,8 +271,8 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
     const std::vector<Params> variants{{{"scatter", "buffered"}, {"scatter_threads", "512"}},
                                        {{"scatter", "buffered"}, {"scatter_threads", "1024"}},
                                        {{"scatter", "grouped"}},
-                                       {{"count_bits", "64"}, {"scatter_threads", "512"}},
-                                       {{"count_bits", "64"}, {"scatter_threads", "1024"}},
+                                       {{"count_bits", "64"}, {"low_bits", "13"}, {"scatter_threads", "512"}},
+                                       {{"count_bits", "64"}, {"low_bits", "13"}, {"scatter_threads", "1024"}},
                                        {{"low_bits", "16"}},
                                        {{"low_bits", "16"}, {"count_bits", "64"}}};
     for (Params params : variants) {
@@ -341,8 +342,21 @@ TEST(HpAdversarial, BufferedScatterIsTheDefaultFromFiveHundredTwelveBuckets) {
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 50)), "scatter"), "buffered");  // 1,311
   EXPECT_EQ(detail(autos.details(problem_of(1u << 31, (1u << 31) / 50)), "variant"), "hp-hybrid");
   EXPECT_EQ(detail(autos.details(problem_of(1u << 28, (1u << 28) / 50)), "variant"), "hp-tiled");  // one level
-  // 2,731 buckets: the buffers leave one block an SM, where two levels won.
+  // 2,731 buckets of 2^15: the buffers leave one block an SM, where two levels won; the hybrid
+  // itself widens them to 1,366 of 2^16, two blocks of 512 threads an SM.
   EXPECT_EQ(detail(autos.details(problem_of(1u << 29, (1u << 29) / 6)), "variant"), "hp-tiled");
+  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 29, (1u << 29) / 6)), "low_bits"), "16");
+  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 29, (1u << 29) / 6)), "scatter_threads"), "512");
+  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 50)), "low_bits"), "15");
+  // 2^32 keys: 64-bit counts, 1,311 buckets of 2^16; hp-auto takes the hybrid.
+  const std::uint64_t n32 = std::uint64_t{1} << 32;
+  EXPECT_EQ(detail(autos.details(problem_of(n32, n32 / 50)), "variant"), "hp-hybrid");
+  EXPECT_EQ(detail(autos.details(problem_of(n32, n32 / 50)), "count_bits"), "64");
+  EXPECT_EQ(detail(autos.details(problem_of(n32, n32 / 50)), "low_bits"), "16");
+  // Forced to 2^15-bin buckets, 2,622 of them: one block of 1,024 threads an SM.
+  SortProblem narrow = problem_of(n32, n32 / 50);
+  narrow.params = {{"low_bits", "15"}};
+  EXPECT_EQ(detail(hybrid.details(narrow), "scatter_threads"), "1024");
 }
 
 // The dense expansion (issue 36): every H-P member that takes --param expansion, forced dense on

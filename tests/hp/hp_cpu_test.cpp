@@ -558,6 +558,29 @@ TEST(HpIndex, PackedScanCarriesBothSums) {
   EXPECT_EQ(packed_nonzero(pack_bin(0xffffffffu)), 1u);
 }
 
+// 64-bit counts in one word: the count takes the bits n needs, the nonzero sum the rest, where
+// n and the range leave room; a bin holding every key does not carry into the nonzero sum.
+TEST(HpIndex, WidePackedScanCarriesBothSumsWhereTheyFit) {
+  const std::uint64_t n32 = std::uint64_t{1} << 32;
+  EXPECT_EQ(wide_pack_shift(n32, n32 / 50), 33u);           // the 2^32 bar: 33 + 27 bits
+  EXPECT_EQ(wide_pack_shift(n32 - 1, n32), 32u);            // 32 + 32
+  EXPECT_EQ(wide_pack_shift(n32, n32), 0u);                 // 33 + 33: pairs
+  EXPECT_EQ(wide_pack_shift(n32 * 4, n32 / 2), 0u);         // 35 + 32
+  EXPECT_EQ(wide_pack_shift(n32 * 4, (n32 / 8) - 1), 35u);  // 35 + 29
+  const unsigned shift = wide_pack_shift(n32, n32 / 50);
+  const std::vector<std::uint64_t> A{0, 3, 0, n32 - 9, 5, 1, 0};
+  std::uint64_t sum = 0;
+  std::vector<std::uint64_t> ends, nonzero;
+  for (std::uint64_t a : A) {
+    sum += pack_bin(a, shift);
+    ends.push_back(packed_count(sum, shift));
+    nonzero.push_back(packed_nonzero(sum, shift));
+  }
+  EXPECT_EQ(ends, (std::vector<std::uint64_t>{0, 3, 3, n32 - 6, n32 - 1, n32, n32}));
+  EXPECT_EQ(nonzero, (std::vector<std::uint64_t>{0, 1, 1, 2, 3, 4, 4}));
+  EXPECT_EQ(packed_nonzero(pack_bin(n32, shift), shift), 1u);
+}
+
 TEST(HpIndex, RunAtFindsTheRunOfEachPosition) {
   const std::vector<std::uint32_t> run_end{3, 4, 9, 10};  // runs of 3, 1, 5, 1
   std::vector<std::uint64_t> got;
@@ -777,6 +800,12 @@ TEST(HpIndex, AutoChoiceTakesTheBufferedHybridWhereTwoLevelsWouldRun) {
   EXPECT_EQ(auto_choice(n31, n31 / 2, rule), AutoChoice::tiled);       // 2 keys a bin: under the hybrid's 4
   EXPECT_EQ(auto_choice(1 << 28, (1 << 28) / 16, rule), AutoChoice::tiled);  // 2^24: one level
   EXPECT_EQ(auto_choice(AutoInput{4 * n31, 4 * n31 / 50, true}, rule), AutoChoice::tiled);  // 2^33 keys: 64-bit counts
+  // From 2^32 keys: 64-bit positions (84 bytes a bucket), buckets of 2^16 bins.
+  rule.hybrid_buffered_max_range = ((233472 / 2 - 1024 - 4) / 84) << 16;
+  EXPECT_EQ(rule.hybrid_buffered_max_range, std::uint64_t{1377} << 16);
+  EXPECT_EQ(auto_choice(AutoInput{2 * n31, 2 * n31 / 50, true}, rule), AutoChoice::hybrid);  // 2^32: 1,311 buckets
+  EXPECT_EQ(auto_choice(AutoInput{4 * n31, 4 * n31 / 50, true}, rule), AutoChoice::tiled);   // 2^33: 2,622
+  EXPECT_EQ(auto_choice(AutoInput{2 * n31, 2 * n31 / 50, true, true}, rule), AutoChoice::cub);  // with a payload
   rule.hybrid_buffered_max_range = 0;  // a device without the room: two levels
   EXPECT_EQ(auto_choice(n31, n31 / 50, rule), AutoChoice::tiled);
 }
