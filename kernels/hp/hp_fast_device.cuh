@@ -25,13 +25,6 @@ __device__ __forceinline__ void add_count(u32* count, u32 v) { atomicAdd(count, 
 __device__ __forceinline__ void add_count(u64* count, u32 v) {
   atomicAdd(reinterpret_cast<unsigned long long*>(count), static_cast<unsigned long long>(v));
 }
-// Adds a signed change (two's complement in v: the pair counters' wraps, which may take 2^16
-// back) to a bin count of either width.
-__device__ __forceinline__ void add_signed_count(u32* count, u32 v) { atomicAdd(count, v); }
-__device__ __forceinline__ void add_signed_count(u64* count, u32 v) {
-  atomicAdd(reinterpret_cast<unsigned long long*>(count),
-            static_cast<unsigned long long>(static_cast<long long>(static_cast<std::int32_t>(v))));
-}
 
 // A key's rank among the tile's keys of its bucket, counted in s_count (bucket >= buckets: no
 // key, rank 0). A shared atomic per key; a warp whose keys share one bucket (sorted or

@@ -30,27 +30,30 @@ __device__ __forceinline__ void add_if(u32* word, u32 v, bool add) {
 
 // Counts equal neighbours of one thread in a register and adds a whole run at once: an
 // input of one value costs one atomic per thread instead of one per key. A value that breaks
-// the run adds it (add_if). hist is in shared memory unless InShared is false.
-template <bool InShared = true>
+// the run adds it (add_if). hist is in shared memory unless InShared is false. Pairs: the bins
+// are 16-bit halves of hist's words (pair_word, pair_add), kept from wrapping by the caller.
+template <bool InShared = true, bool Pairs = false>
 struct RunCounter {
   u32 bin = 0, run = 0;
   __device__ __forceinline__ void add(u32* hist, u32 b) {
     const bool breaks = b != bin;
-    add_if<InShared>(&hist[bin], run, breaks && run != 0);
+    put(hist, breaks && run != 0);
     run = breaks ? 1u : run + 1;
     bin = breaks ? b : bin;
   }
-  __device__ __forceinline__ void flush(u32* hist) { add_if<InShared>(&hist[bin], run, run != 0); }
+  __device__ __forceinline__ void flush(u32* hist) { put(hist, run != 0); }
+  __device__ __forceinline__ void put(u32* hist, bool add) {
+    if constexpr (Pairs) add_if<InShared>(&hist[pair_word(bin)], pair_add(bin, run), add);
+    else add_if<InShared>(&hist[bin], run, add);
+  }
 };
 
 // The same for bins in 16-bit pairs (pair_word): runs stay under 2^16 keys, and each add
 // moves the halves' wraps into A (pair_wraps); bins is the range, so an odd last word's
 // high half, which holds no bin, only ever sees a carry and its take-back, never added to A.
-// Count: A's width.
-template <typename Count = u32>
 struct PairRunCounter {
   u32 bin = 0, run = 0;
-  __device__ __forceinline__ void add(u32* pairs, u32 b, u32 bins, Count* A) {
+  __device__ __forceinline__ void add(u32* pairs, u32 b, u32 bins, u32* A) {
     if (b == bin && run < kPairRunMax) {
       ++run;
       return;
@@ -59,16 +62,14 @@ struct PairRunCounter {
     bin = b;
     run = 1;
   }
-  __device__ __forceinline__ void flush(u32* pairs, u32 bins, Count* A) {
-    if (run) settle(pairs, bin, run, atomicAdd(&pairs[pair_word(bin)], pair_add(bin, run)), bins, A);
-  }
-  // Moves the wraps of the add of `count` keys to bin b, whose word held `before`, into A.
-  static __device__ __forceinline__ void settle(u32* pairs, u32 b, u32 count, u32 before, u32 bins, Count* A) {
-    PairWraps w = pair_wraps(before, b, count);
-    if (w.carried && pair_take_back_wraps(atomicAdd(&pairs[pair_word(b)], kPairTakeBack))) --w.high;
-    const u32 even = b & ~1u;
-    if (w.low) add_count(&A[even], w.low << 16);
-    if (w.high && even + 1 < bins) add_signed_count(&A[even + 1], w.high << 16);  // w.high may be -1 (mod 2^32)
+  __device__ __forceinline__ void flush(u32* pairs, u32 bins, u32* A) {
+    if (!run) return;
+    u32* word = &pairs[pair_word(bin)];
+    PairWraps w = pair_wraps(atomicAdd(word, pair_add(bin, run)), bin, run);
+    if (w.carried && pair_take_back_wraps(atomicAdd(word, kPairTakeBack))) --w.high;
+    const u32 even = bin & ~1u;
+    if (w.low) atomicAdd(&A[even], w.low << 16);
+    if (w.high && even + 1 < bins) atomicAdd(&A[even + 1], w.high << 16);  // w.high may be -1 (mod 2^32)
   }
 };
 
@@ -352,45 +353,15 @@ __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u
   for (u64 i = mid_hi + threadIdx.x; i < hi; i += blockDim.x) f(low[i]);
 }
 
-// Counts low[lo, hi) into 16-bit pairs (PairRunCounter's wraps): a 16-byte load's eight bins add
-// their runs of equal neighbours with atomics issued together, and settle their wraps after. A
-// returning atomic a key, each waited on before the next, left bucket_hist at a quarter of
-// DRAM's rate (7.6 ms at n = 2^32, 2^16-bin buckets, against 3.2 ms for 32-bit counters).
-template <typename Count>
-__device__ __forceinline__ void count_low_pairs(const std::uint16_t* low, u64 lo, u64 hi, u32* pairs, u32 bins,
-                                                Count* A) {
-  using Counter = PairRunCounter<Count>;
-  auto one = [&](u32 b) { Counter::settle(pairs, b, 1, atomicAdd(&pairs[pair_word(b)], pair_add(b, 1)), bins, A); };
-  u64 mid_lo, mid_hi;
-  aligned_span(lo, hi, 8, mid_lo, mid_hi);
-  for (u64 i = lo + threadIdx.x; i < mid_lo; i += blockDim.x) one(low[i]);
-  const uint4* v8 = reinterpret_cast<const uint4*>(low);
-  for (u64 i = mid_lo / 8 + threadIdx.x; i < mid_hi / 8; i += blockDim.x) {
-    const uint4 v = v8[i];
-    const u32 halves[4] = {v.x, v.y, v.z, v.w};
-    u32 bin[8], run[8], before[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) bin[k] = k % 2 ? halves[k / 2] >> 16 : halves[k / 2] & 0xffffu;
-    u32 len = 0;  // run[k]: the length of the run starting at k, 0 inside a run
-#pragma unroll
-    for (int k = 7; k >= 0; --k) {
-      len = k < 7 && bin[k] == bin[k + 1] ? len + 1 : 1;
-      run[k] = k == 0 || bin[k] != bin[k - 1] ? len : 0;
-    }
-#pragma unroll
-    for (int k = 0; k < 8; ++k)
-      if (run[k]) before[k] = atomicAdd(&pairs[pair_word(bin[k])], pair_add(bin[k], run[k]));
-#pragma unroll
-    for (int k = 0; k < 8; ++k)
-      if (run[k]) Counter::settle(pairs, bin[k], run[k], before[k], bins, A);
-  }
-  for (u64 i = mid_hi + threadIdx.x; i < hi; i += blockDim.x) one(low[i]);
-}
-
 // Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
 // the bucketed array; a slice crossing bucket edges handles each bucket in turn. Count and P:
-// the counts' and the offsets' width (u64 from 2^32 keys). Pairs: the bins as 16-bit pairs
-// (PairRunCounter), for buckets of 2^16 bins, whose 32-bit counters do not fit in a block.
+// the counts' and the offsets' width (u64 from 2^32 keys). Pairs: the bins as 16-bit pairs, for
+// buckets of 2^16 bins, whose 32-bit counters do not fit in a block. A span is counted in steps
+// of kPairStep keys with adds that return nothing; between steps every half at kPairStep or more
+// moves into A, so no half (below kPairStep before a step, at most kPairStep added in it) wraps.
+// (PairRunCounter's returning atomics, one waited on a key or eight issued together, took 7.6
+// ms at n = 2^32 against 3.2 for 32-bit counters; docs/hp.md, the buffered scatter.)
+constexpr u32 kPairStep = 1u << 15;
 template <typename Count = u32, typename P = u32, bool Pairs = false>
 __global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u32 parts, u32 buckets,
                             unsigned low_bits, Count* A) {
@@ -407,7 +378,22 @@ __global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u
     for (u32 i = threadIdx.x; i < words; i += blockDim.x) s_hist[i] = 0;
     __syncthreads();
     if constexpr (Pairs) {
-      count_low_pairs(low, lo, end, s_hist, bins, bucket_A);
+      for (u64 step = lo; step < end; step += kPairStep) {
+        const u64 step_end = end - step > kPairStep ? step + kPairStep : end;
+        RunCounter<true, true> run;
+        for_each_low(low, step, step_end, [&](u32 bin) { run.add(s_hist, bin); });
+        run.flush(s_hist);
+        if (step_end == end) break;
+        __syncthreads();
+        for (u32 i = threadIdx.x; i < words; i += blockDim.x) {
+          const u32 v = s_hist[i], even = v & 0xffffu, odd = v >> 16;
+          if (even < kPairStep && odd < kPairStep) continue;
+          s_hist[i] = (even < kPairStep ? even : 0) | (odd < kPairStep ? odd << 16 : 0);
+          if (even >= kPairStep) add_count(&bucket_A[2 * i], even);
+          if (odd >= kPairStep) add_count(&bucket_A[2 * i + 1], odd);
+        }
+        __syncthreads();
+      }
     } else {
       RunCounter<> run;
       for_each_low(low, lo, end, [&](u32 bin) { run.add(s_hist, bin); });
