@@ -134,8 +134,10 @@ std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide) {
   const std::size_t per_block = d.smem_per_sm / kBufferedScatterBlocksPerSm;
   const std::size_t room = std::min(per_block > kReservedSharedPerBlock ? per_block - kReservedSharedPerBlock : 0,
                                     d.smem_per_block);
-  const std::size_t fixed = wide ? scatter_shared_bytes<std::uint64_t>(0) : scatter_shared_bytes<std::uint32_t>(0);
-  const std::size_t per_bucket = (wide ? scatter_shared_bytes<std::uint64_t>(1) : scatter_shared_bytes<std::uint32_t>(1)) - fixed;
+  auto bytes = [&](std::uint64_t buckets) {
+    return wide ? scatter_shared_bytes<std::uint64_t>(buckets) : scatter_shared_bytes<std::uint32_t>(buckets);
+  };
+  const std::size_t fixed = bytes(0), per_bucket = bytes(1) - fixed;
   const std::uint64_t buckets = room > fixed ? (room - fixed) / per_bucket : 0;
   return std::min<std::uint64_t>(buckets, kMaxBuckets) << (wide ? kHybridMaxLowBits : kLowBits);
 }
@@ -245,12 +247,13 @@ std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
   const bool asks_grouped = scatter != p.params.end() && scatter->second == "grouped";
   if (wide && asks_grouped) return std::string("scatter=grouped counts in 32 bits; drop it for 2^32 keys or more");
   if (wide || (scatter != p.params.end() && scatter->second == "buffered")) {
-    const std::size_t room = device_facts(p).smem_per_block;
-    if (hybrid_scatter_bytes(p) > room)
+    const std::size_t room = device_facts(p).smem_per_block, bytes = hybrid_scatter_bytes(p);
+    if (bytes > room)
       return fmt::format("scatter=buffered needs {} KiB of shared memory a block for {} buckets{}, this GPU has {} KiB; "
-                         "use {}a larger low_bits",
-                         ceil_div(hybrid_scatter_bytes(p), 1024), buckets, wide ? " at 64-bit positions" : "",
-                         room / 1024, wide ? "" : "scatter=grouped or ");
+                         "use {}low_bits={}",
+                         ceil_div(bytes, 1024), buckets_for(problem_range(p), hybrid_low_bits(p)),
+                         wide ? " at 64-bit positions" : "", room / 1024, wide ? "hp-tiled or " : "scatter=grouped or ",
+                         kHybridMaxLowBits);
   }
   return std::nullopt;
 }
@@ -277,7 +280,8 @@ AutoRule full_rule(const SortProblem& p) {
                   kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
                   std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
                   kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
-                  kAutoSplitKeysPerBin, kAutoSplitKeysPerValue, buffered_hybrid_max_range(device_facts(p), wide_counts(Histogram::hybrid, p))};
+                  kAutoSplitKeysPerBin, kAutoSplitKeysPerValue,
+                  buffered_hybrid_max_range(device_facts(p), wide_counts(Histogram::hybrid, p))};
 }
 
 Choice choose(const SortProblem& p) {

@@ -65,7 +65,8 @@ std::size_t runs_scan_temp_bytes(u64 range) {
     std::size_t packed = 0;
     SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, packed,
                                                 PackedRunsIn(thrust::counting_iterator<u64>(0), PackWideBin{}),
-                                                PackedRunsOut<W>(EmitPackedRun<W>{}), static_cast<std::int64_t>(range)));
+                                                PackedRunsOut<W>(EmitPackedRun<W>{}),
+                                                static_cast<std::int64_t>(range)));
     bytes = std::max(bytes, packed);
   }
   return bytes;

@@ -396,7 +396,7 @@ SB_HD_INLINE std::uint64_t pack_bin(std::uint64_t count, unsigned shift) {
   return (count ? std::uint64_t{1} << shift : 0) | count;
 }
 SB_HD_INLINE std::uint64_t packed_nonzero(std::uint64_t p, unsigned shift) { return p >> shift; }
-SB_HD_INLINE std::uint64_t packed_count(std::uint64_t p, unsigned shift) { return p & ((std::uint64_t{1} << shift) - 1); }
+SB_HD_INLINE std::uint64_t packed_count(std::uint64_t p, unsigned shift) { return p & ~(~std::uint64_t{0} << shift); }
 struct WideBinSum {
   std::uint64_t count = 0, nonzero = 0;
 };

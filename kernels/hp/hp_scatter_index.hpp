@@ -22,8 +22,8 @@ constexpr std::uint32_t kScatterChunk = 16;  // 2-byte low bits: one 32-byte sec
 // two positions (the positions 8-byte aligned: a word of slack for u64).
 template <typename P = std::uint32_t>
 SB_HD_INLINE constexpr std::size_t scatter_shared_bytes(std::uint64_t buckets, std::uint32_t chunk = kScatterChunk) {
-  return static_cast<std::size_t>(buckets) * (2 * chunk * sizeof(std::uint16_t) + sizeof(std::uint32_t) + 2 * sizeof(P)) +
-         (sizeof(P) - sizeof(std::uint32_t));
+  const std::size_t per_bucket = 2 * chunk * sizeof(std::uint16_t) + sizeof(std::uint32_t) + 2 * sizeof(P);
+  return static_cast<std::size_t>(buckets) * per_bucket + (sizeof(P) - sizeof(std::uint32_t));
 }
 template <typename P = std::uint32_t>
 struct ScatterRegion {

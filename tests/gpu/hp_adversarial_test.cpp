@@ -298,7 +298,8 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
       EXPECT_TRUE(has("count_bits", params.count("count_bits") ? "64" : "32")) << label;
       std::vector<std::uint32_t> out = words;
       sort_host_keys_on_device(hybrid, problem, out.data());
-      EXPECT_TRUE(out == want) << label << "n=" << words.size() << " range " << static_cast<std::uint64_t>(made.spec.range);
+      EXPECT_TRUE(out == want) << label << "n=" << words.size() << " range "
+                               << static_cast<std::uint64_t>(made.spec.range);
     }
   }
   // 8-byte keys: the same scatter on offsets from a 64-bit minimum.
@@ -311,7 +312,8 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
   spec.key = KeyType::u64;
   const KeyFacts stats = input_stats_host(spec, wide.data());
   for (const char* threads : {"512", "1024"}) {
-    SortProblem problem{spec.shape(), stats, Params{{"low_bits", "12"}, {"scatter", "buffered"}, {"scatter_threads", threads}}};
+    SortProblem problem{spec.shape(), stats,
+                        Params{{"low_bits", "12"}, {"scatter", "buffered"}, {"scatter_threads", threads}}};
     ASSERT_FALSE(hybrid.why_unsupported(problem));
     std::vector<std::uint64_t> out = wide;
     sort_host_keys_on_device(hybrid, problem, out.data());
