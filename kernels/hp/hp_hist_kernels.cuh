@@ -356,12 +356,8 @@ __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u
 // Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
 // the bucketed array; a slice crossing bucket edges handles each bucket in turn. Count and P:
 // the counts' and the offsets' width (u64 from 2^32 keys). Pairs: the bins as 16-bit pairs, for
-// buckets of 2^16 bins, whose 32-bit counters do not fit in a block. A span is counted in steps
-// of kPairStep keys with adds that return nothing; between steps every half at kPairStep or more
-// moves into A, so no half (below kPairStep before a step, at most kPairStep added in it) wraps.
-// (PairRunCounter's returning atomics, one waited on a key or eight issued together, took 7.6
-// ms at n = 2^32 against 3.2 for 32-bit counters; docs/hp.md, the buffered scatter.)
-constexpr u32 kPairStep = 1u << 15;
+// buckets of 2^16 bins, whose 32-bit counters do not fit in a block, counted in steps
+// (pair_step_spill in hp_scatter_index.hpp).
 template <typename Count = u32, typename P = u32, bool Pairs = false>
 __global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u32 parts, u32 buckets,
                             unsigned low_bits, Count* A) {
@@ -386,11 +382,11 @@ __global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u
         if (step_end == end) break;
         __syncthreads();
         for (u32 i = threadIdx.x; i < words; i += blockDim.x) {
-          const u32 v = s_hist[i], even = v & 0xffffu, odd = v >> 16;
-          if (even < kPairStep && odd < kPairStep) continue;
-          s_hist[i] = (even < kPairStep ? even : 0) | (odd < kPairStep ? odd << 16 : 0);
-          if (even >= kPairStep) add_count(&bucket_A[2 * i], even);
-          if (odd >= kPairStep) add_count(&bucket_A[2 * i + 1], odd);
+          const PairSpill spill = pair_step_spill(s_hist[i]);
+          if (!spill.even_out && !spill.odd_out) continue;
+          s_hist[i] = spill.kept;
+          if (spill.even_out) add_count(&bucket_A[2 * i], spill.even);
+          if (spill.odd_out) add_count(&bucket_A[2 * i + 1], spill.odd);
         }
         __syncthreads();
       }

@@ -1,5 +1,6 @@
-// Index arithmetic of hp-hybrid's buffered scatter (beyond seed 004), shared by the kernel, the
-// hybrid's rule and the CPU pipeline model. No CUDA includes: g++ compiles this file.
+// Index arithmetic of hp-hybrid's buffered scatter and of its 2^16-bin histograms (beyond seed
+// 004), shared by the kernels, the hybrid's rule and the CPU pipeline model. No CUDA includes:
+// g++ compiles this file.
 #pragma once
 
 #include <cstddef>
@@ -73,6 +74,23 @@ template <typename P>
 SB_HD_INLINE P scatter_final_position(const ScatterRegion<P>& r, P start, P end, std::uint32_t j, std::uint32_t chunk) {
   const P head = scatter_first_front(start, end, chunk) - start;
   return j < head ? start + j : r.front + (j - head);
+}
+
+// bucket_hist's 2^16-bin buckets count as 16-bit pairs (hp_index.hpp's pair_word, pair_add) in
+// steps of at most kPairStep keys, with adds that return nothing; between steps every half at
+// kPairStep or more leaves for A (pair_step_spill), so no half wraps: below kPairStep before a
+// step, at most kPairStep added in it. (Returning atomics that catch the wraps, hp-smem's
+// PairRunCounter, left the histogram at a quarter of DRAM's rate: docs/hp.md.)
+constexpr std::uint32_t kPairStep = std::uint32_t{1} << 15;
+struct PairSpill {
+  std::uint32_t even, odd;  // the word's two halves (its even and its odd bin)
+  bool even_out, odd_out;   // whether each leaves for A
+  std::uint32_t kept;       // the word left in shared memory
+};
+SB_HD_INLINE PairSpill pair_step_spill(std::uint32_t word) {
+  const std::uint32_t even = word & 0xffffu, odd = word >> 16;
+  const bool even_out = even >= kPairStep, odd_out = odd >= kPairStep;
+  return {even, odd, even_out, odd_out, (even_out ? 0 : even) | (odd_out ? 0 : odd << 16)};
 }
 
 }  // namespace sb::hp

@@ -24,7 +24,34 @@ struct Shape {
   unsigned low_bits;
   u64 parts, slices, tile, split_tile;
   u32 chunk = 0;  // the buffered scatter's chunk (bucket_scatter_buffered); 0: the grouped scatter
+  u32 pair_step = 0;  // bucket_hist in 16-bit pairs, steps of this many keys (<= kPairStep); 0: 32-bit
 };
+
+// bucket_hist<..., Pairs> over one bucket's span: 16-bit pairs filled a step at a time (no half
+// may wrap: checked), every half at kPairStep or more moved into A between steps
+// (pair_step_spill), the halves left added at the end.
+void pair_step_hist(const std::vector<std::uint16_t>& low, u64 lo, u64 end, u32 step, u64 base, u64 bins,
+                    std::vector<u32>& A) {
+  std::vector<u32> words(ceil_div(bins, 2), 0);
+  for (u64 s0 = lo; s0 < end; s0 += step) {
+    const u64 s1 = std::min<u64>(s0 + step, end);
+    for (u64 i = s0; i < s1; ++i) {
+      u32& w = words[pair_word(low[i])];
+      ASSERT_LT(pair_count(w, low[i]), 0xffffu) << "a half wraps at key " << i;
+      w += pair_add(low[i], 1);
+    }
+    if (s1 == end) break;
+    for (u64 w = 0; w < words.size(); ++w) {
+      const PairSpill spill = pair_step_spill(words[w]);
+      if (spill.even_out) A.at(base + 2 * w) += spill.even;
+      if (spill.odd_out) A.at(base + 2 * w + 1) += spill.odd;
+      words[w] = spill.kept;
+    }
+  }
+  for (u64 w = 0; w < words.size(); ++w)
+    for (u32 bin : {u32(2 * w), u32(2 * w + 1)})
+      if (const u32 c = pair_count(words[w], bin)) A.at(base + bin) += c;
+}
 
 // expand_runs over one tile: the window's runs [first, first + count) staged as tile-relative
 // ends; a thread's positions grow by `stride`, found by a search in big windows and by walking
@@ -157,6 +184,11 @@ std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range
     for (u32 b = lo < n ? bucket_holding(start, u32(buckets), lo) : 0; lo < hi && b < buckets; ++b) {
       const u64 end = std::min<u64>(start(b + 1), hi);
       if (end <= lo) continue;
+      if (s.pair_step) {
+        pair_step_hist(low, lo, end, s.pair_step, u64{b} << s.low_bits, u64{1} << s.low_bits, A);
+        lo = end;
+        continue;
+      }
       u64 mid_lo, mid_hi;
       aligned_span(lo, end, 8, mid_lo, mid_hi);
       for (u64 i = lo; i < mid_lo; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
@@ -222,6 +254,26 @@ TEST(HpPipelineModel, HybridMatchesStdSort) {
             ASSERT_EQ(hybrid_model(x, min_word, range, s), want)
                 << "n=" << n << " range=" << range << " len=" << len << " min=" << min_word << " low=" << s.low_bits;
           }
+      }
+}
+
+// The hybrid's 2^16-bin histograms in 16-bit pairs, a step at a time: every key counted, no half
+// wrapping, where one bin takes 2^17 keys of one slice (all keys equal; keys at a bucket's two
+// ends, the odd and even halves of one word), with the kernel's step and with a short one.
+TEST(HpPipelineModel, PairStepsCountEveryKeyWithoutWrapping) {
+  const u64 n = (u64{1} << 17) + 77;
+  std::vector<std::vector<u32>> inputs{std::vector<u32>(n, 5u << 16)};
+  std::vector<u32> ends(n);
+  for (u64 i = 0; i < n; ++i) ends[i] = i % 3 ? (3u << 16) + 1 : (3u << 16) + (i % 2 ? 0xffffu : 0u);
+  inputs.push_back(ends);
+  inputs.push_back(make_keys(n, 0, 1u << 20, 5000, 11));
+  for (u32 step : {kPairStep, 4096u})
+    for (const Shape& s : {Shape{16, 3, 2, 4096, 4096, 16, step}, Shape{16, 1, 1, 64, 64, 0, step}})
+      for (const auto& x : inputs) {
+        const u64 range = u64{*std::max_element(x.begin(), x.end())} + 1;
+        std::vector<u32> want = x;
+        std::sort(want.begin(), want.end());
+        ASSERT_EQ(hybrid_model(x, 0, range, s), want) << "step " << step << " parts " << s.parts;
       }
 }
 
