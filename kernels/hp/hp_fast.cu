@@ -109,13 +109,11 @@ static_assert(kScatterThreadsPaired == kSplitBlock, "the paired buffered scatter
 template <typename W, typename P>
 void buffered_scatter_launch(const Run<W>& r, const W* x, unsigned parts, u32 buckets, unsigned low_bits,
                              const P* offsets, std::uint16_t* low) {
-  const std::size_t smem = scatter_shared_bytes<P>(buckets);
-  if (r.scatter_threads == kScatterThreadsAlone)
-    bucket_scatter_buffered<W, kScatterThreadsAlone, P><<<parts, kScatterThreadsAlone, smem, r.stream>>>(
-        x, r.n, r.min_word, low_bits, buckets, offsets, low);
-  else
-    bucket_scatter_buffered<W, kScatterThreadsPaired, P><<<parts, kScatterThreadsPaired, smem, r.stream>>>(
-        x, r.n, r.min_word, low_bits, buckets, offsets, low);
+  const bool alone = r.scatter_threads == kScatterThreadsAlone;
+  auto* scatter = alone ? bucket_scatter_buffered<W, kScatterThreadsAlone, P>
+                        : bucket_scatter_buffered<W, kScatterThreadsPaired, P>;
+  scatter<<<parts, alone ? kScatterThreadsAlone : kScatterThreadsPaired, scatter_shared_bytes<P>(buckets), r.stream>>>(
+      x, r.n, r.min_word, low_bits, buckets, offsets, low);
   SB_CUDA_CHECK_LAUNCH();
 }
 
@@ -327,6 +325,25 @@ bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W, Count>& 
   return false;
 }
 
+// The fused scan of A into runs; 64-bit counts as one word each where they fit (wide_pack_shift).
+template <typename W, typename Count>
+void runs_scan(const Run<W>& r, const FastArrays<W, Count>& a) {
+  std::size_t temp_bytes = a.temp_bytes;
+  if constexpr (std::is_same_v<Count, u64>) {
+    if (const unsigned shift = wide_pack_shift(r.n, r.range)) {
+      SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+          a.temp, temp_bytes, PackedRunsIn(thrust::counting_iterator<u64>(0), PackWideBin{a.A, shift}),
+          PackedRunsOut<W>(EmitPackedRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word, shift}),
+          static_cast<std::int64_t>(r.range), r.stream));
+      return;
+    }
+  }
+  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+      a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{a.A}),
+      RunsOut<W, Count>(EmitRun<W, Count>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
+      static_cast<std::int64_t>(r.range), r.stream));
+}
+
 // Keys only: the histogram, the fused scan into runs, the expansion into y (keys[0] for the
 // variants that split, whose low bits are in keys[1]; keys[1] for the others).
 // Dense (dense_expansion): A scanned in place is the runs, one a bin.
@@ -344,19 +361,7 @@ int sort_keys(Histogram h, const SortProblem& p, const Run<W>& r, void* workspac
     SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(a.temp, temp_bytes, a.A, a.A, static_cast<std::int64_t>(r.range),
                                                 r.stream));
   } else if (!launch_histogram(h, r, a, x, low, true)) {
-    const unsigned shift = std::is_same_v<Count, u64> ? wide_pack_shift(r.n, r.range) : 0;
-    if constexpr (std::is_same_v<Count, u64>) {
-      if (shift)
-        SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-            a.temp, temp_bytes, PackedRunsIn(thrust::counting_iterator<u64>(0), PackWideBin{a.A, shift}),
-            PackedRunsOut<W>(EmitPackedRun<W>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word, shift}),
-            static_cast<std::int64_t>(r.range), r.stream));
-    }
-    if (!shift)
-      SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-          a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{a.A}),
-          RunsOut<W, Count>(EmitRun<W, Count>{a.A, a.run_end, a.run_val, a.len, r.range, r.min_word}),
-          static_cast<std::int64_t>(r.range), r.stream));
+    runs_scan(r, a);
   }
   const Count* run_end = dense ? a.A : a.run_end;
   const u64 tiles = ceil_div(r.n, kExpandTile);

@@ -92,7 +92,6 @@ std::size_t hybrid_scatter_bytes(const SortProblem& p, unsigned low_bits) {
   return wide_counts(Histogram::hybrid, p) ? scatter_shared_bytes<std::uint64_t>(buckets)
                                            : scatter_shared_bytes<std::uint32_t>(buckets);
 }
-std::size_t hybrid_scatter_bytes(const SortProblem& p) { return hybrid_scatter_bytes(p, hybrid_low_bits(p)); }
 // Whether two buffered scatter blocks of `bytes` share an SM of d.
 bool scatter_blocks_pair(std::size_t bytes, const DeviceFacts& d) {
   return 2 * (bytes + kReservedSharedPerBlock) <= d.smem_per_sm;
@@ -108,8 +107,9 @@ unsigned hybrid_low_bits(const SortProblem& p) {
 }
 
 bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d) {
-  const std::uint64_t buckets = buckets_for(problem_range(p), hybrid_low_bits(p));
-  const bool fits = hybrid_scatter_bytes(p) <= d.smem_per_block;
+  const unsigned low_bits = hybrid_low_bits(p);
+  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
+  const bool fits = hybrid_scatter_bytes(p, low_bits) <= d.smem_per_block;
   if (auto it = p.params.find("scatter"); it != p.params.end()) {
     if (it->second == "grouped") return false;  // hybrid_unsupported declines it with 64-bit counts
     if (it->second == "buffered") return fits;  // hybrid_unsupported names the shortfall
@@ -127,7 +127,8 @@ unsigned hybrid_scatter_threads(const SortProblem& p, const DeviceFacts& d) {
                                    kScatterThreadsAlone));
     return static_cast<unsigned>(threads);
   }
-  return scatter_blocks_pair(hybrid_scatter_bytes(p), d) ? kScatterThreadsPaired : kScatterThreadsAlone;
+  return scatter_blocks_pair(hybrid_scatter_bytes(p, hybrid_low_bits(p)), d) ? kScatterThreadsPaired
+                                                                             : kScatterThreadsAlone;
 }
 
 std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide) {
@@ -247,11 +248,12 @@ std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
   const bool asks_grouped = scatter != p.params.end() && scatter->second == "grouped";
   if (wide && asks_grouped) return std::string("scatter=grouped counts in 32 bits; drop it for 2^32 keys or more");
   if (wide || (scatter != p.params.end() && scatter->second == "buffered")) {
-    const std::size_t room = device_facts(p).smem_per_block, bytes = hybrid_scatter_bytes(p);
+    const unsigned width = hybrid_low_bits(p);
+    const std::size_t room = device_facts(p).smem_per_block, bytes = hybrid_scatter_bytes(p, width);
     if (bytes > room)
       return fmt::format("scatter=buffered needs {} KiB of shared memory a block for {} buckets{}, this GPU has {} KiB; "
                          "use {}low_bits={}",
-                         ceil_div(bytes, 1024), buckets_for(problem_range(p), hybrid_low_bits(p)),
+                         ceil_div(bytes, 1024), buckets_for(problem_range(p), width),
                          wide ? " at 64-bit positions" : "", room / 1024, wide ? "hp-tiled or " : "scatter=grouped or ",
                          kHybridMaxLowBits);
   }
