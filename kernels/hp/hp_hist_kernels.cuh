@@ -337,19 +337,32 @@ __global__ void __launch_bounds__(Block, 1024 / Block)
 }
 
 // Visits low[lo, hi) with blockDim.x threads, eight 2-byte values per 16-byte load where
-// aligned (aligned_span gives the vector part).
+// aligned (aligned_span gives the vector part), kLowLoadsInFlight loads a thread issued before
+// any is counted: the counters' shared adds are volatile asm with a memory clobber, so no load
+// after one is hoisted above it, and one load a thread in flight (32 warps an SM at 128 KB of
+// counters) left bucket_hist at about half of DRAM's rate (docs/hp.md).
+constexpr unsigned kLowLoadsInFlight = 4;
 template <typename F>
 __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u64 hi, F&& f) {
   u64 mid_lo, mid_hi;
   aligned_span(lo, hi, 8, mid_lo, mid_hi);
   for (u64 i = lo + threadIdx.x; i < mid_lo; i += blockDim.x) f(low[i]);
   const uint4* v8 = reinterpret_cast<const uint4*>(low);
-  for (u64 i = mid_lo / 8 + threadIdx.x; i < mid_hi / 8; i += blockDim.x) {
-    const uint4 v = v8[i];
+  const auto visit = [&](const uint4& v) {
     const u32 pairs[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
     for (int k = 0; k < 4; ++k) f(pairs[k] & 0xffffu), f(pairs[k] >> 16);
+  };
+  const u64 v_end = mid_hi / 8;
+  u64 i = mid_lo / 8 + threadIdx.x;
+  for (; i + (kLowLoadsInFlight - 1) * blockDim.x < v_end; i += kLowLoadsInFlight * blockDim.x) {
+    uint4 v[kLowLoadsInFlight];
+#pragma unroll
+    for (unsigned k = 0; k < kLowLoadsInFlight; ++k) v[k] = v8[i + k * blockDim.x];
+#pragma unroll
+    for (unsigned k = 0; k < kLowLoadsInFlight; ++k) visit(v[k]);
   }
+  for (; i < v_end; i += blockDim.x) visit(v8[i]);
   for (u64 i = mid_hi + threadIdx.x; i < hi; i += blockDim.x) f(low[i]);
 }
 
@@ -381,12 +394,22 @@ __global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u
         run.flush(s_hist);
         if (step_end == end) break;
         __syncthreads();
-        for (u32 i = threadIdx.x; i < words; i += blockDim.x) {
-          const PairSpill spill = pair_step_spill(s_hist[i]);
-          if (!spill.even_out && !spill.odd_out) continue;
-          s_hist[i] = spill.kept;
-          if (spill.even_out) add_count(&bucket_A[2 * i], spill.even);
-          if (spill.odd_out) add_count(&bucket_A[2 * i + 1], spill.odd);
+        // Four words a 16-byte load (words is 2^15), tested at once: few halves reach
+        // kPairSpillAt, so a step's spill is mostly these loads.
+        uint4* quads = reinterpret_cast<uint4*>(s_hist);
+        for (u32 q = threadIdx.x; q < words / 4; q += blockDim.x) {
+          uint4 quad = quads[q];
+          if (!pair_words_spill(quad.x | quad.y | quad.z | quad.w)) continue;
+          u32* word = &quad.x;
+#pragma unroll
+          for (u32 k = 0; k < 4; ++k) {
+            const PairSpill spill = pair_step_spill(word[k]);
+            const u32 i = 4 * q + k;
+            if (spill.even_out) add_count(&bucket_A[2 * i], spill.even);
+            if (spill.odd_out) add_count(&bucket_A[2 * i + 1], spill.odd);
+            word[k] = spill.kept;
+          }
+          quads[q] = quad;
         }
         __syncthreads();
       }

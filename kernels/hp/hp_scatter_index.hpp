@@ -78,10 +78,15 @@ SB_HD_INLINE P scatter_final_position(const ScatterRegion<P>& r, P start, P end,
 
 // bucket_hist's 2^16-bin buckets count as 16-bit pairs (hp_index.hpp's pair_word, pair_add) in
 // steps of at most kPairStep keys, with adds that return nothing; between steps every half at
-// kPairStep or more leaves for A (pair_step_spill), so no half wraps: below kPairStep before a
-// step, at most kPairStep added in it. (Returning atomics that catch the wraps, hp-smem's
-// PairRunCounter, left the histogram at a quarter of DRAM's rate: docs/hp.md.)
-constexpr std::uint32_t kPairStep = std::uint32_t{1} << 15;
+// kPairSpillAt or more leaves for A (pair_step_spill), so no half wraps: below kPairSpillAt before
+// a step, at most kPairStep added in it, 2^16 - 1 at most. A low kPairSpillAt makes the steps,
+// and so the scans of the counters between them, few; only a bin with 2^12 keys or more in one
+// block's slice of its bucket reaches it.
+// (Returning atomics that catch the wraps, hp-smem's PairRunCounter, left the histogram at a
+// quarter of DRAM's rate: docs/hp.md.)
+constexpr std::uint32_t kPairSpillAt = std::uint32_t{1} << 12;
+constexpr std::uint32_t kPairStep = (std::uint32_t{1} << 16) - kPairSpillAt;
+static_assert(kPairSpillAt - 1 + kPairStep == 0xffffu, "a half's most after a step is 2^16 - 1");
 struct PairSpill {
   std::uint32_t even, odd;  // the word's two halves (its even and its odd bin)
   bool even_out, odd_out;   // whether each leaves for A
@@ -89,8 +94,13 @@ struct PairSpill {
 };
 SB_HD_INLINE PairSpill pair_step_spill(std::uint32_t word) {
   const std::uint32_t even = word & 0xffffu, odd = word >> 16;
-  const bool even_out = even >= kPairStep, odd_out = odd >= kPairStep;
+  const bool even_out = even >= kPairSpillAt, odd_out = odd >= kPairSpillAt;
   return {even, odd, even_out, odd_out, (even_out ? 0 : even) | (odd_out ? 0 : odd << 16)};
+}
+// Whether any half of the words OR-ed into `words` is at kPairSpillAt or more (a power of two).
+SB_HD_INLINE bool pair_words_spill(std::uint32_t words) {
+  constexpr std::uint32_t half = 0xffffu & ~(kPairSpillAt - 1);
+  return (words & (half | half << 16)) != 0;
 }
 
 }  // namespace sb::hp

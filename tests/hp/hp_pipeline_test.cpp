@@ -28,7 +28,7 @@ struct Shape {
 };
 
 // bucket_hist<..., Pairs> over one bucket's span: 16-bit pairs filled a step at a time (no half
-// may wrap: checked), every half at kPairStep or more moved into A between steps
+// may wrap: checked), every half at kPairSpillAt or more moved into A between steps
 // (pair_step_spill), the halves left added at the end.
 void pair_step_hist(const std::vector<std::uint16_t>& low, u64 lo, u64 end, u32 step, u64 base, u64 bins,
                     std::vector<u32>& A) {
@@ -267,6 +267,12 @@ TEST(HpPipelineModel, PairStepsCountEveryKeyWithoutWrapping) {
   for (u64 i = 0; i < n; ++i) ends[i] = i % 3 ? (3u << 16) + 1 : (3u << 16) + (i % 2 ? 0xffffu : 0u);
   inputs.push_back(ends);
   inputs.push_back(make_keys(n, 0, 1u << 20, 5000, 11));
+  // Bin 9 ends the first step one key short of spilling and takes all of the second: its half
+  // reaches 2^16 - 1 (one more key in the step would wrap it).
+  std::vector<u32> brim(kPairSpillAt - 1, 9);
+  for (u64 i = brim.size(); i < kPairStep; ++i) brim.push_back(10 + i % 1000);
+  brim.insert(brim.end(), kPairStep, 9);
+  inputs.push_back(brim);
   for (u32 step : {kPairStep, 4096u})
     for (const Shape& s : {Shape{16, 3, 2, 4096, 4096, 16, step}, Shape{16, 1, 1, 64, 64, 0, step}})
       for (const auto& x : inputs) {
@@ -275,6 +281,18 @@ TEST(HpPipelineModel, PairStepsCountEveryKeyWithoutWrapping) {
         std::sort(want.begin(), want.end());
         ASSERT_EQ(hybrid_model(x, 0, range, s), want) << "step " << step << " parts " << s.parts;
       }
+}
+
+// The spill test a quad of counter words at a time says whether any half of them would leave.
+TEST(HpPipelineModel, PairWordsSpillIsAnyHalfLeaving) {
+  const std::vector<u32> halves{0, 1, kPairSpillAt - 1, kPairSpillAt, kPairSpillAt + 1, 0x8000, 0xffff};
+  for (u32 even : halves)
+    for (u32 odd : halves) {
+      const u32 word = even | odd << 16;
+      const PairSpill spill = pair_step_spill(word);
+      EXPECT_EQ(pair_words_spill(word), spill.even_out || spill.odd_out) << even << " " << odd;
+      EXPECT_EQ(pair_words_spill(word | 1u), spill.even_out || spill.odd_out);
+    }
 }
 
 // The buffered scatter with 64-bit positions (the hybrid from 2^32 keys): every region moved to
