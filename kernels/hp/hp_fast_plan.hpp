@@ -100,11 +100,11 @@ bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d);
 constexpr unsigned kScatterThreadsPaired = 512;
 constexpr unsigned kScatterThreadsAlone = 1024;
 unsigned hybrid_scatter_threads(const SortProblem& p, const DeviceFacts& d);
-// hp-auto's widest range for the buffered hybrid: the buckets whose buffers let two blocks share
-// an SM, of 2^15 bins, and from 2^32 keys (wide: 64-bit positions) of 2^16 (hybrid_low_bits).
-// With one block an SM (2,048 and 2,731 buckets of 2^15 on an H200) it lost to hp-tiled's two
-// levels; with two (683 to 1,311) it won; at n = 2^32, delta = sigma = 50, 1,311 buckets of 2^16
-// won (docs/hp.md, the buffered scatter).
+// hp-auto's widest range for the buffered hybrid: the buckets whose buffers (at 64-bit positions
+// where wide) let two blocks share an SM, of 2^16 bins (hybrid_low_bits takes 2^15 where those
+// pair). With one block an SM (2,048 and 2,731 buckets of 2^15 on an H200) it lost to hp-tiled's
+// two levels; with two it won: 683 to 1,311 buckets of 2^15, and 1,024 to 1,366 of 2^16 once
+// their histograms kept four loads a thread in flight (docs/hp.md, the buffered scatter).
 constexpr std::size_t kBufferedScatterBlocksPerSm = 2;
 std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide);
 

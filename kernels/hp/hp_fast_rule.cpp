@@ -140,7 +140,7 @@ std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide) {
   };
   const std::size_t fixed = bytes(0), per_bucket = bytes(1) - fixed;
   const std::uint64_t buckets = room > fixed ? (room - fixed) / per_bucket : 0;
-  return std::min<std::uint64_t>(buckets, kMaxBuckets) << (wide ? kHybridMaxLowBits : kLowBits);
+  return std::min<std::uint64_t>(buckets, kMaxBuckets) << kHybridMaxLowBits;
 }
 
 Details fast_details(Histogram h, const SortProblem& p) {

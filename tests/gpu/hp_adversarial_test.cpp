@@ -344,9 +344,12 @@ TEST(HpAdversarial, BufferedScatterIsTheDefaultFromFiveHundredTwelveBuckets) {
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 50)), "scatter"), "buffered");  // 1,311
   EXPECT_EQ(detail(autos.details(problem_of(1u << 31, (1u << 31) / 50)), "variant"), "hp-hybrid");
   EXPECT_EQ(detail(autos.details(problem_of(1u << 28, (1u << 28) / 50)), "variant"), "hp-tiled");  // one level
-  // 2,731 buckets of 2^15: the buffers leave one block an SM, where two levels won; the hybrid
-  // itself widens them to 1,366 of 2^16, two blocks of 512 threads an SM.
-  EXPECT_EQ(detail(autos.details(problem_of(1u << 29, (1u << 29) / 6)), "variant"), "hp-tiled");
+  // 2,731 buckets of 2^15 would leave one block an SM, where two levels won; the hybrid widens
+  // them to 1,366 of 2^16, two blocks of 512 threads an SM, and hp-auto takes it.
+  EXPECT_EQ(detail(autos.details(problem_of(1u << 29, (1u << 29) / 6)), "variant"), "hp-hybrid");
+  EXPECT_EQ(detail(autos.details(problem_of(1u << 29, (1u << 29) / 6)), "low_bits"), "16");
+  // 1,639 buckets even of 2^16: one block an SM, two levels.
+  EXPECT_EQ(detail(autos.details(problem_of(1u << 31, (1u << 31) / 20)), "variant"), "hp-tiled");
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 29, (1u << 29) / 6)), "low_bits"), "16");
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 29, (1u << 29) / 6)), "scatter_threads"), "512");
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 50)), "low_bits"), "15");
