@@ -283,15 +283,17 @@ TEST(HpPipelineModel, PairStepsCountEveryKeyWithoutWrapping) {
       }
 }
 
-// The spill test a quad of counter words at a time says whether any half of them would leave.
+// The spill test of a quad of counter words OR-ed together says whether any half of them would
+// leave: a word beside one whose halves both stay (kPairSpillAt - 1) gets the word's own answer.
 TEST(HpPipelineModel, PairWordsSpillIsAnyHalfLeaving) {
+  const u32 staying = (kPairSpillAt - 1) | (kPairSpillAt - 1) << 16;
   const std::vector<u32> halves{0, 1, kPairSpillAt - 1, kPairSpillAt, kPairSpillAt + 1, 0x8000, 0xffff};
   for (u32 even : halves)
     for (u32 odd : halves) {
       const u32 word = even | odd << 16;
       const PairSpill spill = pair_step_spill(word);
       EXPECT_EQ(pair_words_spill(word), spill.even_out || spill.odd_out) << even << " " << odd;
-      EXPECT_EQ(pair_words_spill(word | 1u), spill.even_out || spill.odd_out);
+      EXPECT_EQ(pair_words_spill(word | staying), spill.even_out || spill.odd_out) << even << " " << odd;
     }
 }
 
