@@ -8,7 +8,11 @@
 #include <parallel/algorithm>
 #include <vector>
 
+#include "sortbench/core/cuda_check.hpp"
 #include "sortbench/input/generator.hpp"
+#include "sortbench/input/input_source.hpp"
+#include "sortbench/session/session.hpp"
+#include "sortbench/timing/harness.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "support/sortbench_test.hpp"
 
@@ -362,6 +366,41 @@ TEST(HpAdversarial, BufferedScatterIsTheDefaultFromFiveHundredTwelveBuckets) {
   SortProblem narrow = problem_of(n32, n32 / 50);
   narrow.params = {{"low_bits", "15"}};
   EXPECT_EQ(detail(hybrid.details(narrow), "scatter_threads"), "1024");
+}
+
+// 2^32 + 1 keys (issue 53): the hybrid's counts and its last region's positions past 32 bits on a
+// GPU (the CPU model moves regions across 2^32: HpPipelineModel.BufferedScatterAtSixtyFourBitPositions).
+// hp-auto (the hybrid in 2^16-bin buckets), the hybrid in 2^15-bin ones (one block of 1,024
+// threads an SM) and hp-tiled's two levels, each verified on the device by the harness: nothing
+// is copied back, and a host reference of 2^32 keys would dominate. It needs about 70 GB of GPU
+// memory, so it runs alone (tests/CMakeLists.txt) and skips on a GPU with less free.
+TEST(HpAdversarial, PastTwoToTheThirtyTwoKeys) {
+  const std::uint64_t n = (std::uint64_t{1} << 32) + 1;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // The input, its pristine copy and the output, 4 bytes a key each, and up to 5 of workspace.
+  const std::uint64_t need = n * (3 * sizeof(std::uint32_t) + 5);
+  if (free_bytes < need)
+    GTEST_SKIP() << "2^32 + 1 keys need " << (need >> 30) << " GiB of GPU memory; " << (free_bytes >> 30)
+                 << " GiB are free";
+  Session session(make_generated_source(make_spec(n, Distribution::uniform, KeyType::u32, Payload::none, 50.0)),
+                  generated_options(PlacementKind::device));
+  struct Case {
+    const char* algo;
+    Params params;
+    Details expected;  // details the row must hold
+  };
+  const std::vector<Case> cases{
+      {"hp-auto", {}, {{"variant", "hp-hybrid"}, {"count_bits", "64"}, {"low_bits", "16"}}},
+      {"hp-hybrid", {{"low_bits", "15"}}, {{"count_bits", "64"}, {"low_bits", "15"}, {"scatter_threads", "1024"}}},
+      {"hp-tiled", {}, {{"count_bits", "64"}, {"levels", "2"}}}};
+  for (const Case& c : cases) {
+    const ResultRow row = session.run(registry().named(c.algo), single_sample_settings(), c.params);
+    EXPECT_EQ(row.status, RowStatus::ok) << c.algo << ": " << row.reason << " " << row.verification;
+    for (const auto& kv : c.expected)
+      EXPECT_NE(std::find(row.details.begin(), row.details.end(), kv), row.details.end())
+          << c.algo << " should record " << kv.first << "=" << kv.second;
+  }
 }
 
 // The dense expansion (issue 36): every H-P member that takes --param expansion, forced dense on
