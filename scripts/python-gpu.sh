@@ -35,9 +35,10 @@ if [ "$skip_tests" = 0 ]; then
   "$py" -m pytest -p no:cacheprovider -rs -m gpu tests/python
 fi
 
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | sed -n '1s/.*\b\([A-Za-z][0-9][0-9]*\)\b.*/\1/p' |
-  tr '[:upper:]' '[:lower:]')
-mkdir -p "results/${gpu:-gpu}"
+# results/<gpu>/python.json as the bar scripts name it (a subshell: bench_runs.sh's own temporary
+# folder and trap stay there).
+out=$(source scripts/bench_runs.sh && results_path python)
+mkdir -p "$(dirname "$out")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$py" - "$n_log2" "$work/keys.npy" "$work/python.json" <<'PY'
@@ -53,7 +54,7 @@ rows.write_json(out)
 PY
 "$build_dir/apps/sortbench/sortbench" run --input "$work/keys.npy" --algo hp-auto --range measured \
   --json "$work/cli.json" --quiet
-"$py" - "$work/python.json" "$work/cli.json" "results/${gpu:-gpu}/python.json" <<'PY'
+"$py" - "$work/python.json" "$work/cli.json" "$out" <<'PY'
 import json, sys
 with open(sys.argv[1]) as f:
     python_doc = json.load(f)
