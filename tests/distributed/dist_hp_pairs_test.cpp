@@ -33,7 +33,7 @@ void boundary_bins(const std::vector<u64>& histogram, u64 n, u64 world, std::vec
 }
 
 TEST(DistHpPairs, FirstBoundaryFromIsTheSmallestNotBelow) {
-  for (u64 world : {2, 3, 4, 7}) {
+  for (u64 world : {2, 3, 4, 7, 8}) {
     for (u64 n : {u64{1}, u64{3}, u64{10}, u64{1001}, (u64{1} << 40) + 3}) {
       for (u64 pos : {u64{0}, u64{1}, n / 3, n / 2, n - 1, n}) {
         u64 expect = world;
@@ -47,7 +47,7 @@ TEST(DistHpPairs, FirstBoundaryFromIsTheSmallestNotBelow) {
 
 TEST(DistHpPairs, EveryBoundaryFindsTheBinHoldingIt) {
   std::mt19937_64 rng(38);
-  for (u64 world : {2, 3, 4}) {
+  for (u64 world : {2, 3, 4, 8}) {
     for (int trial = 0; trial < 50; ++trial) {
       std::vector<u64> histogram(1 + rng() % 40);
       for (auto& c : histogram) c = rng() % 3 == 0 ? 0 : rng() % 20;  // empty bins among them
@@ -128,7 +128,7 @@ void check_exact_and_stable(const std::vector<std::uint32_t>& keys, u64 world, u
 
 TEST(DistHpPairs, RanksGetExactlyTheirSliceInStableOrder) {
   std::mt19937 rng(15);
-  for (u64 world : {2, 3, 4}) {
+  for (u64 world : {2, 3, 4, 8}) {
     for (u64 n : {u64{1}, u64{2}, u64{3}, u64{5}, u64{97}, u64{1000}, u64{20011}}) {
       std::vector<std::uint32_t> keys(n);
       for (auto& k : keys) k = rng() % 1000;
@@ -144,7 +144,7 @@ TEST(DistHpPairs, RanksGetExactlyTheirSliceInStableOrder) {
 
 TEST(DistHpPairs, CountsStayExactPastTwoToThe32) {
   // One bin holding all n > 2^32 elements: the cuts fall inside it by rank prefix alone.
-  for (u64 world : {2, 3, 4}) {
+  for (u64 world : {2, 3, 4, 8}) {
     const u64 n = (u64{1} << 34) + 5;
     const u64 bounds = world - 1;
     std::vector<u64> starts(bounds, 0), below(world * bounds, 0), in_bin(world * bounds);
