@@ -148,6 +148,7 @@ bool checked_process_rank(const CLI::App& cmd, ProcessRankOptions& o) {
     o.world = launched->world;
     o.launcher = launched->launcher;
     o.local_rank = launched->local_rank;
+    o.local_world = launched->local_world;
     if (!cmd.count("--rendezvous")) o.rendezvous = launched->rendezvous;
     if (o.rendezvous.empty())
       throw UsageError(fmt::format("rank {} of {} was started by {} but the ranks have nowhere to meet; export "
@@ -165,13 +166,14 @@ bool checked_process_rank(const CLI::App& cmd, ProcessRankOptions& o) {
   return true;
 }
 
-int launched_device(int local_rank) {
+int launched_device(const ProcessRankOptions& o) {
   int visible = 0;
   if (cudaGetDeviceCount(&visible) != cudaSuccess || visible <= 0) {
     (void)cudaGetLastError();
-    return 0;
+    return 0;  // the run's own device check names the missing GPU
   }
-  return local_rank % visible;
+  return launched_rank_device(o.launcher, o.local_rank, o.local_world, visible,
+                              std::getenv("CUDA_VISIBLE_DEVICES") == nullptr);
 }
 
 void add_memory_options(CLI::App& cmd, MemoryOptions& o) {

@@ -64,6 +64,7 @@ struct ProcessRankOptions {
   // and none of the three options was given (place/launch_env.hpp).
   std::string launcher;
   int local_rank = -1;
+  int local_world = 0;  // the launcher's ranks on this node (0: it does not say)
 };
 void add_process_rank_options(CLI::App& cmd, ProcessRankOptions& o, std::pair<CLI::Option*, CLI::Option*> rank_options);
 // Whether this process is one rank of several, after checking that the three options go together
@@ -71,8 +72,9 @@ void add_process_rank_options(CLI::App& cmd, ProcessRankOptions& o, std::pair<CL
 // without them, whether a launcher's environment makes it one (o's rank, world, rendezvous,
 // launcher and local_rank filled from it).
 bool checked_process_rank(const CLI::App& cmd, ProcessRankOptions& o);
-// The GPU a launched rank takes: its rank on the node, among the GPUs this process sees.
-int launched_device(int local_rank);
+// The GPU a launched rank takes: its rank on the node, among the GPUs this process sees
+// (UsageError where the node has more ranks than GPUs; place/launch_env.hpp).
+int launched_device(const ProcessRankOptions& o);
 
 // Where the input lives (issue 37): --placement auto|gpu|host and --gpu-memory-limit SIZE.
 struct MemoryOptions {

@@ -127,7 +127,7 @@ int run_run(const CLI::App& cmd, RunOptions o) {
                      "streams nothing; drop them");
   const bool one_rank_of_several = backend == Backend::gpu && checked_process_rank(cmd, o.process);
   // A launched rank takes its node-local GPU unless --device names one.
-  if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process.local_rank);
+  if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process);
   plan.devices = rank_devices(o.where);
   if (one_rank_of_several) {
     plan.process_rank = o.process.rank;

@@ -107,7 +107,7 @@ int run_sort(const CLI::App& cmd, SortOptions o) {
   q.tmp_dir = o.memory.tmp_dir;
   if (backend == Backend::gpu && checked_process_rank(cmd, o.process)) {
     // A launched rank takes its node-local GPU unless --device names one.
-    if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process.local_rank);
+    if (!o.process.launcher.empty() && !cmd.count("--device")) o.where.device = launched_device(o.process);
     q.devices = {o.where.device};
     q.process_rank = o.process.rank;
     q.process_world = o.process.world;

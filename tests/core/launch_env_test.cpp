@@ -54,6 +54,42 @@ TEST(LaunchEnv, UnderTorchrunsAgentStoreTheRanksMeetOnTheNextPort) {
   EXPECT_EQ(launched(last)->rendezvous, "tcp://127.0.0.1:65535");
 }
 
+// Each launched rank takes the GPU of its node-local rank; where it sees all of the node's GPUs, a
+// node with more ranks than GPUs (which NCCL would refuse deep in its start, two ranks on one GPU)
+// is a usage error naming both counts, from the launcher's count of the node's ranks where it gives
+// one (mpirun, torchrun) and from the rank itself where not (srun). A rank shown only its own GPUs
+// takes them by its local rank modulo their number.
+TEST(LaunchEnv, ANodeWithMoreRanksThanGpusIsAUsageErrorNamingBoth) {
+  const auto m = launched({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "8"},
+                           {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}});
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->local_world, 4);
+  EXPECT_EQ(launched_rank_device(m->launcher, m->local_rank, m->local_world, 4, true), 1);
+  try {
+    launched_rank_device(m->launcher, m->local_rank, m->local_world, 2, true);  // rank 1 fits, the node's 4 do not
+    ADD_FAILURE() << "4 ranks on 2 GPUs were taken";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "mpirun started 4 ranks on this node, which shows 2 GPUs; start at most 2 a node, one a GPU");
+  }
+  const auto t = launched({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "2"}});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->local_world, 2);
+  EXPECT_THROW(launched_rank_device(t->launcher, t->local_rank, t->local_world, 1, true), UsageError);
+  const auto s = launched({{"SLURM_PROCID", "5"}, {"SLURM_STEP_NUM_TASKS", "8"}, {"SLURM_LOCALID", "2"}});
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->local_world, 0);  // Slurm gives the node's tasks as a list: not read
+  EXPECT_EQ(launched_rank_device(s->launcher, s->local_rank, s->local_world, 3, true), 2);
+  try {
+    launched_rank_device(s->launcher, s->local_rank, s->local_world, 2, true);
+    ADD_FAILURE() << "local rank 2 was given one of 2 GPUs";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "srun started at least 3 ranks on this node, which shows 2 GPUs; start at most 2 a node, one a GPU");
+  }
+  // srun --gpus-per-task=1: local rank 2 sees one GPU, its own.
+  EXPECT_EQ(launched_rank_device(s->launcher, s->local_rank, s->local_world, 1, false), 0);
+  EXPECT_EQ(launched_rank_device(m->launcher, 3, 4, 2, false), 1);  // shown two GPUs: local rank 3 takes the second
+}
+
 TEST(LaunchEnv, SrunsStepAndMpirunAreReadAndMpirunComesFirst) {
   const auto s = launched({{"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_LOCALID", "1"}});
   ASSERT_TRUE(s);

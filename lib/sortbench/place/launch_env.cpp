@@ -1,6 +1,7 @@
 // The launchers' environment (launch_env.hpp).
 #include "sortbench/place/launch_env.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 
@@ -16,14 +17,16 @@ struct Names {
   const char* rank;
   const char* world;
   const char* local_rank;
+  const char* local_world;  // nullptr: the launcher gives no one number (Slurm's is a list)
 };
 
 constexpr Names kLaunchers[] = {
-    {"mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+    {"mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+     "OMPI_COMM_WORLD_LOCAL_SIZE"},
     // The step's task count, which srun sets: a batch script's own shell also has SLURM_PROCID
     // and SLURM_NTASKS (the allocation's), and a sortbench started there is no rank of several.
-    {"srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID"},
-    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
+    {"srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr},
+    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
 };
 
 int number(const std::function<const char*(const char*)>& env, const char* name, const char* launcher, int absent) {
@@ -52,6 +55,7 @@ std::optional<LaunchedRank> launched_rank(const std::function<const char*(const 
     r.rank = number(env, n.rank, n.launcher, 0);
     r.world = number(env, n.world, n.launcher, 1);
     r.local_rank = number(env, n.local_rank, n.launcher, 0);
+    if (n.local_world) r.local_world = number(env, n.local_world, n.launcher, 0);
     if (r.world < 1 || r.rank >= r.world)
       throw UsageError(fmt::format("{}={} is not below {}={} (set by {}); start sortbench under {} as it expects",
                                    n.rank, r.rank, n.world, r.world, n.launcher, n.launcher));
@@ -73,6 +77,17 @@ std::optional<LaunchedRank> launched_rank(const std::function<const char*(const 
     return r;
   }
   return std::nullopt;
+}
+
+int launched_rank_device(const std::string& launcher, int local_rank, int local_world, int visible_gpus,
+                         bool all_visible) {
+  const int on_node = std::max(local_world, local_rank + 1);
+  if (all_visible && on_node > visible_gpus)
+    throw UsageError(fmt::format("{} started {}{} ranks on this node, which shows {} GPU{}; start at most {} a node, "
+                                 "one a GPU",
+                                 launcher, local_world ? "" : "at least ", on_node, visible_gpus,
+                                 visible_gpus == 1 ? "" : "s", visible_gpus));
+  return local_rank % visible_gpus;
 }
 
 }  // namespace sb

@@ -16,6 +16,7 @@ struct LaunchedRank {
   std::string launcher;    // "mpirun", "srun" or "torchrun"
   int rank = 0, world = 1;
   int local_rank = 0;      // its rank among the node's processes: which GPU it takes
+  int local_world = 0;     // the processes it started on this node (0: the launcher does not say)
   // "tcp://MASTER_ADDR:MASTER_PORT" (MASTER_PORT + 1 under torchrun, whose agent serves its own
   // store on MASTER_PORT), or empty where they are not set.
   std::string rendezvous;
@@ -27,6 +28,14 @@ struct LaunchedRank {
 // SORTBENCH_LAUNCHER=none says to ignore them. env: getenv's shape.
 // UsageError for variables that are not numbers, or a rank not below the world.
 std::optional<LaunchedRank> launched_rank(const std::function<const char*(const char*)>& env);
+
+// The GPU a launched rank takes among the visible_gpus it sees: its node-local rank, modulo
+// them where each rank sees only its own (Slurm's --gpus-per-task, a CUDA_VISIBLE_DEVICES a rank).
+// Where it sees all of the node's (all_visible: no CUDA_VISIBLE_DEVICES), a node with more ranks
+// (local_world, or at least local_rank + 1 where the launcher does not say) than GPUs would put two
+// on one GPU, which NCCL refuses deep in its start: a UsageError naming both counts instead.
+int launched_rank_device(const std::string& launcher, int local_rank, int local_world, int visible_gpus,
+                         bool all_visible);
 
 // Whether a rendezvous is rank 0's address (tcp://HOST:PORT) rather than a directory.
 inline bool is_tcp_rendezvous(const std::string& rendezvous) { return rendezvous.rfind("tcp://", 0) == 0; }
