@@ -28,6 +28,7 @@
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/element.hpp"
 #include "sortbench/core/keys.hpp"
+#include "dist_index.hpp"
 
 namespace sb::dist {
 
@@ -178,30 +179,29 @@ RankResult exchange_and_merge(const RankBuffers& b, int sorted_buffer, const std
   if (own) rank.join();
   marks.mark(exchanged, stream);
 
-  // Pairwise merges of adjacent runs, lower ranks first, ping-ponging between the buffers.
+  // Pairwise merges of adjacent runs, lower ranks first, ping-ponging between the buffers
+  // (merge_round in dist_index.hpp).
   std::vector<std::uint64_t> runs(run_begin);
+  std::vector<MergeStep> steps;
   int src = 0;  // of keys/vals below, whose index 0 is the receive buffer
   K* keys[2] = {in, sorted};
   V* vals[2] = {in_vals, sorted_vals};
   while (runs.size() > 2) {
-    std::vector<std::uint64_t> next{0};
-    for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
-      const std::uint64_t b0 = runs[i], b1 = runs[i + 1];
-      const std::uint64_t b2 = i + 2 < runs.size() ? runs[i + 2] : b1;
-      if (i + 2 < runs.size()) {
+    runs = merge_round(runs, steps);
+    for (const MergeStep& m : steps) {
+      if (m.merge) {
         std::size_t bytes = temp_bytes;
-        merge_runs<K, V>(temp, bytes, keys[src] + b0, kValues ? vals[src] + b0 : nullptr, b1 - b0, b2 - b1,
-                         keys[1 - src] + b0, kValues ? vals[1 - src] + b0 : nullptr, stream);
-      } else if (b1 > b0) {
-        SB_CUDA_CHECK(cudaMemcpyAsync(keys[1 - src] + b0, keys[src] + b0, (b1 - b0) * sizeof(K),
+        merge_runs<K, V>(temp, bytes, keys[src] + m.first, kValues ? vals[src] + m.first : nullptr,
+                         m.middle - m.first, m.last - m.middle, keys[1 - src] + m.first,
+                         kValues ? vals[1 - src] + m.first : nullptr, stream);
+      } else if (m.middle > m.first) {
+        SB_CUDA_CHECK(cudaMemcpyAsync(keys[1 - src] + m.first, keys[src] + m.first, (m.middle - m.first) * sizeof(K),
                                       cudaMemcpyDeviceToDevice, stream));
         if constexpr (kValues)
-          SB_CUDA_CHECK(cudaMemcpyAsync(vals[1 - src] + b0, vals[src] + b0, (b1 - b0) * sizeof(V),
-                                        cudaMemcpyDeviceToDevice, stream));
+          SB_CUDA_CHECK(cudaMemcpyAsync(vals[1 - src] + m.first, vals[src] + m.first,
+                                        (m.middle - m.first) * sizeof(V), cudaMemcpyDeviceToDevice, stream));
       }
-      next.push_back(b2);
     }
-    runs = next;
     src = 1 - src;
   }
   marks.mark(merged, stream);

@@ -120,6 +120,27 @@ inline std::vector<Splitter> select_splitters(std::vector<TaggedSample>& samples
   return splitters;
 }
 
+// One round of the pairwise merge of the received runs (exchange_and_merge): runs holds the
+// boundaries [0, b_1, ..., total] of the runs as they lie; adjacent runs are merged in pairs,
+// lower ranks first, into the other buffer, and an odd last run is copied across (merge false).
+// Returns the next round's boundaries; rounds continue while more than one run is left (log2 G
+// rounds, ping-ponging between the two buffers).
+struct MergeStep {
+  std::uint64_t first, middle, last;  // [first, middle) merged with [middle, last), or copied
+  bool merge;
+};
+inline std::vector<std::uint64_t> merge_round(const std::vector<std::uint64_t>& runs, std::vector<MergeStep>& steps) {
+  steps.clear();
+  std::vector<std::uint64_t> next{0};
+  for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+    const bool pair = i + 2 < runs.size();
+    const std::uint64_t last = pair ? runs[i + 2] : runs[i + 1];
+    steps.push_back({runs[i], runs[i + 1], last, pair});
+    next.push_back(last);
+  }
+  return next;
+}
+
 // Where a rank puts its part for destination d in the partitioned slice: its own part first
 // (slot 0, so the kept part starts at 0 and its sort needs no offset), then the ranks after it.
 SB_HD_INLINE std::uint32_t destination_slot(std::uint32_t d, std::uint32_t me, std::uint32_t world) {
