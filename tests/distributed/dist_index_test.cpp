@@ -3,6 +3,7 @@
 // std::sort), the receive bound, the boundary bins of the payload path, the slice boundary
 // check and the cost model.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -59,7 +60,9 @@ TEST(DistSlices, FewerElementsThanRanksLeavesSomeEmpty) {
 // regular positions, splitters from the sorted (key, rank, index) samples, cut points by
 // split_point. The concatenated buckets must be the globally sorted keys, and no bucket may
 // pass receive_capacity.
-std::vector<std::vector<std::uint32_t>> partition(const std::vector<std::vector<std::uint32_t>>& runs, u64 per) {
+// pieces, where given: pieces[d][q], how many keys rank q sends rank d.
+std::vector<std::vector<std::uint32_t>> partition(const std::vector<std::vector<std::uint32_t>>& runs, u64 per,
+                                                  std::vector<std::vector<u64>>* pieces = nullptr) {
   const int world = static_cast<int>(runs.size());
   struct S {
     u64 key, rank, index;
@@ -85,6 +88,10 @@ std::vector<std::vector<std::uint32_t>> partition(const std::vector<std::vector<
       cut[d] = std::max(cut[d - 1], split_point(lower, upper, std::uint32_t(r), tag));
     }
     for (int d = 0; d < world; ++d) buckets[d].insert(buckets[d].end(), run.begin() + cut[d], run.begin() + cut[d + 1]);
+    if (pieces) {
+      pieces->resize(world);
+      for (int d = 0; d < world; ++d) (*pieces)[d].push_back(cut[d + 1] - cut[d]);
+    }
   }
   return buckets;
 }
@@ -118,6 +125,63 @@ TEST(DistSampleSort, BucketsConcatenateToTheSortedInput) {
       check_partition(keys, world, 16);
     }
   }
+}
+
+// The whole sample sort at G = 1..8 on the host, its exchange and merges included: each rank's
+// sorted run cut by the splitters, the pieces laid out by source rank where exchange_and_merge
+// receives them, then merge_round's pairwise merges ping-ponging between two buffers (a merge
+// where it says merge, else a copy). The merged runs, taken from the buffer the rounds end in,
+// concatenate to std::sort of the input, after ceil(log2 G) rounds.
+TEST(DistSampleSort, ExchangeAndMergeRoundsConcatenateToTheSortedInput) {
+  std::mt19937 rng(11);
+  for (int world : {1, 2, 3, 4, 5, 7, 8}) {
+    for (u64 n : {u64{0}, u64{1}, u64{5}, u64{1000}, u64{50021}}) {
+      std::vector<std::uint32_t> keys(n);
+      for (auto& k : keys) k = n > 1000 ? rng() % 97 : rng();  // heavy duplicates in the large input
+      std::vector<std::vector<std::uint32_t>> runs(world);
+      for (int r = 0; r < world; ++r) {
+        runs[r].assign(keys.begin() + slice_begin(r, n, world), keys.begin() + slice_begin(r + 1, n, world));
+        std::sort(runs[r].begin(), runs[r].end());
+      }
+      std::vector<std::vector<u64>> pieces;
+      const auto received = partition(runs, 16, &pieces);
+      std::vector<std::uint32_t> out;
+      for (int d = 0; d < world; ++d) {
+        std::vector<u64> bounds{0};
+        for (int q = 0; q < world; ++q) bounds.push_back(bounds.back() + pieces[d][q]);
+        std::vector<std::uint32_t> buffer[2] = {received[d], std::vector<std::uint32_t>(received[d].size())};
+        std::vector<MergeStep> steps;
+        int src = 0, rounds = 0;
+        while (bounds.size() > 2) {
+          bounds = merge_round(bounds, steps);
+          for (const MergeStep& m : steps) {
+            const auto from = buffer[src].begin(), to = buffer[1 - src].begin();
+            if (m.merge) std::merge(from + m.first, from + m.middle, from + m.middle, from + m.last, to + m.first);
+            else std::copy(from + m.first, from + m.middle, to + m.first);
+          }
+          src = 1 - src;
+          ++rounds;
+        }
+        EXPECT_EQ(rounds, world > 1 ? int(std::ceil(std::log2(world))) : 0) << "G " << world;
+        EXPECT_EQ(bounds.back(), received[d].size());
+        out.insert(out.end(), buffer[src].begin(), buffer[src].end());
+      }
+      std::sort(keys.begin(), keys.end());
+      EXPECT_EQ(out, keys) << "n " << n << " G " << world;
+    }
+  }
+}
+
+// merge_round on its own: pairs lower ranks first, an odd last run copied, empty runs kept.
+TEST(DistSampleSort, MergeRoundPairsAdjacentRunsAndCopiesTheOddOne) {
+  std::vector<MergeStep> steps;
+  EXPECT_EQ(merge_round({0, 3, 3, 9, 10, 12}, steps), (std::vector<u64>{0, 3, 10, 12}));
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_TRUE(steps[0].merge && steps[0].first == 0 && steps[0].middle == 3 && steps[0].last == 3);
+  EXPECT_TRUE(steps[1].merge && steps[1].first == 3 && steps[1].middle == 9 && steps[1].last == 10);
+  EXPECT_TRUE(!steps[2].merge && steps[2].first == 10 && steps[2].middle == 12 && steps[2].last == 12);
+  EXPECT_EQ(merge_round({0, 4, 8}, steps), (std::vector<u64>{0, 8}));
+  EXPECT_EQ(steps.size(), 1u);
 }
 
 TEST(DistSampleSort, AllKeysEqualStillSplitEvenly) {
