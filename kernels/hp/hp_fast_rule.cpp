@@ -86,15 +86,17 @@ bool expansion_is_dense(const SortProblem& p) {
 }
 
 namespace {
-// The buffered scatter's shared memory for p's buckets of 2^low_bits bins, at its positions' width.
-std::size_t hybrid_scatter_bytes(const SortProblem& p, unsigned low_bits) {
-  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
-  return wide_counts(Histogram::hybrid, p) ? scatter_shared_bytes<std::uint64_t>(buckets)
-                                           : scatter_shared_bytes<std::uint32_t>(buckets);
+// The buffered scatter's shared memory for `buckets` buffers, at 64-bit positions where wide.
+std::size_t scatter_bytes(std::uint64_t buckets, bool wide) {
+  return wide ? scatter_shared_bytes<std::uint64_t>(buckets) : scatter_shared_bytes<std::uint32_t>(buckets);
 }
-// Whether two buffered scatter blocks of `bytes` share an SM of d.
+// The same for p's buckets of 2^low_bits bins, at its positions' width.
+std::size_t hybrid_scatter_bytes(const SortProblem& p, unsigned low_bits) {
+  return scatter_bytes(buckets_for(problem_range(p), low_bits), wide_counts(Histogram::hybrid, p));
+}
+// Whether kBufferedScatterBlocksPerSm buffered scatter blocks of `bytes` share an SM of d.
 bool scatter_blocks_pair(std::size_t bytes, const DeviceFacts& d) {
-  return 2 * (bytes + kReservedSharedPerBlock) <= d.smem_per_sm;
+  return kBufferedScatterBlocksPerSm * (bytes + kReservedSharedPerBlock) <= d.smem_per_sm;
 }
 }  // namespace
 
@@ -135,10 +137,7 @@ std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide) {
   const std::size_t per_block = d.smem_per_sm / kBufferedScatterBlocksPerSm;
   const std::size_t room = std::min(per_block > kReservedSharedPerBlock ? per_block - kReservedSharedPerBlock : 0,
                                     d.smem_per_block);
-  auto bytes = [&](std::uint64_t buckets) {
-    return wide ? scatter_shared_bytes<std::uint64_t>(buckets) : scatter_shared_bytes<std::uint32_t>(buckets);
-  };
-  const std::size_t fixed = bytes(0), per_bucket = bytes(1) - fixed;
+  const std::size_t fixed = scatter_bytes(0, wide), per_bucket = scatter_bytes(1, wide) - fixed;
   const std::uint64_t buckets = room > fixed ? (room - fixed) / per_bucket : 0;
   return std::min<std::uint64_t>(buckets, kMaxBuckets) << kHybridMaxLowBits;
 }
