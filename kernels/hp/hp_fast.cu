@@ -42,7 +42,7 @@ struct Run {
   W min_word;
   cudaStream_t stream;
   DeviceFacts device;
-  HybridScatter scatter{};  // the hybrid's buffered scatter's shape (hybrid_scatter); threads 0: grouped
+  unsigned scatter_threads = 0;  // the hybrid's buffered scatter's block (hybrid_scatter_threads); 0: grouped
 };
 
 // Warp-owned copies of `bins` counters that fit in the block's share of shared memory.
@@ -105,18 +105,15 @@ void count_parts_launch(const Run<W>& r, const W* x, unsigned low_bits, u32 buck
 
 static_assert(kScatterThreadsPaired == kSplitBlock, "the paired buffered scatter is the split's block");
 
-// The buffered scatter in the run's shape (Run::scatter) over offsets of width P.
+// The buffered scatter at the run's block (Run::scatter_threads) over offsets of width P.
 template <typename W, typename P>
 void buffered_scatter_launch(const Run<W>& r, const W* x, unsigned parts, u32 buckets, unsigned low_bits,
                              const P* offsets, std::uint16_t* low) {
-  const bool alone = r.scatter.threads == kScatterThreadsAlone, one_chunk = r.scatter.chunks == 1;
-  auto* scatter = alone ? (one_chunk ? bucket_scatter_buffered<W, kScatterThreadsAlone, P, 1>
-                                     : bucket_scatter_buffered<W, kScatterThreadsAlone, P>)
-                        : (one_chunk ? bucket_scatter_buffered<W, kScatterThreadsPaired, P, 1>
-                                     : bucket_scatter_buffered<W, kScatterThreadsPaired, P>);
-  scatter<<<parts, alone ? kScatterThreadsAlone : kScatterThreadsPaired,
-            scatter_shared_bytes<P>(buckets, r.scatter.chunks), r.stream>>>(x, r.n, r.min_word, low_bits, buckets,
-                                                                           offsets, low);
+  const bool alone = r.scatter_threads == kScatterThreadsAlone;
+  auto* scatter = alone ? bucket_scatter_buffered<W, kScatterThreadsAlone, P>
+                        : bucket_scatter_buffered<W, kScatterThreadsPaired, P>;
+  scatter<<<parts, alone ? kScatterThreadsAlone : kScatterThreadsPaired, scatter_shared_bytes<P>(buckets), r.stream>>>(
+      x, r.n, r.min_word, low_bits, buckets, offsets, low);
   SB_CUDA_CHECK_LAUNCH();
 }
 
@@ -151,7 +148,7 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W*
   } else {
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                                 static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
-    if (r.scatter.threads) {
+    if (r.scatter_threads) {
       buffered_scatter_launch(r, x, parts, buckets, a.low_bits, a.counts, low);
     } else {
       bucket_scatter<W><<<parts, kSplitBlock, split_shared_bytes(buckets), r.stream>>>(x, r.n, r.min_word, a.low_bits,
@@ -384,7 +381,7 @@ int run_fast(Histogram h, const SortProblem& p, const Buffers<K, V>& b) {
   constexpr bool pairs = Buffers<K, V>::has_values;
   const DeviceFacts d = device_facts(b.device);
   const Run<W> r{p.n(),    problem_range(p), min_word_of<K>(p.facts.min_ordered), b.stream, d,
-                 h == Histogram::hybrid ? hybrid_scatter(p, d) : HybridScatter{}};
+                 h == Histogram::hybrid ? hybrid_scatter_threads(p, d) : 0};
   if (r.n == 0) return 0;
   if constexpr (pairs) {
     FastArrays<W> a(static_cast<char*>(b.workspace), r.n, r.range, low_bits_for(h, p), pairs, r.device, tiles(h),
@@ -471,10 +468,6 @@ void prepare_fast(Histogram h, const SortProblem& p, const DeviceContext& device
       allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsAlone, u32>, d);
       allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsPaired, u64>, d);
       allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsAlone, u64>, d);
-      allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsPaired, u32, 1>, d);
-      allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsAlone, u32, 1>, d);
-      allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsPaired, u64, 1>, d);
-      allow_large_shared(bucket_scatter_buffered<W, kScatterThreadsAlone, u64, 1>, d);
       allow_large_shared(bucket_hist<u32, u32, false>, d);
       allow_large_shared(bucket_hist<u32, u32, true>, d);
       allow_large_shared(bucket_hist<u64, u64, false>, d);
@@ -540,7 +533,7 @@ std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n
     using W = typename KeyTraits<K>::Ordered;
     const DeviceFacts d = device_facts(&device);
     const Run<W> r{n, problem_range(p), min_word_of<K>(p.facts.min_ordered), device.stream, d,
-                   h == Histogram::hybrid ? hybrid_scatter(p, d) : HybridScatter{}};
+                   h == Histogram::hybrid ? hybrid_scatter_threads(p, d) : 0};
     FastArrays<W> a = histogram_arrays<W>(p, n, h, workspace, r.device);
     if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low));
     else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));

@@ -93,21 +93,16 @@ constexpr std::size_t kReservedSharedPerBlock = 1024;
 // in a block of this device's shared memory; --param scatter=grouped|buffered chooses. With
 // 64-bit counts it is always buffered (the grouped scatter's positions are 32-bit).
 constexpr std::uint64_t kBufferedScatterMinBuckets = 512;
-// The buffered scatter's shape: its block, kScatterThreadsPaired threads where two such blocks'
-// buffers share an SM, else kScatterThreadsAlone, so that one block an SM keeps as many keys in
-// flight as two (--param scatter_threads=512|1024; 0: the grouped scatter); and its buffers'
-// chunks a bucket, two where two blocks' buffers pair or where one block's fit, else one
-// (4,096 buckets; --param scatter_chunks=1|2).
+bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d);
+// The buffered scatter's block: kScatterThreadsPaired threads where two such blocks' buffers
+// share an SM, else kScatterThreadsAlone, so that one block an SM keeps as many keys in flight
+// as two; --param scatter_threads=512|1024 chooses. 0: the grouped scatter.
 constexpr unsigned kScatterThreadsPaired = 512;
 constexpr unsigned kScatterThreadsAlone = 1024;
-struct HybridScatter {
-  unsigned threads = 0;
-  unsigned chunks = 0;
-};
-HybridScatter hybrid_scatter(const SortProblem& p, const DeviceFacts& d);
-// hp-auto's widest range for the buffered hybrid: the buckets whose buffers of one chunk (at
-// 64-bit positions where wide) let two blocks share an SM, of 2^16 bins (hybrid_low_bits takes
-// 2^15 where those pair). With one block an SM (2,048 and 2,731 buckets of 2^15 on an H200) it lost to hp-tiled's
+unsigned hybrid_scatter_threads(const SortProblem& p, const DeviceFacts& d);
+// hp-auto's widest range for the buffered hybrid: the buckets whose buffers (at 64-bit positions
+// where wide) let two blocks share an SM, of 2^16 bins (hybrid_low_bits takes 2^15 where those
+// pair). With one block an SM (2,048 and 2,731 buckets of 2^15 on an H200) it lost to hp-tiled's
 // two levels; with two it won: 683 to 1,311 buckets of 2^15, and 1,024 to 1,366 of 2^16 once
 // their histograms kept four loads a thread in flight (docs/hp.md, the buffered scatter).
 constexpr std::size_t kBufferedScatterBlocksPerSm = 2;
@@ -120,8 +115,7 @@ unsigned low_bits_of(const SortProblem& p, unsigned fallback = kLowBits, const c
 // The hybrid's buckets may be 2^16 bins wide (the 2-byte low bits hold 16 bits): its histograms
 // then count in 16-bit pairs (bucket_hist), since 2^16 32-bit counters pass a block's shared
 // memory. By default 2^15, or 2^16 where that halves the buckets into buffers two scatter blocks
-// share an SM with and 2^15 does not, or where 2^15 would make more than kMaxBuckets buckets
-// (hybrid_low_bits; docs/hp.md, the buffered scatter).
+// share an SM with and 2^15 does not (hybrid_low_bits; docs/hp.md, the buffered scatter).
 constexpr unsigned kHybridMaxLowBits = 16;
 unsigned hybrid_low_bits(const SortProblem& p);
 inline const char* tiled_name(bool stable) { return stable ? "hp-tiled-stable" : "hp-tiled"; }

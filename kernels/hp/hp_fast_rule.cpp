@@ -86,83 +86,58 @@ bool expansion_is_dense(const SortProblem& p) {
 }
 
 namespace {
-// The buffered scatter's shared memory for `buckets` buffers of `chunks` chunks, at 64-bit
-// positions where wide.
-std::size_t scatter_bytes(std::uint64_t buckets, bool wide, unsigned chunks) {
-  return wide ? scatter_shared_bytes<std::uint64_t>(buckets, chunks) : scatter_shared_bytes<std::uint32_t>(buckets, chunks);
+// The buffered scatter's shared memory for `buckets` buffers, at 64-bit positions where wide.
+std::size_t scatter_bytes(std::uint64_t buckets, bool wide) {
+  return wide ? scatter_shared_bytes<std::uint64_t>(buckets) : scatter_shared_bytes<std::uint32_t>(buckets);
 }
 // The same for p's buckets of 2^low_bits bins, at its positions' width.
-std::size_t hybrid_scatter_bytes(const SortProblem& p, unsigned low_bits, unsigned chunks) {
-  return scatter_bytes(buckets_for(problem_range(p), low_bits), wide_counts(Histogram::hybrid, p), chunks);
+std::size_t hybrid_scatter_bytes(const SortProblem& p, unsigned low_bits) {
+  return scatter_bytes(buckets_for(problem_range(p), low_bits), wide_counts(Histogram::hybrid, p));
 }
 // Whether kBufferedScatterBlocksPerSm buffered scatter blocks of `bytes` share an SM of d.
 bool scatter_blocks_pair(std::size_t bytes, const DeviceFacts& d) {
   return kBufferedScatterBlocksPerSm * (bytes + kReservedSharedPerBlock) <= d.smem_per_sm;
 }
-// --param scatter_chunks, 0 where absent.
-unsigned scatter_chunks_param(const SortProblem& p) {
-  if (!p.params.count("scatter_chunks")) return 0;
-  const long chunks = p.param_int("scatter_chunks", kScatterChunksMax);
-  if (chunks != 1 && chunks != 2)
-    throw UsageError(fmt::format("hp-hybrid: scatter_chunks={} is not 1 or 2", chunks));
-  return static_cast<unsigned>(chunks);
-}
-// The buffers' chunks at 2^low_bits-bin buckets: the most with which two blocks share an SM,
-// else the most that fit one block (one where none fit: hybrid_scatter leaves it grouped).
-unsigned hybrid_scatter_chunks(const SortProblem& p, unsigned low_bits, const DeviceFacts& d) {
-  if (const unsigned asked = scatter_chunks_param(p)) return asked;
-  for (unsigned chunks = kScatterChunksMax; chunks >= 1; --chunks)
-    if (scatter_blocks_pair(hybrid_scatter_bytes(p, low_bits, chunks), d)) return chunks;
-  return hybrid_scatter_bytes(p, low_bits, kScatterChunksMax) <= d.smem_per_block ? kScatterChunksMax : 1;
-}
 }  // namespace
 
 unsigned hybrid_low_bits(const SortProblem& p) {
   if (p.params.count("low_bits")) return low_bits_of(p, kLowBits, "hp-hybrid", kHybridMaxLowBits);
-  // 2^16 bins where 2^15 would make more than kMaxBuckets buckets; else the first width whose
-  // buffers let two scatter blocks share an SM, two chunks a bucket before one (a chunk a bucket
-  // sends more keys past the buffer); else 2^15.
-  if (buckets_for(problem_range(p), kLowBits) > kMaxBuckets) return kHybridMaxLowBits;
   const DeviceFacts d = device_facts(p);
-  const unsigned asked = scatter_chunks_param(p);
-  for (unsigned chunks = kScatterChunksMax; chunks >= 1; --chunks) {
-    if (asked && chunks != asked) continue;
-    for (unsigned low_bits : {kLowBits, kHybridMaxLowBits})
-      if (scatter_blocks_pair(hybrid_scatter_bytes(p, low_bits, chunks), d)) return low_bits;
-  }
-  return kLowBits;
+  const bool wider_pairs = !scatter_blocks_pair(hybrid_scatter_bytes(p, kLowBits), d) &&
+                           scatter_blocks_pair(hybrid_scatter_bytes(p, kHybridMaxLowBits), d);
+  return wider_pairs ? kHybridMaxLowBits : kLowBits;
 }
 
-HybridScatter hybrid_scatter(const SortProblem& p, const DeviceFacts& d) {
+bool hybrid_scatter_buffered(const SortProblem& p, const DeviceFacts& d) {
   const unsigned low_bits = hybrid_low_bits(p);
   const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
-  const unsigned chunks = hybrid_scatter_chunks(p, low_bits, d);
-  const std::size_t bytes = hybrid_scatter_bytes(p, low_bits, chunks);
-  bool buffered = bytes <= d.smem_per_block &&
-                  (buckets >= kBufferedScatterMinBuckets || wide_counts(Histogram::hybrid, p));
+  const bool fits = hybrid_scatter_bytes(p, low_bits) <= d.smem_per_block;
   if (auto it = p.params.find("scatter"); it != p.params.end()) {
-    if (it->second == "grouped") buffered = false;  // hybrid_unsupported declines it with 64-bit counts
-    else if (it->second == "buffered") buffered = bytes <= d.smem_per_block;  // hybrid_unsupported names the shortfall
-    else throw UsageError(fmt::format("--param scatter={} is not grouped or buffered", it->second));
+    if (it->second == "grouped") return false;  // hybrid_unsupported declines it with 64-bit counts
+    if (it->second == "buffered") return fits;  // hybrid_unsupported names the shortfall
+    throw UsageError(fmt::format("--param scatter={} is not grouped or buffered", it->second));
   }
-  if (!buffered) return {};
+  return fits && (buckets >= kBufferedScatterMinBuckets || wide_counts(Histogram::hybrid, p));
+}
+
+unsigned hybrid_scatter_threads(const SortProblem& p, const DeviceFacts& d) {
+  if (!hybrid_scatter_buffered(p, d)) return 0;
   if (p.params.count("scatter_threads")) {
     const long threads = p.param_int("scatter_threads", kScatterThreadsPaired);
     if (threads != kScatterThreadsPaired && threads != kScatterThreadsAlone)
       throw UsageError(fmt::format("hp-hybrid: scatter_threads={} is not {} or {}", threads, kScatterThreadsPaired,
                                    kScatterThreadsAlone));
-    return {static_cast<unsigned>(threads), chunks};
+    return static_cast<unsigned>(threads);
   }
-  return {scatter_blocks_pair(bytes, d) ? kScatterThreadsPaired : kScatterThreadsAlone, chunks};
+  return scatter_blocks_pair(hybrid_scatter_bytes(p, hybrid_low_bits(p)), d) ? kScatterThreadsPaired
+                                                                             : kScatterThreadsAlone;
 }
 
 std::uint64_t buffered_hybrid_max_range(const DeviceFacts& d, bool wide) {
   const std::size_t per_block = d.smem_per_sm / kBufferedScatterBlocksPerSm;
   const std::size_t room = std::min(per_block > kReservedSharedPerBlock ? per_block - kReservedSharedPerBlock : 0,
                                     d.smem_per_block);
-  // The most buckets whose buffers pair, at a chunk a bucket (hybrid_scatter_chunks takes two
-  // where those pair too).
-  const std::size_t fixed = scatter_bytes(0, wide, 1), per_bucket = scatter_bytes(1, wide, 1) - fixed;
+  const std::size_t fixed = scatter_bytes(0, wide), per_bucket = scatter_bytes(1, wide) - fixed;
   const std::uint64_t buckets = room > fixed ? (room - fixed) / per_bucket : 0;
   return std::min<std::uint64_t>(buckets, kMaxBuckets) << kHybridMaxLowBits;
 }
@@ -179,13 +154,10 @@ Details fast_details(Histogram h, const SortProblem& p) {
   }
   TrafficPath path = h == Histogram::hybrid ? TrafficPath::hybrid : TrafficPath::shared;
   if (h == Histogram::hybrid) {
-    const HybridScatter scatter = hybrid_scatter(p, device_facts(p));
+    const unsigned threads = hybrid_scatter_threads(p, device_facts(p));
     d.emplace_back("low_bits", std::to_string(hybrid_low_bits(p)));
-    d.emplace_back("scatter", scatter.threads ? "buffered" : "grouped");
-    if (scatter.threads) {
-      d.emplace_back("scatter_threads", std::to_string(scatter.threads));
-      d.emplace_back("scatter_chunks", std::to_string(scatter.chunks));
-    }
+    d.emplace_back("scatter", threads ? "buffered" : "grouped");
+    if (threads) d.emplace_back("scatter_threads", std::to_string(threads));
   }
   if (keys_tiled) {
     const SplitPlan split = tiled_split(p);
@@ -265,29 +237,24 @@ std::optional<std::string> hybrid_unsupported(const SortProblem& p) {
   // Keys alone: 64-bit counts and positions past 2^32 keys.
   if (auto why = p.has_payload() ? common_limits(p) : range_limit(p)) return why;
   count_bits_of(p);  // a UsageError for a width that cannot count this input
-  // Without --param low_bits the widest buckets bound the range: hybrid_low_bits takes them
-  // where 2^15 bins would make too many.
-  const unsigned limit_bits =
-      p.params.count("low_bits") ? low_bits_of(p, kLowBits, "hp-hybrid", kHybridMaxLowBits) : kHybridMaxLowBits;
-  if (buckets_for(problem_range(p), limit_bits) > kMaxBuckets)
-    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, limit_bits);
+  // Without --param low_bits the limit is 2^15-bin buckets' (hybrid_low_bits may widen them).
+  const unsigned low_bits = low_bits_of(p, kLowBits, "hp-hybrid", kHybridMaxLowBits);
+  const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
+  if (buckets > kMaxBuckets)
+    return fmt::format("range {} above {} buckets of 2^{} bins", problem_range(p), kMaxBuckets, low_bits);
   const bool wide = wide_counts(Histogram::hybrid, p);
   const auto scatter = p.params.find("scatter");
   const bool asks_grouped = scatter != p.params.end() && scatter->second == "grouped";
   if (wide && asks_grouped) return std::string("scatter=grouped counts in 32 bits; drop it for 2^32 keys or more");
   if (wide || (scatter != p.params.end() && scatter->second == "buffered")) {
-    const DeviceFacts d = device_facts(p);
-    const unsigned low_bits = hybrid_low_bits(p);
-    const std::uint64_t buckets = buckets_for(problem_range(p), low_bits);
-    const unsigned chunks = hybrid_scatter_chunks(p, low_bits, d);
-    const std::size_t bytes = hybrid_scatter_bytes(p, low_bits, chunks);
-    if (bytes > d.smem_per_block)
-      return fmt::format("scatter=buffered needs {} KiB of shared memory a block for {} buckets{} at {} chunk{} a bucket, "
-                         "this GPU has {} KiB; use {}{}",
-                         ceil_div(bytes, 1024), buckets, wide ? " at 64-bit positions" : "", chunks, chunks > 1 ? "s" : "",
-                         d.smem_per_block / 1024, wide ? "hp-tiled" : "scatter=grouped",
-                         chunks > 1 ? " or scatter_chunks=1"
-                         : low_bits < kHybridMaxLowBits ? fmt::format(" or low_bits={}", kHybridMaxLowBits) : "");
+    const unsigned width = hybrid_low_bits(p);
+    const std::size_t room = device_facts(p).smem_per_block, bytes = hybrid_scatter_bytes(p, width);
+    if (bytes > room)
+      return fmt::format("scatter=buffered needs {} KiB of shared memory a block for {} buckets{}, this GPU has {} KiB; "
+                         "use {}low_bits={}",
+                         ceil_div(bytes, 1024), buckets_for(problem_range(p), width),
+                         wide ? " at 64-bit positions" : "", room / 1024, wide ? "hp-tiled or " : "scatter=grouped or ",
+                         kHybridMaxLowBits);
   }
   return std::nullopt;
 }
@@ -416,7 +383,7 @@ void add_fast(Registry& r) {
                                  "histogram per bucket, fused scan/compress, run expansion");
   hybrid.constraints = fmt::format("range at most {} buckets of 2^low_bits bins", kMaxBuckets);
   hybrid.unsupported = hybrid_unsupported;
-  hybrid.params = {"low_bits", "expansion", "scatter", "scatter_threads", "scatter_chunks", "count_bits"};
+  hybrid.params = {"low_bits", "expansion", "scatter", "scatter_threads", "count_bits"};
   r.add(hybrid);
 
   Algorithm tiled = fast_member(tiled_name(false), Histogram::tiled,

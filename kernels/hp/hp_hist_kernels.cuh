@@ -257,21 +257,20 @@ __global__ void __launch_bounds__(kSplitBlock, 2) bucket_scatter(const W* x, u64
 // Hybrid step 2 for thousands of buckets, buffered (ScatterRegion in hp_scatter_index.hpp): a tile then
 // holds a few keys of each bucket, and bucket_scatter's runs of 2-byte stores cost whole partial
 // sectors (at n = 2^31, 1,311 buckets: 28.9 GB of DRAM traffic for 12.9 GB of keys read and low
-// bits written; docs/hp.md, the buffered scatter). Here each bucket's low bits collect in Chunks
-// chunks of shared memory (two; one where two do not fit a block) and leave as whole aligned
-// sectors; a key past the buffer is stored at once from its region's tail, in the runs many keys
-// of one bucket make. Block: 512 threads where two blocks' buffers share an SM, else 1024 so
-// that one block keeps as many keys in flight (scatter_threads). P: the positions' width (u64
-// from 2^32 keys).
-template <typename W, unsigned Block = kSplitBlock, typename P = u32, unsigned Chunks = kScatterChunksMax>
+// bits written; docs/hp.md, the buffered scatter). Here each bucket's low bits collect in two
+// chunks of shared memory and leave as whole aligned sectors; a key past the two chunks is stored
+// at once from its region's tail, in the runs many keys of one bucket make. Block: 512 threads
+// where two blocks' buffers share an SM, else 1024 so that one block keeps as many keys in flight
+// (scatter_threads). P: the positions' width (u64 from 2^32 keys).
+template <typename W, unsigned Block = kSplitBlock, typename P = u32>
 __global__ void __launch_bounds__(Block, 1024 / Block)
     bucket_scatter_buffered(const W* x, u64 n, W min_word, unsigned low_bits, u32 buckets, const P* offsets,
                             std::uint16_t* low) {
   extern __shared__ __align__(16) unsigned char s_raw[];
-  constexpr u32 kBufferKeys = Chunks * kScatterChunk;
+  constexpr u32 kBufferKeys = 2 * kScatterChunk;
   constexpr u32 kChunkWords = kScatterChunk * sizeof(std::uint16_t) / sizeof(uint4);
   constexpr u32 kFillAlign = sizeof(P) / sizeof(u32);
-  auto* s_buffer = reinterpret_cast<std::uint16_t*>(s_raw);  // bucket b's chunks at b * kBufferKeys
+  auto* s_buffer = reinterpret_cast<std::uint16_t*>(s_raw);  // bucket b's two chunks at b * kBufferKeys
   auto* s_words = reinterpret_cast<uint4*>(s_raw);
   u32* s_fill = reinterpret_cast<u32*>(s_buffer + std::size_t{buckets} * kBufferKeys);
   P* s_front = reinterpret_cast<P*>(s_fill + (buckets + kFillAlign - 1) / kFillAlign * kFillAlign);
@@ -304,21 +303,21 @@ __global__ void __launch_bounds__(Block, 1024 / Block)
       const u32 slot = rank_in_bucket(b, buckets, s_fill);
       if (b < buckets) {
         const auto bin = static_cast<std::uint16_t>(bin_in_bucket(off[it], low_bits));
-        if (scatter_buffered(slot, kBufferKeys)) s_buffer[b * kBufferKeys + slot] = bin;
-        else low[scatter_direct_position(s_tail[b], slot, kBufferKeys)] = bin;
+        if (scatter_buffered(slot, kScatterChunk)) s_buffer[b * kBufferKeys + slot] = bin;
+        else low[scatter_direct_position(s_tail[b], slot, kScatterChunk)] = bin;
       }
     }
     __syncthreads();
     for (u32 b = threadIdx.x; b < buckets; b += blockDim.x) {
       ScatterRegion<P> r{s_front[b], s_tail[b], 0};
-      scatter_settle(r, s_fill[b], kBufferKeys);
-      uint4* words = s_words + std::size_t{b} * Chunks * kChunkWords;
-      for (int k = 0; k < int(Chunks) && scatter_chunk_ready(r, kScatterChunk); ++k) {
+      scatter_settle(r, s_fill[b], kScatterChunk);
+      uint4* words = s_words + std::size_t{b} * 2 * kChunkWords;
+      for (int k = 0; k < 2 && scatter_chunk_ready(r, kScatterChunk); ++k) {
         auto* out = reinterpret_cast<uint4*>(low + r.front);
 #pragma unroll
         for (u32 w = 0; w < kChunkWords; ++w) {
           out[w] = words[w];
-          if constexpr (Chunks > 1) words[w] = words[kChunkWords + w];
+          words[w] = words[kChunkWords + w];
         }
         scatter_chunk_left(r, kScatterChunk);
       }

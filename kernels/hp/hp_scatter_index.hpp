@@ -12,21 +12,18 @@ namespace sb::hp {
 
 // The hybrid's buffered scatter (bucket_scatter_buffered; docs/hp.md, "The buffered scatter"):
 // with thousands of buckets a tile holds a few keys of each, and their 2-byte stores cost a
-// partial sector each, so a block keeps `chunks` chunks (two, or one where two do not fit a block:
-// 4,096 buckets) of each bucket in shared memory and stores a bucket's low bits only as whole
-// chunks, chunk-aligned, from the front of its (bucket, part) region [start, end). A key past the
-// buffer's chunks (a bucket with many keys in one tile) is stored at once from the region's tail
-// down: those come in runs. What is left in the buffer at the end goes to the positions no chunk
-// took: the unaligned head [start, first front) and [front, tail).
+// partial sector each, so a block keeps two chunks of each bucket in shared memory and stores a
+// bucket's low bits only as whole chunks, chunk-aligned, from the front of its (bucket, part)
+// region [start, end). A key past the two chunks (a bucket with many keys in one tile) is stored
+// at once from the region's tail down: those come in runs. What is left in the buffer at the end
+// goes to the positions no chunk took: the unaligned head [start, first front) and [front, tail).
 // Positions P are the hybrid's offsets: u32 below 2^32 keys, u64 from there (64-bit counts).
 constexpr std::uint32_t kScatterChunk = 16;  // 2-byte low bits: one 32-byte sector
-constexpr std::uint32_t kScatterChunksMax = 2;
-// A block's shared memory for `buckets` buffers of `chunks` chunks, their fills and their
-// regions' two positions (the positions 8-byte aligned: a word of slack for u64).
+// A block's shared memory for `buckets` buffers of two chunks, their fills and their regions'
+// two positions (the positions 8-byte aligned: a word of slack for u64).
 template <typename P = std::uint32_t>
-SB_HD_INLINE constexpr std::size_t scatter_shared_bytes(std::uint64_t buckets, std::uint32_t chunks = kScatterChunksMax,
-                                                        std::uint32_t chunk = kScatterChunk) {
-  const std::size_t per_bucket = chunks * chunk * sizeof(std::uint16_t) + sizeof(std::uint32_t) + 2 * sizeof(P);
+SB_HD_INLINE constexpr std::size_t scatter_shared_bytes(std::uint64_t buckets, std::uint32_t chunk = kScatterChunk) {
+  const std::size_t per_bucket = 2 * chunk * sizeof(std::uint16_t) + sizeof(std::uint32_t) + 2 * sizeof(P);
   return static_cast<std::size_t>(buckets) * per_bucket + (sizeof(P) - sizeof(std::uint32_t));
 }
 template <typename P = std::uint32_t>
@@ -44,20 +41,19 @@ SB_HD_INLINE ScatterRegion<P> scatter_region(P start, P end, std::uint32_t chunk
   return {scatter_first_front(start, end, chunk), end, 0};
 }
 // A key that took slot `slot` of its bucket this tile (counted on from the buffer's fill) goes to
-// the buffer of `capacity` keys (chunks x chunk) below it, else to this position (the tail is
-// moved after the tile).
-SB_HD_INLINE bool scatter_buffered(std::uint32_t slot, std::uint32_t capacity) { return slot < capacity; }
+// the buffer below two chunks, else to this position (the tail is moved after the tile).
+SB_HD_INLINE bool scatter_buffered(std::uint32_t slot, std::uint32_t chunk) { return slot < 2 * chunk; }
 template <typename P>
-SB_HD_INLINE P scatter_direct_position(P tail, std::uint32_t slot, std::uint32_t capacity) {
-  return tail - 1 - (slot - capacity);
+SB_HD_INLINE P scatter_direct_position(P tail, std::uint32_t slot, std::uint32_t chunk) {
+  return tail - 1 - (slot - 2 * chunk);
 }
 // After a tile whose slots ran up to `slots`: the keys stored directly leave the tail, the
-// buffer keeps at most its capacity.
+// buffer keeps at most two chunks.
 template <typename P>
-SB_HD_INLINE void scatter_settle(ScatterRegion<P>& r, std::uint32_t slots, std::uint32_t capacity) {
-  if (slots > capacity) {
-    r.tail -= slots - capacity;
-    slots = capacity;
+SB_HD_INLINE void scatter_settle(ScatterRegion<P>& r, std::uint32_t slots, std::uint32_t chunk) {
+  if (slots > 2 * chunk) {
+    r.tail -= slots - 2 * chunk;
+    slots = 2 * chunk;
   }
   r.fill = slots;
 }
@@ -67,7 +63,7 @@ template <typename P>
 SB_HD_INLINE bool scatter_chunk_ready(const ScatterRegion<P>& r, std::uint32_t chunk) {
   return r.fill >= chunk && r.tail - r.front >= chunk;
 }
-// The buffer's first chunk stored at r.front: the rest moves down.
+// The buffer's first chunk stored at r.front: the second moves down.
 template <typename P>
 SB_HD_INLINE void scatter_chunk_left(ScatterRegion<P>& r, std::uint32_t chunk) {
   r.front += chunk;

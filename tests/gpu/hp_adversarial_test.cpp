@@ -277,9 +277,6 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
                                        {{"scatter", "grouped"}},
                                        {{"count_bits", "64"}, {"low_bits", "13"}, {"scatter_threads", "512"}},
                                        {{"count_bits", "64"}, {"low_bits", "13"}, {"scatter_threads", "1024"}},
-                                       {{"scatter", "buffered"}, {"scatter_threads", "512"}, {"scatter_chunks", "1"}},
-                                       {{"scatter", "buffered"}, {"scatter_threads", "1024"}, {"scatter_chunks", "1"}},
-                                       {{"count_bits", "64"}, {"low_bits", "13"}, {"scatter_chunks", "1"}},
                                        {{"low_bits", "16"}},
                                        {{"low_bits", "16"}, {"count_bits", "64"}}};
     for (Params params : variants) {
@@ -302,7 +299,6 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
           << label;
       EXPECT_TRUE(has("low_bits", params.at("low_bits"))) << label;
       if (params.count("scatter_threads")) EXPECT_TRUE(has("scatter_threads", params.at("scatter_threads"))) << label;
-      if (params.count("scatter_chunks")) EXPECT_TRUE(has("scatter_chunks", params.at("scatter_chunks"))) << label;
       EXPECT_TRUE(has("count_bits", params.count("count_bits") ? "64" : "32")) << label;
       std::vector<std::uint32_t> out = words;
       sort_host_keys_on_device(hybrid, problem, out.data());
@@ -319,16 +315,14 @@ TEST(HpAdversarial, BufferedScatterAtItsEdges) {
   spec.n = wide.size();
   spec.key = KeyType::u64;
   const KeyFacts stats = input_stats_host(spec, wide.data());
-  for (const char* threads : {"512", "1024"})
-    for (const char* chunks : {"1", "2"}) {
-      SortProblem problem{spec.shape(), stats,
-                          Params{{"low_bits", "12"}, {"scatter", "buffered"}, {"scatter_threads", threads},
-                                 {"scatter_chunks", chunks}}};
-      ASSERT_FALSE(hybrid.why_unsupported(problem));
-      std::vector<std::uint64_t> out = wide;
-      sort_host_keys_on_device(hybrid, problem, out.data());
-      EXPECT_TRUE(out == want) << "u64 keys, scatter_threads=" << threads << " scatter_chunks=" << chunks;
-    }
+  for (const char* threads : {"512", "1024"}) {
+    SortProblem problem{spec.shape(), stats,
+                        Params{{"low_bits", "12"}, {"scatter", "buffered"}, {"scatter_threads", threads}}};
+    ASSERT_FALSE(hybrid.why_unsupported(problem));
+    std::vector<std::uint64_t> out = wide;
+    sort_host_keys_on_device(hybrid, problem, out.data());
+    EXPECT_TRUE(out == want) << "u64 keys, scatter_threads=" << threads;
+  }
 }
 
 // By default the hybrid buffers from 512 buckets (a tile then holds under a chunk of each) and
@@ -358,19 +352,8 @@ TEST(HpAdversarial, BufferedScatterIsTheDefaultFromFiveHundredTwelveBuckets) {
   // them to 1,366 of 2^16, two blocks of 512 threads an SM, and hp-auto takes it.
   EXPECT_EQ(detail(autos.details(problem_of(1u << 29, (1u << 29) / 6)), "variant"), "hp-hybrid");
   EXPECT_EQ(detail(autos.details(problem_of(1u << 29, (1u << 29) / 6)), "low_bits"), "16");
-  // 1,639 buckets of 2^16: two chunks a bucket would leave one block an SM, where two levels won;
-  // at one chunk two blocks share it, and hp-auto takes the hybrid.
-  EXPECT_EQ(detail(autos.details(problem_of(1u << 31, (1u << 31) / 20)), "variant"), "hp-hybrid");
-  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 20)), "low_bits"), "16");
-  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 20)), "scatter_chunks"), "1");
-  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 20)), "scatter_threads"), "512");
-  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 50)), "scatter_chunks"), "2");
-  // A range of 2^28: 4,096 buckets of 2^16 (2^15 would make too many), one chunk each, one block
-  // an SM; hp-auto keeps two levels.
-  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 30, 1u << 28)), "low_bits"), "16");
-  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 30, 1u << 28)), "scatter_chunks"), "1");
-  EXPECT_EQ(detail(hybrid.details(problem_of(1u << 30, 1u << 28)), "scatter_threads"), "1024");
-  EXPECT_EQ(detail(autos.details(problem_of(1u << 30, 1u << 28)), "variant"), "hp-tiled");
+  // 1,639 buckets even of 2^16: one block an SM, two levels.
+  EXPECT_EQ(detail(autos.details(problem_of(1u << 31, (1u << 31) / 20)), "variant"), "hp-tiled");
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 29, (1u << 29) / 6)), "low_bits"), "16");
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 29, (1u << 29) / 6)), "scatter_threads"), "512");
   EXPECT_EQ(detail(hybrid.details(problem_of(1u << 31, (1u << 31) / 50)), "low_bits"), "15");

@@ -789,23 +789,21 @@ TEST(HpIndex, AutoChoiceTakesTheBufferedHybridWhereTwoLevelsWouldRun) {
   rule.tiled_max_range = kMaxRange;
   rule.split_min_range = std::uint64_t{1} << 24;
   rule.split_keys_per_bin = 2;
-  // Two blocks of an H200's 228 KiB an SM, buffers of a chunk a bucket: 2,629 buckets, of 2^16
-  // bins at the widest.
-  rule.hybrid_buffered_max_range = ((233472 / 2 - 1024) / scatter_shared_bytes(1, 1)) << 16;
-  EXPECT_EQ(rule.hybrid_buffered_max_range, std::uint64_t{2629} << 16);
+  // Two blocks of an H200's 228 KiB an SM: 1,522 buckets, of 2^16 bins at the widest.
+  rule.hybrid_buffered_max_range = ((233472 / 2 - 1024) / scatter_shared_bytes(1)) << 16;
+  EXPECT_EQ(rule.hybrid_buffered_max_range, std::uint64_t{1522} << 16);
   const std::uint64_t n31 = std::uint64_t{1} << 31, n29 = std::uint64_t{1} << 29, n30 = n29 * 2;
   EXPECT_EQ(auto_choice(n31, n31 / 50, rule), AutoChoice::hybrid);     // range 43M: 1,311 buckets of 2^15
   EXPECT_EQ(auto_choice(n29, n29 / 24, rule), AutoChoice::hybrid);     // range 22M: 683 buckets
   EXPECT_EQ(auto_choice(n29, n29 / 6, rule), AutoChoice::hybrid);      // range 89M: 1,366 buckets of 2^16
   EXPECT_EQ(auto_choice(n30, n30 / 16, rule), AutoChoice::hybrid);     // 67M: 1,024 of 2^16
   EXPECT_EQ(auto_choice(n31, n31 / 2, rule), AutoChoice::tiled);       // 2 keys a bin: under the hybrid's 4
-  EXPECT_EQ(auto_choice(n31, n31 / 20, rule), AutoChoice::hybrid);     // 107M: 1,639 of 2^16, a chunk each
-  EXPECT_EQ(auto_choice(n30, n30 / 4, rule), AutoChoice::tiled);       // 2^28: 4,096 of 2^16, one block an SM
+  EXPECT_EQ(auto_choice(n31, n31 / 20, rule), AutoChoice::tiled);      // 107M: 1,639 of 2^16, one block an SM
   EXPECT_EQ(auto_choice(1 << 28, (1 << 28) / 16, rule), AutoChoice::tiled);  // 2^24: one level
-  // From 2^32 keys: 64-bit positions (52 bytes a bucket at a chunk), buckets of 2^16 bins.
-  rule.hybrid_buffered_max_range = ((233472 / 2 - 1024 - 4) / 52) << 16;
-  EXPECT_EQ(rule.hybrid_buffered_max_range, std::uint64_t{2225} << 16);
-  EXPECT_EQ(scatter_shared_bytes<std::uint64_t>(2225, 1), std::size_t{2225} * 52 + 4);
+  EXPECT_EQ(auto_choice(AutoInput{4 * n31, 4 * n31 / 50, true}, rule), AutoChoice::tiled);  // 2^33 keys: 64-bit counts
+  // From 2^32 keys: 64-bit positions (84 bytes a bucket), buckets of 2^16 bins.
+  rule.hybrid_buffered_max_range = ((233472 / 2 - 1024 - 4) / 84) << 16;
+  EXPECT_EQ(rule.hybrid_buffered_max_range, std::uint64_t{1377} << 16);
   EXPECT_EQ(auto_choice(AutoInput{2 * n31, 2 * n31 / 50, true}, rule), AutoChoice::hybrid);  // 2^32: 1,311 buckets
   EXPECT_EQ(auto_choice(AutoInput{4 * n31, 4 * n31 / 50, true}, rule), AutoChoice::tiled);   // 2^33: 2,622
   EXPECT_EQ(auto_choice(AutoInput{2 * n31, 2 * n31 / 50, true, true}, rule), AutoChoice::cub);  // with a payload

@@ -25,7 +25,6 @@ struct Shape {
   u64 parts, slices, tile, split_tile;
   u32 chunk = 0;  // the buffered scatter's chunk (bucket_scatter_buffered); 0: the grouped scatter
   u32 pair_step = 0;  // bucket_hist in 16-bit pairs, steps of this many keys (<= kPairStep); 0: 32-bit
-  u32 chunks = kScatterChunksMax;  // the buffered scatter's chunks a bucket
 };
 
 // bucket_hist<..., Pairs> over one bucket's span: 16-bit pairs filled a step at a time (no half
@@ -77,14 +76,14 @@ void expand_tile(const std::vector<u32>& run_end, u64 first, u64 count, u64 t0, 
 
 // bucket_scatter_buffered: each part in tiles; a key takes the next slot of its bucket (in a
 // warp's order: here the tile's keys by odd positions, then even), goes to its bucket's buffer
-// of s.chunks chunks or straight to the tail; after each tile up to s.chunks whole chunks leave from the
+// of two chunks or straight to the tail; after each tile up to two whole chunks leave from the
 // front; at the part's end the buffers go to the positions left. Every position is written once.
 // Positions P (u64 from 2^32 keys) count from `base`: low[i] is position base + i.
 template <typename P>
 void buffered_scatter_model(const std::vector<u32>& x, u32 min_word, const std::vector<P>& offsets, u64 buckets,
                             const Shape& s, std::vector<std::uint16_t>& low, P base = 0) {
   const u64 n = x.size();
-  const u32 chunk = s.chunk, capacity = s.chunks * chunk;
+  const u32 chunk = s.chunk;
   std::vector<int> writes(n, 0);
   auto put = [&](P pos, u32 bin) {
     ASSERT_GE(pos, base);
@@ -95,7 +94,7 @@ void buffered_scatter_model(const std::vector<u32>& x, u32 min_word, const std::
   auto region_end = [&](u64 i) -> P { return i + 1 < offsets.size() ? offsets[i + 1] : P(base + n); };
   for (u64 p = 0; p < s.parts; ++p) {
     std::vector<ScatterRegion<P>> r(buckets);
-    std::vector<std::vector<u32>> buffer(buckets, std::vector<u32>(capacity));
+    std::vector<std::vector<u32>> buffer(buckets, std::vector<u32>(2 * chunk));
     for (u64 b = 0; b < buckets; ++b) r[b] = scatter_region(offsets[b * s.parts + p], region_end(b * s.parts + p), chunk);
     u64 lo, hi;
     part_bounds(n, s.parts, p, 4, lo, hi);
@@ -108,12 +107,12 @@ void buffered_scatter_model(const std::vector<u32>& x, u32 min_word, const std::
           const u32 off = key_offset(x[i], min_word);
           const u32 b = bucket_of(off, s.low_bits), bin = bin_in_bucket(off, s.low_bits);
           const u32 slot = slots[b]++;
-          if (scatter_buffered(slot, capacity)) buffer[b][slot] = bin;
-          else put(scatter_direct_position(r[b].tail, slot, capacity), bin);
+          if (scatter_buffered(slot, chunk)) buffer[b][slot] = bin;
+          else put(scatter_direct_position(r[b].tail, slot, chunk), bin);
         }
       for (u64 b = 0; b < buckets; ++b) {
-        scatter_settle(r[b], slots[b], capacity);
-        for (u32 k = 0; k < s.chunks && scatter_chunk_ready(r[b], chunk); ++k) {
+        scatter_settle(r[b], slots[b], chunk);
+        for (int k = 0; k < 2 && scatter_chunk_ready(r[b], chunk); ++k) {
           ASSERT_EQ(r[b].front % chunk, 0u);
           for (u32 j = 0; j < chunk; ++j) put(r[b].front + j, buffer[b][j]);
           std::copy(buffer[b].begin() + chunk, buffer[b].end(), buffer[b].begin());
@@ -240,10 +239,7 @@ std::vector<u32> make_keys(u64 n, u32 min_word, u64 range, u64 len, unsigned see
 TEST(HpPipelineModel, HybridMatchesStdSort) {
   const std::vector<Shape> shapes{{4, 3, 5, 16, 7},        {6, 7, 2, 64, 64},       {15, 1, 1, 4096, 4096},
                                   {3, 16, 9, 8, 1},        {4, 3, 5, 16, 7, 2},     {6, 7, 2, 64, 64, 4},
-                                  {15, 1, 1, 4096, 4096, 16}, {3, 16, 9, 8, 8, 1}, {2, 5, 3, 16, 40, 4},
-                                  // a chunk a bucket (bucket_scatter_buffered<..., 1>)
-                                  {4, 3, 5, 16, 7, 2, 0, 1}, {6, 7, 2, 64, 64, 4, 0, 1}, {15, 1, 1, 4096, 4096, 16, 0, 1},
-                                  {3, 16, 9, 8, 8, 1, 0, 1}};
+                                  {15, 1, 1, 4096, 4096, 16}, {3, 16, 9, 8, 8, 1}, {2, 5, 3, 16, 40, 4}};
   unsigned seed = 1;
   for (u64 n : {1ull, 2ull, 5ull, 100ull, 1001ull, 40000ull})
     for (u64 range : {1ull, 2ull, 17ull, 1000ull, 70000ull})
@@ -256,7 +252,7 @@ TEST(HpPipelineModel, HybridMatchesStdSort) {
             std::vector<u32> want = x;
             std::sort(want.begin(), want.end(), [&](u32 a, u32 b) { return a - min_word < b - min_word; });
             ASSERT_EQ(hybrid_model(x, min_word, range, s), want)
-                << "n=" << n << " range=" << range << " len=" << len << " min=" << min_word << " low=" << s.low_bits << " chunks=" << s.chunks;
+                << "n=" << n << " range=" << range << " len=" << len << " min=" << min_word << " low=" << s.low_bits;
           }
       }
 }
@@ -305,9 +301,7 @@ TEST(HpPipelineModel, PairWordsSpillIsAnyHalfLeaving) {
 // just below 2^32, not chunk-aligned, so that regions and chunks straddle it. Each position is
 // written once (the model checks) and each bucket's span holds exactly its keys' low bits.
 TEST(HpPipelineModel, BufferedScatterAtSixtyFourBitPositions) {
-  const std::vector<Shape> shapes{{4, 3, 5, 16, 7, 2},       {6, 7, 2, 64, 64, 4},       {3, 16, 9, 8, 8, 1},
-                                  {2, 5, 3, 16, 40, 4},      {4, 3, 5, 16, 7, 2, 0, 1}, {6, 7, 2, 64, 64, 4, 0, 1},
-                                  {2, 5, 3, 16, 40, 4, 0, 1}};
+  const std::vector<Shape> shapes{{4, 3, 5, 16, 7, 2}, {6, 7, 2, 64, 64, 4}, {3, 16, 9, 8, 8, 1}, {2, 5, 3, 16, 40, 4}};
   unsigned seed = 7;
   for (u64 n : {1ull, 100ull, 1001ull, 40000ull})
     for (const Shape& s : shapes) {
