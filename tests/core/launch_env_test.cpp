@@ -11,7 +11,12 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <memory>
 
 #include "sortbench/core/errors.hpp"
 #include "sortbench/place/launch_env.hpp"
@@ -158,7 +163,7 @@ TEST(TcpRendezvous, EveryRankGetsRankZerosBytesOnceAllCame) {
   std::vector<std::thread> ranks;
   // The others start first: they retry until rank 0 listens.
   for (int r = world - 1; r >= 0; --r)
-    ranks.emplace_back([&, r] { got[r] = tcp_exchange(at, r, world, r == 0 ? id : std::string()); });
+    ranks.emplace_back([&, r] { got[r] = tcp_exchange(at, r, world, r == 0 ? id : std::string()).payload; });
   for (auto& t : ranks) t.join();
   for (int r = 0; r < world; ++r) EXPECT_EQ(got[r], id) << "rank " << r;
 }
@@ -175,6 +180,84 @@ TEST(TcpRendezvous, ARankThatNeverComesIsAUsageErrorNamingTheCount) {
   }
   EXPECT_THROW(tcp_exchange("tcp://127.0.0.1", 1, 2, ""), Error);  // no port
   unsetenv("SORTBENCH_RENDEZVOUS_TIMEOUT");
+}
+
+// Rank r's side of a tcp:// meeting: its RunFailure, linked to the others by the rendezvous.
+std::unique_ptr<RunFailure> linked_rank(const std::string& at, int r, int world) {
+  TcpMeeting met = tcp_exchange(at, r, world, r == 0 ? std::string(128, 'i') : std::string());
+  auto failure = std::make_unique<RunFailure>();
+  failure->attach(std::move(met.link));
+  return failure;
+}
+// The ranks `ranks` of a world meeting at `at`, each in a thread of this process.
+std::vector<std::unique_ptr<RunFailure>> linked_ranks(const std::string& at, const std::vector<int>& ranks, int world) {
+  std::vector<std::unique_ptr<RunFailure>> failures(world);
+  std::vector<std::thread> threads;
+  for (int r : ranks) threads.emplace_back([&, r] { failures[r] = linked_rank(at, r, world); });
+  for (auto& t : threads) t.join();
+  return failures;
+}
+// Whether f hears of a failure within 5 s (its waits look every ~20 ms).
+bool hears_failure(RunFailure& f) {
+  for (int i = 0; i < 1000; ++i) {
+    if (f.any()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+TEST(TcpRendezvous, ARankThatFailsStopsTheOthersWithItsCodeAndMessage) {
+  const std::string at = "tcp://127.0.0.1:" + std::to_string(free_port());
+  auto ranks = linked_ranks(at, {2, 1, 0}, 3);
+  const std::string why = "rank 1 (GPU 1) needs 9.0 GiB but 2.0 GiB are free; lower -n or add GPUs (--gpus)";
+  ranks[1]->set(ExitCode::device_memory, why, 1);
+  for (int r : {0, 2}) {  // rank 2 hears it from rank 0
+    ASSERT_TRUE(hears_failure(*ranks[r])) << "rank " << r;
+    EXPECT_EQ(ranks[r]->code(), ExitCode::device_memory) << "rank " << r;
+    EXPECT_EQ(ranks[r]->message(), why) << "rank " << r;
+  }
+}
+
+// A process killed during the run (no message, no finish): every other rank stops, exit 2, naming it.
+TEST(TcpRendezvous, ARankWhoseProcessDiesStopsTheOthersNamingIt) {
+  const std::string at = "tcp://127.0.0.1:" + std::to_string(free_port());
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      auto rank2 = linked_rank(at, 2, 3);
+      ::kill(::getpid(), SIGKILL);
+    } catch (...) {
+    }
+    ::_exit(1);
+  }
+  auto ranks = linked_ranks(at, {1, 0}, 3);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "rank 2's process should have been killed after the meeting";
+  for (int r : {0, 1}) {
+    ASSERT_TRUE(hears_failure(*ranks[r])) << "rank " << r;
+    EXPECT_EQ(ranks[r]->code(), ExitCode::usage) << "rank " << r;
+    EXPECT_NE(ranks[r]->message().find("rank 2 went away during the run"), std::string::npos) << ranks[r]->message();
+  }
+}
+
+// Ranks 1..3 finish first (each then waits for rank 0's end of its connection): rank 0, still in
+// its run, hears their connections end after the finish, which is no failure.
+TEST(TcpRendezvous, RanksThatFinishTheRunHearNoFailure) {
+  const std::string at = "tcp://127.0.0.1:" + std::to_string(free_port());
+  auto ranks = linked_ranks(at, {3, 2, 1, 0}, 4);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int r = 1; r < 4; ++r) threads.emplace_back([&, r] { ranks[r]->finish(); });
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(ranks[0]->any()) << ranks[0]->message();
+  }
+  ranks[0]->finish();
+  for (auto& t : threads) t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "finish waits for its peers' ends";
+  for (int r = 0; r < 4; ++r) EXPECT_FALSE(ranks[r]->any()) << "rank " << r << ": " << ranks[r]->message();
 }
 #endif
 

@@ -17,6 +17,11 @@ std::string failed_file(const std::string& dir, int rank) { return dir + "/faile
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
+void RunFailure::attach(std::unique_ptr<FailureLink> link) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  link_ = std::move(link);
+}
+
 void RunFailure::set(ExitCode c, const std::string& message, int rank) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (failed_.exchange(true)) return;
@@ -26,14 +31,25 @@ void RunFailure::set(ExitCode c, const std::string& message, int rank) {
     std::ofstream f(failed_file(dir_, rank));
     f << static_cast<int>(c) << "\n" << message << "\n";
   }
+  if (link_) link_->publish(c, message);
 }
 
 bool RunFailure::any() {
   if (failed_.load()) return true;
-  if (dir_.empty()) return false;
+  if (dir_.empty() && !link_) return false;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (failed_.load()) return true;
   if (now_s() < next_look_s_) return false;
   next_look_s_ = now_s() + 0.02;
+  if (link_) {
+    if (auto heard = link_->heard()) {
+      code_ = heard->code;
+      message_ = heard->message;
+      failed_.store(true);
+      return true;
+    }
+    return false;
+  }
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
     if (entry.path().filename().string().rfind("failed-", 0) != 0) continue;
@@ -49,6 +65,11 @@ bool RunFailure::any() {
     return true;
   }
   return false;
+}
+
+void RunFailure::finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (link_) link_->finish();
 }
 
 ExitCode RunFailure::code() {

@@ -10,7 +10,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -23,19 +25,44 @@
 
 namespace sb {
 
+// How a process's ranks hear of the other processes' where they met at a tcp:// rendezvous and
+// no directory holds files: the rendezvous's connections, kept for the run
+// (place/rank_rendezvous.hpp). A process that goes away without finishing the run (killed, out
+// of host memory) closes them unannounced, which the others hear as that rank's failure.
+class FailureLink {
+ public:
+  struct Heard {
+    ExitCode code;
+    std::string message;
+  };
+  virtual ~FailureLink() = default;
+  // Tells the other processes that this one failed.
+  virtual void publish(ExitCode code, const std::string& message) = 0;
+  // A failure another process published, or a rank gone without finishing; nullopt: none yet.
+  virtual std::optional<Heard> heard() = 0;
+  // This process finished the run: its connections closing is no failure.
+  virtual void finish() = 0;
+};
+
 // How the ranks of one run learn that one of them failed: threads of this process through
 // the flag; ranks in other processes (process mode) through a file failed-<rank> in the
-// rendezvous directory, which every waiting rank looks for.
+// rendezvous directory, which every waiting rank looks for, or through the FailureLink of a
+// tcp:// rendezvous.
 class RunFailure {
  public:
   explicit RunFailure(std::string rendezvous_dir = {}) : dir_(std::move(rendezvous_dir)) {}
+  // The other processes' link, from the rendezvous.
+  void attach(std::unique_ptr<FailureLink> link);
   // Records the first failure (and, in process mode, publishes it); later ones only count.
   void set(ExitCode c, const std::string& message, int rank);
-  // Whether any rank, here or in another process, has failed (files looked at every ~20 ms).
+  // Whether any rank, here or in another process, has failed (files or the link looked at
+  // every ~20 ms).
   bool any();
   // The first failure's code and message (after any() returned true).
   ExitCode code();
   std::string message();
+  // This process's ranks finished the run (the link's finish).
+  void finish();
 
  private:
   std::atomic<bool> failed_{false};
@@ -43,6 +70,7 @@ class RunFailure {
   std::string message_;
   ExitCode code_ = ExitCode::cuda;
   std::string dir_;
+  std::unique_ptr<FailureLink> link_;
   double next_look_s_ = 0;
 };
 

@@ -551,6 +551,7 @@ DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& pr
     });
   for (auto& t : threads) t.join();
   if (s.failure.any()) throw Error(s.failure.code(), s.failure.message());
+  s.failure.finish();
   if (!rendezvous_directory(request).empty())  // a finished run leaves the directory as it found it
     std::filesystem::remove(request.rendezvous + "/ready-" + std::to_string(request.process_rank));
 

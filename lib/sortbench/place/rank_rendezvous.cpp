@@ -113,7 +113,130 @@ bool recv_all(int fd, void* data, std::size_t bytes, double deadline) {
   });
 }
 
-std::string serve_payload(const std::string& rendezvous, int world, const std::string& payload, double deadline) {
+// The run's FailureLink over the rendezvous's connections (rank_rendezvous.hpp, TcpMeeting).
+// Frames: 'F', the exit code and the message's length (4 bytes each), the message: a failure;
+// 'D': the sender finished the run. Rank 0 passes each failure it hears to every other rank.
+class TcpFailureLink final : public FailureLink {
+ public:
+  struct Peer {
+    int rank;
+    Socket socket;
+    std::string unread;        // bytes received, not yet a whole frame
+    bool done = false, gone = false;  // its 'D' came; its end of the connection closed
+  };
+  TcpFailureLink(int rank, std::vector<Peer> peers) : rank_(rank), peers_(std::move(peers)) {}
+  ~TcpFailureLink() override {
+    // Unread bytes would make close() reset the connection, which can drop what was sent on it.
+    for (Peer& p : peers_) {
+      ::shutdown(p.socket.fd, SHUT_WR);
+      drain(p, 0);
+    }
+  }
+
+  void publish(ExitCode code, const std::string& message) override {
+    if (!finished_) tell_all(failure_frame(code, message), -1);
+  }
+
+  std::optional<Heard> heard() override {
+    if (finished_) return std::nullopt;
+    std::optional<Heard> first;
+    for (Peer& p : peers_) {
+      if (p.gone) continue;
+      read_ready(p);
+      while (auto frame = next_frame(p)) {
+        if (frame->code == ExitCode::ok) {
+          p.done = true;
+          continue;
+        }
+        if (rank_ == 0) tell_all(failure_frame(frame->code, frame->message), p.rank);
+        if (!first) first = std::move(frame);
+      }
+      if (p.gone && !p.done && !first) {
+        first = Heard{ExitCode::usage,
+                      fmt::format("rank {} went away during the run without a word (its process ended: killed, or "
+                                  "out of host memory?); every rank stopped",
+                                  p.rank)};
+        if (rank_ == 0) tell_all(failure_frame(first->code, first->message), p.rank);
+      }
+    }
+    return first;
+  }
+
+  void finish() override {
+    finished_ = true;
+    const char done = 'D';
+    for (Peer& p : peers_) {  // a peer that finished first still reads, up to our end
+      send_all(p.socket.fd, &done, 1);
+      ::shutdown(p.socket.fd, SHUT_WR);
+    }
+    // Every process finishes the run at its last collective, so each peer's own finish (its end
+    // of the connection) follows within moments: read up to it, so that no close resets.
+    const double deadline = steady_now_s() + 10.0;
+    for (Peer& p : peers_) drain(p, deadline);
+  }
+
+ private:
+  static std::string failure_frame(ExitCode code, const std::string& message) {
+    const auto c = static_cast<std::int32_t>(code);
+    const auto bytes = static_cast<std::uint32_t>(message.size());
+    std::string frame(1 + sizeof c + sizeof bytes, 'F');
+    std::memcpy(&frame[1], &c, sizeof c);
+    std::memcpy(&frame[1 + sizeof c], &bytes, sizeof bytes);
+    return frame + message;
+  }
+  // Sends a frame to every rank but `except` (to one gone, the send fails and says nothing).
+  void tell_all(const std::string& frame, int except) {
+    for (Peer& p : peers_)
+      if (p.rank != except) send_all(p.socket.fd, frame.data(), frame.size());
+  }
+  // Takes what has arrived, without waiting; an ended or broken connection is gone.
+  static void read_ready(Peer& p) {
+    char buffer[4096];
+    for (;;) {
+      const ssize_t got = ::recv(p.socket.fd, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (got > 0) {
+        p.unread.append(buffer, static_cast<std::size_t>(got));
+        continue;
+      }
+      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (got < 0 && errno == EINTR) continue;
+      p.gone = true;
+      return;
+    }
+  }
+  // The next whole frame received from p: a failure, or code ok for 'D'.
+  static std::optional<Heard> next_frame(Peer& p) {
+    if (p.unread.empty()) return std::nullopt;
+    if (p.unread[0] == 'D') {
+      p.unread.erase(0, 1);
+      return Heard{ExitCode::ok, {}};
+    }
+    std::int32_t c = 0;
+    std::uint32_t bytes = 0;
+    const std::size_t header = 1 + sizeof c + sizeof bytes;
+    if (p.unread.size() < header) return std::nullopt;
+    std::memcpy(&c, &p.unread[1], sizeof c);
+    std::memcpy(&bytes, &p.unread[1 + sizeof c], sizeof bytes);
+    if (p.unread.size() < header + bytes) return std::nullopt;
+    Heard h{static_cast<ExitCode>(c), p.unread.substr(header, bytes)};
+    p.unread.erase(0, header + bytes);
+    return h;
+  }
+  // Reads p until its end of the connection closes or the deadline passes (0: what is there).
+  static void drain(Peer& p, double deadline) {
+    for (;;) {
+      read_ready(p);
+      p.unread.clear();
+      if (p.gone || !wait_for(p.socket.fd, POLLIN, deadline)) return;
+    }
+  }
+
+  int rank_;
+  std::vector<Peer> peers_;
+  bool finished_ = false;
+};
+
+TcpMeeting serve_payload(const std::string& rendezvous, int world, const std::string& payload, double deadline) {
   const auto [host, port] = tcp_endpoint(rendezvous, 0, world);
   addrinfo hints{};
   hints.ai_family = AF_INET;
@@ -132,7 +255,7 @@ std::string serve_payload(const std::string& rendezvous, int world, const std::s
   if (!bound)
     throw tcp_failure(0, world, rendezvous, fmt::format("rank 0 cannot listen on port {} ({})", port,
                                                         std::strerror(bind_errno)));
-  std::vector<Socket> peers;
+  std::vector<TcpFailureLink::Peer> peers;
   std::vector<bool> seen(static_cast<std::size_t>(world), false);
   seen[0] = true;
   while (static_cast<int>(peers.size()) < world - 1) {
@@ -146,16 +269,16 @@ std::string serve_payload(const std::string& rendezvous, int world, const std::s
     if (who == 0 || who >= static_cast<std::uint32_t>(world) || seen[who])
       throw tcp_failure(0, world, rendezvous, fmt::format("a second rank {} (or one past the world) came", who));
     seen[who] = true;
-    peers.push_back(std::move(peer));
+    peers.push_back({static_cast<int>(who), std::move(peer)});
   }
   const std::uint32_t bytes = static_cast<std::uint32_t>(payload.size());
-  for (const Socket& p : peers)
-    if (!send_all(p.fd, &bytes, sizeof bytes) || !send_all(p.fd, payload.data(), payload.size()))
+  for (const auto& p : peers)
+    if (!send_all(p.socket.fd, &bytes, sizeof bytes) || !send_all(p.socket.fd, payload.data(), payload.size()))
       throw tcp_failure(0, world, rendezvous, "a rank left before it had the NCCL id");
-  return payload;
+  return {payload, std::make_unique<TcpFailureLink>(0, std::move(peers))};
 }
 
-std::string fetch_payload(const std::string& rendezvous, int rank, int world, double deadline) {
+TcpMeeting fetch_payload(const std::string& rendezvous, int rank, int world, double deadline) {
   const auto [host, port] = tcp_endpoint(rendezvous, rank, world);
   addrinfo hints{};
   hints.ai_family = AF_INET;
@@ -175,7 +298,9 @@ std::string fetch_payload(const std::string& rendezvous, int rank, int world, do
         std::string payload(bytes, '\0');
         if (!recv_all(s.fd, payload.data(), bytes, deadline))
           throw tcp_failure(rank, world, rendezvous, "rank 0 left before it sent the NCCL id");
-        return payload;
+        std::vector<TcpFailureLink::Peer> rank0;
+        rank0.push_back({0, std::move(s)});
+        return {std::move(payload), std::make_unique<TcpFailureLink>(rank, std::move(rank0))};
       }
     }
     if (steady_now_s() > deadline)
@@ -187,7 +312,7 @@ std::string fetch_payload(const std::string& rendezvous, int rank, int world, do
 
 }  // namespace
 
-std::string tcp_exchange(const std::string& rendezvous, int rank, int world, const std::string& payload) {
+TcpMeeting tcp_exchange(const std::string& rendezvous, int rank, int world, const std::string& payload) {
   const double deadline = steady_now_s() + rendezvous_timeout_s();
   return rank == 0 ? serve_payload(rendezvous, world, payload, deadline)
                    : fetch_payload(rendezvous, rank, world, deadline);
@@ -225,13 +350,14 @@ ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& fai
   if (request.process_rank <= 0) SB_NCCL_CHECK(ncclGetUniqueId(&id), rank);
   if (request.process_rank < 0) return id;
   if (is_tcp_rendezvous(request.rendezvous)) {
-    const std::string got =
+    TcpMeeting met =
         tcp_exchange(request.rendezvous, request.process_rank, request.process_world,
                      request.process_rank == 0 ? std::string(id.internal, sizeof id.internal) : std::string());
-    if (got.size() != sizeof id.internal)
+    if (met.payload.size() != sizeof id.internal)
       throw Error(ExitCode::internal, fmt::format("rank {}: the NCCL id from {} has {} bytes, not {}", rank,
-                                                  request.rendezvous, got.size(), sizeof id.internal));
-    std::memcpy(id.internal, got.data(), sizeof id.internal);
+                                                  request.rendezvous, met.payload.size(), sizeof id.internal));
+    std::memcpy(id.internal, met.payload.data(), sizeof id.internal);
+    failure.attach(std::move(met.link));
     return id;
   }
   const std::string path = request.rendezvous + "/nccl-id";

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -47,6 +48,13 @@ ncclUniqueId shared_unique_id(const DistributedRequest& request, RunFailure& fai
 // 0 starts) and receive it. Every rank returns the payload once all have arrived, so it is their
 // start gate too. Error(usage) naming the rendezvous where not every rank comes within
 // SORTBENCH_RENDEZVOUS_TIMEOUT seconds, or the address is not one.
-std::string tcp_exchange(const std::string& rendezvous, int rank, int world, const std::string& payload);
+// The connections stay open as the run's FailureLink (rank 0 holds one to every rank, each other
+// rank one to rank 0): a failure published on one crosses to rank 0, which passes it on; a
+// connection closed without the run's finish is its rank gone (exit 2 naming it) on every other.
+struct TcpMeeting {
+  std::string payload;
+  std::unique_ptr<FailureLink> link;
+};
+TcpMeeting tcp_exchange(const std::string& rendezvous, int rank, int world, const std::string& payload);
 
 }  // namespace sb
