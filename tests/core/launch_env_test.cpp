@@ -1,6 +1,7 @@
 // Ranks started by a cluster's launcher (place/launch_env.hpp, issue 51 item 3): the rank, world
 // and node-local rank read from mpirun's, srun's or torchrun's variables, and the ranks meeting at
-// rank 0's tcp:// address (place/rank_rendezvous.hpp) with no directory.
+// rank 0's tcp:// address (place/rank_rendezvous.hpp) with no directory, whose connections then
+// carry a rank's failure, or its going away, to every other rank (ranks.hpp, FailureLink).
 #include <gtest/gtest.h>
 
 #include <cstdlib>

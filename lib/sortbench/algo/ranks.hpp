@@ -25,8 +25,8 @@
 
 namespace sb {
 
-// How a process's ranks hear of the other processes' where they met at a tcp:// rendezvous and
-// no directory holds files: the rendezvous's connections, kept for the run
+// How a process's ranks hear of a failure in the other processes where they met at a tcp://
+// rendezvous, with no directory to hold files: the rendezvous's connections, kept for the run
 // (place/rank_rendezvous.hpp). A process that goes away without finishing the run (killed, out
 // of host memory) closes them unannounced, which the others hear as that rank's failure.
 class FailureLink {
