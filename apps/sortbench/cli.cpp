@@ -10,6 +10,7 @@
 #include "sortbench/core/errors.hpp"
 #include "sortbench/device/device_info.hpp"
 #include "sortbench/place/launch_env.hpp"
+#include "sortbench/place/mpi_address.hpp"
 
 namespace sb::cli {
 namespace {
@@ -150,10 +151,13 @@ bool checked_process_rank(const CLI::App& cmd, ProcessRankOptions& o) {
     o.local_rank = launched->local_rank;
     o.local_world = launched->local_world;
     if (!cmd.count("--rendezvous")) o.rendezvous = launched->rendezvous;
+    std::string no_mpi;
+    if (o.rendezvous.empty() && o.launcher == "mpirun")
+      o.rendezvous = mpi_rendezvous_address(o.rank, o.world, no_mpi).value_or("");
     if (o.rendezvous.empty())
-      throw UsageError(fmt::format("rank {} of {} was started by {} but the ranks have nowhere to meet; export "
+      throw UsageError(fmt::format("rank {} of {} was started by {} but the ranks have nowhere to meet{}; export "
                                    "MASTER_ADDR and MASTER_PORT (rank 0's host and a free port) or give --rendezvous DIR",
-                                   o.rank, o.world, o.launcher));
+                                   o.rank, o.world, o.launcher, no_mpi.empty() ? "" : " (" + no_mpi + ")"));
   } else if (!cmd.count("--rank") || !cmd.count("--world") || !cmd.count("--rendezvous")) {
     throw UsageError("--rank, --world and --rendezvous go together: give all three (one process per GPU)");
   }

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include <dlfcn.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 
 #include "sortbench/core/errors.hpp"
 #include "sortbench/place/launch_env.hpp"
+#include "sortbench/place/mpi_address.hpp"
 #if SORTBENCH_HAVE_NCCL
 #include "sortbench/place/rank_rendezvous.hpp"
 #endif
@@ -135,6 +137,21 @@ TEST(LaunchEnv, ALaunchedRankWithNowhereToMeetIsExitTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("rank 1 of 2 was started by torchrun but the ranks have nowhere to meet"), std::string::npos)
       << r.err;
+  // mpirun's variables without MASTER_ADDR would have MPI broadcast rank 0's address; with no
+  // Open MPI to load, the line says so beside the fix.
+  void* open_mpi = ::dlopen("libmpi.so.40", RTLD_LAZY);
+  if (open_mpi) {
+    ::dlclose(open_mpi);
+  } else {
+    const auto mpi = test::run_command("env -u OPAL_PREFIX OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "
+                                       "OMPI_COMM_WORLD_LOCAL_RANK=1 " + test::exe() + " run -n 1000 --algo cub-radix",
+                                       true);
+    EXPECT_EQ(mpi.exit_code, 2) << mpi.err;
+    EXPECT_NE(mpi.err.find("rank 1 of 2 was started by mpirun but the ranks have nowhere to meet (Open MPI's "
+                           "library cannot be loaded: "),
+              std::string::npos)
+        << mpi.err;
+  }
   // On the CPU backend the launcher's variables are not sortbench's business.
   const auto cpu = test::run_command("RANK=1 WORLD_SIZE=2 " + test::exe() + " run -n 1000 --backend cpu "
                                      "--algo cpu-std-sort --reps 1 --quiet",
@@ -181,6 +198,24 @@ TEST(TcpRendezvous, ARankThatNeverComesIsAUsageErrorNamingTheCount) {
   }
   EXPECT_THROW(tcp_exchange("tcp://127.0.0.1", 1, 2, ""), Error);  // no port
   unsetenv("SORTBENCH_RENDEZVOUS_TIMEOUT");
+}
+
+// Under mpirun with no MASTER_ADDR (tests/CMakeLists.txt runs this at 2 and 4 ranks): rank 0's
+// address by MPI's broadcast, the same on every rank, where they then meet and finish a run.
+TEST(MpiRendezvous, RankZerosAddressByMpiLetsEveryRankMeet) {
+  const auto rank = launched_rank([](const char* name) { return std::getenv(name); });
+  if (!rank || rank->launcher != "mpirun") GTEST_SKIP() << "not started by mpirun with more than one rank";
+  std::string why;
+  const auto address = mpi_rendezvous_address(rank->rank, rank->world, why);
+  ASSERT_TRUE(address) << why;
+  EXPECT_TRUE(is_tcp_rendezvous(*address)) << *address;
+  EXPECT_EQ(mpi_rendezvous_address(rank->rank, rank->world, why), address) << "a second call answers the first's";
+  TcpMeeting met = tcp_exchange(*address, rank->rank, rank->world, rank->rank == 0 ? "rank 0's bytes" : "");
+  EXPECT_EQ(met.payload, "rank 0's bytes") << "rank " << rank->rank << " at " << *address;
+  RunFailure failure;
+  failure.attach(std::move(met.link));
+  failure.finish();
+  EXPECT_FALSE(failure.any()) << failure.message();
 }
 
 // Rank r's side of a tcp:// meeting: its RunFailure, linked to the others by the rendezvous.
