@@ -31,7 +31,7 @@ struct OpenMpi {
 };
 
 template <typename F>
-bool bind(void* library, const char* name, F& f) {
+bool find_call(void* library, const char* name, F& f) {
   f = reinterpret_cast<F>(::dlsym(library, name));
   return f != nullptr;
 }
@@ -51,10 +51,11 @@ std::optional<OpenMpi> load_open_mpi(std::string& why) {
   }
   m.comm_world = ::dlsym(m.library, "ompi_mpi_comm_world");
   m.byte = ::dlsym(m.library, "ompi_mpi_byte");
-  if (!bind(m.library, "MPI_Initialized", m.initialized) || !bind(m.library, "MPI_Init", m.init) ||
-      !bind(m.library, "MPI_Comm_rank", m.comm_rank) || !bind(m.library, "MPI_Comm_size", m.comm_size) ||
-      !bind(m.library, "MPI_Bcast", m.bcast) || !bind(m.library, "MPI_Finalize", m.finalize) || !m.comm_world ||
-      !m.byte) {
+  const bool calls = find_call(m.library, "MPI_Initialized", m.initialized) &&
+                     find_call(m.library, "MPI_Init", m.init) && find_call(m.library, "MPI_Comm_rank", m.comm_rank) &&
+                     find_call(m.library, "MPI_Comm_size", m.comm_size) && find_call(m.library, "MPI_Bcast", m.bcast) &&
+                     find_call(m.library, "MPI_Finalize", m.finalize);
+  if (!calls || !m.comm_world || !m.byte) {
     why = "the libmpi.so.40 found is not Open MPI's (its MPI calls or predefined objects are missing)";
     return std::nullopt;
   }
@@ -71,7 +72,9 @@ int free_port() {
   const bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
                   ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
   if (fd >= 0) ::close(fd);
-  if (!ok) throw Error(ExitCode::usage, "rank 0 found no free port for the ranks to meet at; export MASTER_ADDR and MASTER_PORT");
+  if (!ok)
+    throw Error(ExitCode::usage,
+                "rank 0 found no free port for the ranks to meet at; export MASTER_ADDR and MASTER_PORT");
   return ntohs(a.sin_port);
 }
 
