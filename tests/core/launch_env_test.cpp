@@ -119,6 +119,16 @@ TEST(LaunchEnv, OneRankNoLauncherOrAnOptOutIsNoRankOfSeveral) {
   EXPECT_FALSE(launched({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"SORTBENCH_LAUNCHER", "none"}}));
 }
 
+// Rows name what started the ranks in issue 51's words.
+TEST(LaunchEnv, RowsRecordTheLauncherAsMpiSlurmEnvRendezvousOrThreads) {
+  EXPECT_EQ(launcher_detail(launched({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}})->launcher, true),
+            "mpi");
+  EXPECT_EQ(launcher_detail(launched({{"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}})->launcher, true), "slurm");
+  EXPECT_EQ(launcher_detail(launched({{"RANK", "1"}, {"WORLD_SIZE", "2"}})->launcher, true), "env");
+  EXPECT_EQ(launcher_detail("", true), "rendezvous");
+  EXPECT_EQ(launcher_detail("", false), "threads");
+}
+
 TEST(LaunchEnv, NonsenseIsAUsageErrorNamingTheVariable) {
   try {
     launched({{"RANK", "two"}, {"WORLD_SIZE", "4"}});

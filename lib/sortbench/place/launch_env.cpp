@@ -14,6 +14,7 @@ namespace {
 
 struct Names {
   const char* launcher;
+  const char* kind;  // as rows record it (launcher_detail)
   const char* rank;
   const char* world;
   const char* local_rank;
@@ -21,12 +22,12 @@ struct Names {
 };
 
 constexpr Names kLaunchers[] = {
-    {"mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+    {"mpirun", "mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
      "OMPI_COMM_WORLD_LOCAL_SIZE"},
     // The step's task count, which srun sets: a batch script's own shell also has SLURM_PROCID
     // and SLURM_NTASKS (the allocation's), and a sortbench started there is no rank of several.
-    {"srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr},
-    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
+    {"srun", "slurm", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr},
+    {"torchrun", "env", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
 };
 
 int number(const std::function<const char*(const char*)>& env, const char* name, const char* launcher, int absent) {
@@ -43,6 +44,12 @@ int number(const std::function<const char*(const char*)>& env, const char* name,
 }
 
 }  // namespace
+
+std::string launcher_detail(const std::string& launcher, bool process_mode) {
+  for (const Names& n : kLaunchers)
+    if (launcher == n.launcher) return n.kind;
+  return process_mode ? "rendezvous" : "threads";
+}
 
 std::optional<LaunchedRank> launched_rank(const std::function<const char*(const char*)>& env) {
   if (const char* off = env("SORTBENCH_LAUNCHER"); off && std::string_view(off) == "none") return std::nullopt;

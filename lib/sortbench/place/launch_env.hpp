@@ -37,6 +37,12 @@ std::optional<LaunchedRank> launched_rank(const std::function<const char*(const 
 int launched_rank_device(const std::string& launcher, int local_rank, int local_world, int visible_gpus,
                          bool all_visible);
 
+// What started a run's ranks, as rows record it (details.launcher, issue 51): "mpi" (mpirun),
+// "slurm" (srun), "env" (torchrun's variables), "rendezvous" (processes given --rank, --world
+// and --rendezvous by hand; process_mode) or "threads" (the ranks are threads of one process).
+// `launcher` is LaunchedRank::launcher, empty where none started the process.
+std::string launcher_detail(const std::string& launcher, bool process_mode);
+
 // Whether a rendezvous is rank 0's address (tcp://HOST:PORT) rather than a directory.
 inline bool is_tcp_rendezvous(const std::string& rendezvous) { return rendezvous.rfind("tcp://", 0) == 0; }
 

@@ -29,6 +29,7 @@
 #include "sortbench/device/device_info.hpp"
 #include "sortbench/timing/device_timing.hpp"
 #include "sortbench/facts/key_discovery.hpp"
+#include "sortbench/place/launch_env.hpp"
 #include "sortbench/place/rank_rendezvous.hpp"
 #include "sortbench/timing/measure.hpp"
 #include "sortbench/verify/verify.hpp"
@@ -566,9 +567,7 @@ DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& pr
   for (int dev : request.devices) devices += (devices.empty() ? "" : ",") + std::to_string(dev);
   d.emplace_back("devices", devices);
   if (request.process_rank >= 0) d.emplace_back("process_rank", std::to_string(request.process_rank));
-  d.emplace_back("launcher", !request.launcher.empty() ? request.launcher
-                             : request.process_rank >= 0 ? "by hand (--rank)"
-                                                         : "threads of one process");
+  d.emplace_back("launcher", launcher_detail(request.launcher, request.process_rank >= 0));
   d.emplace_back("timing", "CUDA events on each rank after an NCCL all-reduce barrier; a sample is the slowest rank");
   double max_count = 0, sum_count = 0;
   for (int r = 0; r < world; ++r) {
