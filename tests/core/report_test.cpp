@@ -95,6 +95,32 @@ TEST(Report, DocumentHasSchemaVersionContextAndResults) {
   EXPECT_EQ(doc["results"].size(), 2u);
 }
 
+// Issue 51: on a host of two or more GPUs the context records every ordered pair's link.
+TEST(Report, ContextRecordsTheTopologyOfAHostWithSeveralGpus) {
+  RunContext c = make_context();
+  c.gpu = DeviceInfo{};
+  EXPECT_FALSE(to_json(c).contains("topology")) << "one GPU: no pairs";
+  PeerLink nvlink;
+  nvlink.from = 0;
+  nvlink.to = 1;
+  nvlink.access = true;
+  nvlink.native_atomics = true;
+  PeerLink none;
+  none.from = 1;
+  none.to = 0;
+  c.gpu->peers = {nvlink, none};
+  const auto topology = to_json(c)["topology"];
+  ASSERT_EQ(topology.size(), 2u);
+  EXPECT_EQ(topology[0]["from"], 0);
+  EXPECT_EQ(topology[0]["to"], 1);
+  EXPECT_EQ(topology[0]["peer_access"], true);
+  EXPECT_EQ(topology[0]["native_atomics"], true);
+  EXPECT_EQ(topology[0]["performance_rank"], 0);
+  EXPECT_EQ(topology[0]["link"], describe(nvlink));
+  EXPECT_EQ(topology[1]["peer_access"], false);
+  EXPECT_EQ(topology[1]["link"], "no peer access (through host memory)");
+}
+
 TEST(Report, CsvHasOneHeaderAndMatchingColumns) {
   ResultRow r = sample_row();
   r.reason = "a, \"quoted\" reason";

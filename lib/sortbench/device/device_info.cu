@@ -1,6 +1,7 @@
 #include "sortbench/device/device_info.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include <fmt/format.h>
@@ -94,6 +95,11 @@ DeviceInfo query_device(int ordinal, bool measure_bandwidth, std::string_view no
   std::size_t free_bytes = 0, total = 0;
   SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
   d.memory_free_bytes = free_bytes;
+  if (count >= 2) {
+    std::vector<int> all(static_cast<std::size_t>(count));
+    std::iota(all.begin(), all.end(), 0);
+    d.peers = query_peer_links(all);
+  }
   if (measure_bandwidth) {
     const std::uint64_t bytes = std::min<std::uint64_t>(std::uint64_t{1} << 30, free_bytes / 4);
     d.copy_bandwidth_gbs = measure_copy_bandwidth_gbs(bytes);

@@ -9,6 +9,15 @@
 
 namespace sb {
 
+// What CUDA says about the path from GPU `from` to GPU `to` (nvidia-smi topo -m tells NVLink
+// from PCIe; CUDA tells peer access, native atomics across the link, which NVLink has and
+// PCIe lacks, and a relative performance rank, 0 the best).
+struct PeerLink {
+  int from = 0, to = 0;
+  bool access = false;
+  bool native_atomics = false;
+  int performance_rank = 0;
+};
 struct DeviceInfo {
   int ordinal = 0;
   std::string name;
@@ -26,6 +35,9 @@ struct DeviceInfo {
   int driver_version = 0;   // e.g. 13000
   int runtime_version = 0;
   double copy_bandwidth_gbs = 0;  // measured device-to-device copy, bytes read + written
+  // Every ordered pair of this host's GPUs where it has two or more (the context's topology,
+  // issue 51): what a distributed run's exchange crosses.
+  std::vector<PeerLink> peers;
 };
 
 // nullopt when a CUDA device is usable, otherwise why not (one line).
@@ -52,15 +64,6 @@ double measure_copy_bandwidth_gbs(std::uint64_t bytes);
 
 std::string format_cuda_version(int v);
 
-// What CUDA says about the path from GPU `from` to GPU `to` (nvidia-smi topo -m tells NVLink
-// from PCIe; CUDA tells peer access, native atomics across the link, which NVLink has and
-// PCIe lacks, and a relative performance rank, 0 the best).
-struct PeerLink {
-  int from = 0, to = 0;
-  bool access = false;
-  bool native_atomics = false;
-  int performance_rank = 0;
-};
 // Every ordered pair of distinct devices in `devices`.
 std::vector<PeerLink> query_peer_links(const std::vector<int>& devices);
 std::string describe(const PeerLink& link);

@@ -59,6 +59,14 @@ json to_json(const RunContext& c) {
                 {"driver_version", format_cuda_version(d.driver_version)},
                 {"runtime_version", format_cuda_version(d.runtime_version)},
                 {"copy_bandwidth_gbs", d.copy_bandwidth_gbs}};
+    if (!d.peers.empty()) {
+      json topology = json::array();
+      for (const PeerLink& l : d.peers)
+        topology.push_back({{"from", l.from}, {"to", l.to}, {"peer_access", l.access},
+                            {"native_atomics", l.native_atomics}, {"performance_rank", l.performance_rank},
+                            {"link", describe(l)}});
+      j["topology"] = topology;
+    }
   } else {
     j["gpu"] = nullptr;
   }
