@@ -150,10 +150,8 @@ bool checked_process_rank(const CLI::App& cmd, ProcessRankOptions& o) {
     o.launcher = launched->launcher;
     o.local_rank = launched->local_rank;
     o.local_world = launched->local_world;
-    if (!cmd.count("--rendezvous")) o.rendezvous = launched->rendezvous;
     std::string no_mpi;
-    if (o.rendezvous.empty() && o.launcher == "mpirun")
-      o.rendezvous = mpi_rendezvous_address(o.rank, o.world, no_mpi).value_or("");
+    if (!cmd.count("--rendezvous")) o.rendezvous = launched_rendezvous(*launched, no_mpi);
     if (o.rendezvous.empty())
       throw UsageError(fmt::format("rank {} of {} was started by {} but the ranks have nowhere to meet{}; export "
                                    "MASTER_ADDR and MASTER_PORT (rank 0's host and a free port) or give --rendezvous DIR",

@@ -112,4 +112,9 @@ std::optional<std::string> mpi_rendezvous_address(int rank, int world, std::stri
   return learned;
 }
 
+std::string launched_rendezvous(const LaunchedRank& rank, std::string& why) {
+  if (!rank.rendezvous.empty() || rank.launcher != "mpirun") return rank.rendezvous;
+  return mpi_rendezvous_address(rank.rank, rank.world, why).value_or("");
+}
+
 }  // namespace sb

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "sortbench/place/launch_env.hpp"
+
 namespace sb {
 
 // "tcp://HOST:PORT" of rank 0, the same on every rank of the mpirun job (world ranks; `rank` is
@@ -16,5 +18,10 @@ namespace sb {
 // library cannot be loaded; Error(usage) where MPI's own rank or world disagrees with them. MPI
 // starts and ends once in a process; later calls return the first call's address.
 std::optional<std::string> mpi_rendezvous_address(int rank, int world, std::string& why);
+
+// Where a launched rank meets the others: the launcher's own address (MASTER_ADDR:MASTER_PORT),
+// else under mpirun the address MPI broadcasts; empty where there is none (`why` then says what
+// kept MPI from giving one, where it was asked).
+std::string launched_rendezvous(const LaunchedRank& rank, std::string& why);
 
 }  // namespace sb
