@@ -5,6 +5,7 @@
 // predictions beside the measured rates. "One GPU" gathers every slice on rank 0, which sorts
 // the whole input with CUB on the range's bits (cub-radix-bits): the choice for inputs so small
 // that collectives cost more than the sort.
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -39,20 +40,18 @@ RankAlgorithm one_gpu_ranks() {
     marks.mark(0, stream);
     if (world > 1) {
       // Keys, then values where there are: every slice lands at its global position.
-      SB_NCCL_CHECK(ncclGroupStart(), me);
+      std::vector<PeerTransfer> transfers;
       for (const auto& [column, width] : {std::pair<void*, std::size_t>{b.keys[0], kb}, {b.values[0], vb}}) {
         if (!width) continue;
         if (me == 0) {
           for (int q = 1; q < world; ++q)
-            if (const u64 count = slice_size(q, s.n, world))
-              SB_NCCL_CHECK(recv_bytes(static_cast<char*>(column) + slice_begin(q, s.n, world) * width, count * width,
-                                       q, rank),
-                            me);
-        } else if (s.count) {
-          SB_NCCL_CHECK(send_bytes(column, s.count * width, 0, rank), me);
+            transfers.push_back({q, nullptr, 0, static_cast<char*>(column) + slice_begin(q, s.n, world) * width,
+                                 slice_size(q, s.n, world) * width});
+        } else {
+          transfers.push_back({0, column, s.count * width, nullptr, 0});
         }
       }
-      SB_NCCL_CHECK(ncclGroupEnd(), me);
+      rank.exchange(transfers);
     }
     marks.mark(1, stream);
     if (me != 0) {
@@ -164,7 +163,8 @@ Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort) {
       std::move(ranks));
   a.constraints = "every scalar key type (dist-hp only where it takes the input)";
   a.params = sample_sort.params;
-  for (const auto& name : hp.params) a.params.push_back(name);
+  for (const auto& name : hp.params)
+    if (std::find(a.params.begin(), a.params.end(), name) == a.params.end()) a.params.push_back(name);
   declare_types<ScalarKeys, AllValues>(a);
   a.stable = true;  // each way is, with a payload: dist-hp and dist-sample-sort (their notes), CUB on one GPU
   return a;

@@ -1,8 +1,8 @@
 // The exchange and merge of the distributed sorts that move elements (issue 15; values beside
 // their keys, issue 38): dist-sample-sort, and dist-hp with a payload. Each rank holds its
-// sorted run cut into G pieces, piece d for rank d. One all-to-all (ncclSend/ncclRecv in a
-// group, the structure of the SIGMOD 2022 multi-GPU sorting study's sample sort, Maltenberger
-// et al.) moves every piece, the values with the same counts and offsets as their keys; the G
+// sorted run cut into G pieces, piece d for rank d. One all-to-all (Rank::exchange: peer copies
+// or ncclSend/ncclRecv in a group, the structure of the SIGMOD 2022 multi-GPU sorting study's
+// sample sort, Maltenberger et al.) moves every piece, the values with the same counts and offsets as their keys; the G
 // received runs, laid out by source rank, are merged pairwise with CUB's merge (log2 G rounds)
 // between the two work buffers.
 //
@@ -148,8 +148,7 @@ RankResult exchange_and_merge(const RankBuffers& b, int sorted_buffer, const std
   K* in = static_cast<K*>(b.keys[receive_buffer]);
   V* sorted_vals = static_cast<V*>(b.values[sorted_buffer]);
   V* in_vals = static_cast<V*>(b.values[receive_buffer]);
-  std::vector<std::uint64_t> run_begin(world + 1, 0);  // where the run from rank q lands
-  for (int q = 0; q < world; ++q) run_begin[q + 1] = run_begin[q] + counts[q * world + me];
+  const std::vector<std::uint64_t> run_begin = receive_layout(counts, me, world);  // where the run from rank q lands
   const std::uint64_t total = run_begin[world];
   if (total > b.capacity)
     throw Error(ExitCode::internal, fmt::format("rank {}: the exchange sends it {} elements, more than the {} its "
@@ -163,19 +162,9 @@ RankResult exchange_and_merge(const RankBuffers& b, int sorted_buffer, const std
     rank.copy_aside(in + run_begin[me], sorted + cut[me], own * sizeof(K));
     if constexpr (kValues) rank.copy_aside(in_vals + run_begin[me], sorted_vals + cut[me], own * sizeof(V));
   }
-  SB_NCCL_CHECK(ncclGroupStart(), me);
-  for (int q = 0; q < world; ++q) {
-    if (q == me) continue;
-    // Per peer the keys go before the values on both sides, so NCCL pairs each send with its receive.
-    const std::uint64_t send = cut[q + 1] - cut[q], recv = counts[q * world + me];
-    if (send) SB_NCCL_CHECK(send_bytes(sorted + cut[q], send * sizeof(K), q, rank), me);
-    if (recv) SB_NCCL_CHECK(recv_bytes(in + run_begin[q], recv * sizeof(K), q, rank), me);
-    if constexpr (kValues) {
-      if (send) SB_NCCL_CHECK(send_bytes(sorted_vals + cut[q], send * sizeof(V), q, rank), me);
-      if (recv) SB_NCCL_CHECK(recv_bytes(in_vals + run_begin[q], recv * sizeof(V), q, rank), me);
-    }
-  }
-  SB_NCCL_CHECK(ncclGroupEnd(), me);
+  std::vector<ExchangeColumn> columns{{sorted, in, sizeof(K)}};
+  if constexpr (kValues) columns.push_back({sorted_vals, in_vals, sizeof(V)});
+  rank.exchange(all_to_all_transfers(me, world, cut, counts, columns));
   if (own) rank.join();
   marks.mark(exchanged, stream);
 

@@ -192,7 +192,8 @@ Algorithm make_dist_hp() {
   a.constraints = "integer keys; range <= 2^32 bins; fewer than 2^32 keys a rank (8-byte global counts from 2^32 keys); "
                   "with a payload the pairs are sorted locally and exchanged once on exact splitters (dist_hp_pairs.cu)";
   // hp's histogram variant and its buckets; count_bits=64 forces the 8-byte global counts.
-  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits"};
+  // link: how pairs cross to other ranks (ranks.hpp ExchangeLink); keys alone never do.
+  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits", "link"};
   declare_types<HpKeys, AllValues>(a);
   a.stable = true;  // with a payload (dist_hp_pairs.cu): stable local sort, cuts in rank order, lower ranks first
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {

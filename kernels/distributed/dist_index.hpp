@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sortbench/algo/peer_transfer.hpp"
 #include "sortbench/core/hd.hpp"
 #include "sortbench/core/slices.hpp"
 
@@ -118,6 +119,40 @@ inline std::vector<Splitter> select_splitters(std::vector<TaggedSample>& samples
                          at->index});
   }
   return splitters;
+}
+
+// One column of the all-to-all's buffers on one rank (keys, or values): its sorted run and its
+// receive region, elements `width` bytes wide.
+struct ExchangeColumn {
+  const void* sorted;
+  void* received;
+  std::size_t width;
+};
+
+// Where the run from each rank lands in rank me's receive region, laid out by source rank:
+// [0, ..., total], from counts[q * world + d] (elements rank q sends rank d).
+inline std::vector<std::uint64_t> receive_layout(const std::vector<std::uint64_t>& counts, int me, int world) {
+  std::vector<std::uint64_t> run_begin(world + 1, 0);
+  for (int q = 0; q < world; ++q) run_begin[q + 1] = run_begin[q] + counts[std::size_t(q) * world + me];
+  return run_begin;
+}
+
+// Rank me's transfers in the all-to-all (exchange_and_merge): piece q = [cut[q], cut[q + 1]) of
+// its sorted run to rank q, and from rank q its piece into receive_layout's place; per peer the
+// columns in order, so each send meets its receive. The rank's own piece is no transfer.
+inline std::vector<PeerTransfer> all_to_all_transfers(int me, int world, const std::vector<std::uint64_t>& cut,
+                                                      const std::vector<std::uint64_t>& counts,
+                                                      const std::vector<ExchangeColumn>& columns) {
+  const std::vector<std::uint64_t> run_begin = receive_layout(counts, me, world);
+  std::vector<PeerTransfer> transfers;
+  for (int q = 0; q < world; ++q) {
+    if (q == me) continue;
+    const std::uint64_t send = cut[q + 1] - cut[q], recv = counts[std::size_t(q) * world + me];
+    for (const ExchangeColumn& c : columns)
+      transfers.push_back({q, static_cast<const char*>(c.sorted) + cut[q] * c.width, send * c.width,
+                           static_cast<char*>(c.received) + run_begin[q] * c.width, recv * c.width});
+  }
+  return transfers;
 }
 
 // One round of the pairwise merge of the received runs (exchange_and_merge): runs holds the

@@ -6,7 +6,8 @@
 //   2. s regular samples of the sorted run, all-gathered; every rank sorts the G*s samples on
 //      the host and takes the same G-1 splitters; ties are broken by (rank, local index), so
 //      even an input of one repeated key splits evenly (dist_index.hpp split_point);
-//   3. send counts all-gathered, then one all-to-all with ncclSend/ncclRecv in a group;
+//   3. send counts all-gathered, then one all-to-all (Rank::exchange: copy-engine peer copies
+//      between threads of one process, else ncclSend/ncclRecv in a group);
 //   4. the G received sorted runs merged pairwise with CUB's merge (log2 G rounds).
 // A rank ends with its part of the global order, not exactly n/G keys: the imbalance is in
 // the row's details. Keys are compared by their ordered (radix) bits throughout, so the
@@ -190,10 +191,12 @@ Algorithm make_dist_sample_sort() {
   Algorithm a = distributed_algorithm(
       "dist-sample-sort",
       "SIGMOD 2022 multi-GPU sorting study (Maltenberger et al.): local CUB radix sort, regular sampling, "
-      "splitters, one ncclSend/ncclRecv all-to-all, pairwise CUB merges of the received runs; values travel "
+      "splitters, one all-to-all (peer copies or ncclSend/ncclRecv), pairwise CUB merges of the received runs; values travel "
       "with their keys (issue 38)",
       std::move(ranks));
-  a.params = {"exchange"};  // sort (sort first, the default) or partition (dist_sample_sort_partition.cu)
+  // exchange: sort (sort first, the default) or partition (dist_sample_sort_partition.cu); link:
+  // how the pieces cross (ranks.hpp ExchangeLink).
+  a.params = {"exchange", "link"};
   declare_types<ScalarKeys, AllValues>(a);
   a.stable = true;  // with a payload: stable local sort, (rank, index) splitters, lower ranks first in the merge
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {

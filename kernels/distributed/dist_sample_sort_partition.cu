@@ -9,8 +9,8 @@
 //      CPU-tested);
 //   2. one stable split of the slice by destination (count per tile, scan, scatter), its own
 //      part first; the per-destination counts all-gathered;
-//   3. the ncclSend/ncclRecv group of the remote parts on the rank's stream, and the sort of
-//      the kept part on the side stream beside it;
+//   3. the exchange of the remote parts on the rank's stream (Rank::exchange: peer copies or an
+//      ncclSend/ncclRecv group), and the sort of the kept part on the side stream beside it;
 //   4. the sort of the received parts (one CUB sort of their concatenation), then one CUB merge
 //      of the kept and the received runs, for any G.
 // Phases: "local" ends when the split and its counts are known, "exchange" when both the
@@ -284,16 +284,12 @@ int sort_run(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, 
   return k.selector;
 }
 
+// The transfers of the remote part with one peer: keys, then values where there are.
 template <typename K, typename V>
-void exchange_part(void* send_keys, void* send_vals, u64 send, void* recv_keys, void* recv_vals, u64 recv, int peer,
-                   const Rank& rank) {
-  const int me = rank.rank();
-  if (send) SB_NCCL_CHECK(send_bytes(send_keys, send * sizeof(K), peer, rank), me);
-  if (recv) SB_NCCL_CHECK(recv_bytes(recv_keys, recv * sizeof(K), peer, rank), me);
-  if constexpr (kHasValues<V>) {
-    if (send) SB_NCCL_CHECK(send_bytes(send_vals, send * sizeof(V), peer, rank), me);
-    if (recv) SB_NCCL_CHECK(recv_bytes(recv_vals, recv * sizeof(V), peer, rank), me);
-  }
+void add_part_transfers(std::vector<PeerTransfer>& transfers, K* send_keys, V* send_vals, u64 send, K* recv_keys,
+                        V* recv_vals, u64 recv, int peer) {
+  transfers.push_back({peer, send_keys, send * sizeof(K), recv_keys, recv * sizeof(K)});
+  if constexpr (kHasValues<V>) transfers.push_back({peer, send_vals, send * sizeof(V), recv_vals, recv * sizeof(V)});
 }
 
 template <typename K, typename V>
@@ -367,15 +363,15 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
   // the sort's blocks fill the GPU; the kept part's sort beside it on the side stream, from
   // keys[1] with keys[0]'s head as its spare half (the split has read keys[0]).
   const cudaStream_t side = rank.fork_aside();
-  SB_NCCL_CHECK(ncclGroupStart(), me);
+  std::vector<PeerTransfer> transfers;
   for (int q = 0; q < world; ++q) {
     if (q == me) continue;
     const u64 at = slot_begin[destination_slot(u32(q), u32(me), u32(world))];
-    exchange_part<K, V>(col.keys[1] + at, at_offset(col.vals[1], at), counts[std::size_t(me) * world + q],
-                        a.received_keys + recv_begin[q], at_offset(a.received_vals, recv_begin[q]),
-                        counts[std::size_t(q) * world + me], q, rank);
+    add_part_transfers<K, V>(transfers, col.keys[1] + at, at_offset(col.vals[1], at),
+                             counts[std::size_t(me) * world + q], a.received_keys + recv_begin[q],
+                             at_offset(a.received_vals, recv_begin[q]), counts[std::size_t(q) * world + me], q);
   }
-  SB_NCCL_CHECK(ncclGroupEnd(), me);
+  rank.exchange(transfers);
   // The buffer the kept run ends in; with nothing kept, keys[0] (free since the split).
   int kept_buffer = 0;
   if (kept)

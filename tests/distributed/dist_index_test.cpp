@@ -4,6 +4,7 @@
 // check and the cost model.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -13,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include "distributed/dist_index.hpp"
+#include "sortbench/algo/peer_transfer.hpp"
+#include "sortbench/core/errors.hpp"
 
 namespace sb::dist {
 namespace {
@@ -132,6 +135,53 @@ TEST(DistSampleSort, BucketsConcatenateToTheSortedInput) {
 // receives them, then merge_round's pairwise merges ping-ponging between two buffers (a merge
 // where it says merge, else a copy). The merged runs, taken from the buffer the rounds end in,
 // concatenate to std::sort of the input, after ceil(log2 G) rounds.
+// The all-to-all as the ranks run it over peer copies (issue 51): every rank lists its transfers
+// (all_to_all_transfers: a key column, and a column of (rank, index) tags beside it, so a value
+// that left its key shows), the lists are paired per ordered pair of ranks (pair_transfers) and
+// copied, each rank's own piece copied beside them. Returns each rank's receive region's keys.
+std::vector<std::vector<std::uint32_t>> exchange_by_copies(const std::vector<std::vector<std::uint32_t>>& runs,
+                                                           const std::vector<std::vector<u64>>& pieces) {
+  const int world = static_cast<int>(runs.size());
+  std::vector<u64> counts(std::size_t(world) * world);  // [q * world + d]: from q to d
+  for (int d = 0; d < world; ++d)
+    for (int q = 0; q < world; ++q) counts[std::size_t(q) * world + d] = pieces[d][q];
+  std::vector<std::vector<u64>> cuts(world), tags(world), tags_in(world);
+  std::vector<std::vector<std::uint32_t>> in(world);
+  std::vector<std::vector<PeerTransfer>> transfers(world);
+  for (int r = 0; r < world; ++r) {
+    cuts[r].assign(1, 0);
+    for (int d = 0; d < world; ++d) cuts[r].push_back(cuts[r].back() + counts[std::size_t(r) * world + d]);
+    for (u64 i = 0; i < runs[r].size(); ++i) tags[r].push_back(u64(r) << 32 | i);
+    const u64 total = receive_layout(counts, r, world).back();
+    in[r].assign(total, ~0u);
+    tags_in[r].assign(total, ~u64{0});
+    transfers[r] = all_to_all_transfers(r, world, cuts[r], counts,
+                                        {{runs[r].data(), in[r].data(), sizeof(std::uint32_t)},
+                                         {tags[r].data(), tags_in[r].data(), sizeof(u64)}});
+    EXPECT_EQ(transfers[r].size(), std::size_t(2 * (world - 1)));
+  }
+  for (int from = 0; from < world; ++from)
+    for (int to = 0; to < world; ++to) {
+      if (from == to) {
+        const u64 at = receive_layout(counts, to, world)[from];
+        std::copy(runs[from].begin() + cuts[from][to], runs[from].begin() + cuts[from][to + 1], in[to].begin() + at);
+        std::copy(tags[from].begin() + cuts[from][to], tags[from].begin() + cuts[from][to + 1],
+                  tags_in[to].begin() + at);
+        continue;
+      }
+      for (const PeerCopy& c : pair_transfers(from, transfers[from], to, transfers[to]))
+        std::memcpy(c.dst, c.src, c.bytes);
+    }
+  for (int d = 0; d < world; ++d)
+    for (u64 i = 0; i < in[d].size(); ++i) {
+      const u64 tag = tags_in[d][i];
+      const int q = int(tag >> 32);
+      EXPECT_TRUE(q < world && runs[q][tag & 0xffffffffu] == in[d][i]) << "rank " << d << " position " << i;
+      if (q >= world) break;
+    }
+  return in;
+}
+
 TEST(DistSampleSort, ExchangeAndMergeRoundsConcatenateToTheSortedInput) {
   std::mt19937 rng(11);
   for (int world : {1, 2, 3, 4, 5, 7, 8}) {
@@ -145,11 +195,13 @@ TEST(DistSampleSort, ExchangeAndMergeRoundsConcatenateToTheSortedInput) {
       }
       std::vector<std::vector<u64>> pieces;
       const auto received = partition(runs, 16, &pieces);
+      const std::vector<std::vector<std::uint32_t>> exchanged = exchange_by_copies(runs, pieces);
       std::vector<std::uint32_t> out;
       for (int d = 0; d < world; ++d) {
+        EXPECT_EQ(exchanged[d], received[d]) << "rank " << d << " of " << world;
         std::vector<u64> bounds{0};
         for (int q = 0; q < world; ++q) bounds.push_back(bounds.back() + pieces[d][q]);
-        std::vector<std::uint32_t> buffer[2] = {received[d], std::vector<std::uint32_t>(received[d].size())};
+        std::vector<std::uint32_t> buffer[2] = {exchanged[d], std::vector<std::uint32_t>(received[d].size())};
         std::vector<MergeStep> steps;
         int src = 0, rounds = 0;
         while (bounds.size() > 2) {
@@ -292,6 +344,42 @@ TEST(DistCostModel, InfiniBandDecidesAcrossHosts) {
   EXPECT_DOUBLE_EQ(all_reduce_s(32e9, cluster), 2.0 * 31 / 32 * 32e9 / 50e9);
   const Fabric host{1, 8, 300, 50, 0};
   EXPECT_DOUBLE_EQ(all_to_all_s(32e9, host), 28e9 / 300e9);
+}
+
+// Two ranks whose lists disagree would leave a receive waiting forever under NCCL; paired as
+// copies they are an internal error naming both ranks.
+TEST(PeerTransfers, ListsThatDisagreeAreAnErrorNamingBothRanks) {
+  char a[8] = {}, b[8] = {};
+  const std::vector<PeerTransfer> sender{{1, a, 8, b, 4}};
+  try {
+    pair_transfers(0, sender, 1, {{0, b, 4, a, 6}});
+    FAIL() << "sizes that differ paired";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::internal);
+    EXPECT_NE(std::string(e.what()).find("rank 0 sends 8 bytes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("which receives 6"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(pair_transfers(0, sender, 1, {}), Error);
+  // Empty pieces pair but copy nothing; transfers with other ranks are not this pair's.
+  EXPECT_TRUE(pair_transfers(0, {{1, a, 0, b, 0}, {2, a, 8, b, 8}}, 1, {{0, b, 0, a, 0}}).empty());
+  const auto copies = pair_transfers(0, {{2, a, 1, b, 1}, {1, a + 1, 3, b, 0}}, 1, {{0, b, 0, b + 2, 3}});
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_TRUE(copies[0].dst == b + 2 && copies[0].src == a + 1 && copies[0].bytes == 3u);
+}
+
+TEST(PeerTransfers, LinkParamIsAutoCopyOrNccl) {
+  EXPECT_EQ(exchange_link_param({}), ExchangeLink::automatic);
+  EXPECT_EQ(exchange_link_param({{"link", "auto"}}), ExchangeLink::automatic);
+  EXPECT_EQ(exchange_link_param({{"link", "copy"}}), ExchangeLink::copy);
+  EXPECT_EQ(exchange_link_param({{"link", "nccl"}}), ExchangeLink::nccl);
+  try {
+    exchange_link_param({{"link", "ib"}});
+    FAIL() << "link=ib taken";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--param link=ib is not auto, copy or nccl");
+  }
+  EXPECT_STREQ(exchange_link_name(ExchangeLink::copy), "copy");
+  EXPECT_STREQ(exchange_link_name(ExchangeLink::nccl), "nccl");
 }
 
 }  // namespace

@@ -243,6 +243,41 @@ TEST(DistGpu, DistHpWideCounts) {
   for (const auto& row : doc["results"]) EXPECT_EQ(detail(row, "count_bits"), "64") << row.dump();
 }
 
+// Both links of the exchange (issue 51) move the same elements: every exchange the family has
+// (sort-first with and without values, partition-first, dist-hp's pairs, dist-auto's gather to
+// one GPU) verified over peer copies and over NCCL, each row naming its link; threads of one
+// process take copies unless told otherwise.
+TEST(DistGpu, PeerCopiesAndNcclMoveTheSameElements) {
+  const std::string input = " -n 3000017 --delta 4 --sigma 2";
+  for (const std::string link : {"copy", "nccl", "auto"}) {
+    const std::string param = link == "auto" ? std::string() : " --param link=" + link;
+    const std::string expected = link == "nccl" ? "nccl" : "copy";
+    std::vector<nlohmann::json> docs{
+        run_two("--algo dist-sample-sort,dist-hp --payload index" + input + param),
+        run_two("--algo dist-sample-sort --key u64 --payload u32 -n 777777" + param),
+        run_two("--algo dist-sample-sort --param exchange=partition" + input + param),
+        // Three keys: dist-auto keeps one GPU and gathers the slices to rank 0.
+        run_two("--algo dist-auto -n 3 --payload u64" + param)};
+    for (const auto& doc : docs) {
+      expect_all_ok(doc, "link " + link);
+      for (const auto& row : doc["results"]) EXPECT_EQ(detail(row, "link"), expected) << row.dump();
+    }
+    EXPECT_EQ(detail(docs.back()["results"][0], "variant"), "one-gpu") << docs.back().dump();
+  }
+}
+
+// Ranks in separate processes cannot copy into one another's memory: asking them to is a
+// one-line usage error naming the fix, before any rank waits for another.
+TEST(DistGpu, PeerCopiesBetweenProcessesAreAUsageError) {
+  TempDir dir;
+  const CommandResult r = run_command(exe() + " run --algo dist-sample-sort -n 1000 --rank 0 --world 2 --param link=copy "
+                                              "--rendezvous " + dir.path(),
+                                      true);
+  EXPECT_EQ(r.exit_code, 2) << r.output << r.err;
+  EXPECT_NE(r.err.find("link=copy needs the ranks as threads of one process"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("its ranks are separate processes"), std::string::npos) << r.err;
+}
+
 // The same ranks as two processes (one per GPU) meeting in a shared directory: both print
 // the same verified row.
 TEST(DistGpu, TwoProcessesMeetThroughTheRendezvous) {
@@ -259,6 +294,8 @@ TEST(DistGpu, TwoProcessesMeetThroughTheRendezvous) {
   const auto r1 = nlohmann::json::parse(read_text(dir.file("r1.json")));
   expect_all_ok(r0, "rank 0");
   expect_all_ok(r1, "rank 1");
+  // Processes exchange over NCCL (peer copies need one process).
+  EXPECT_EQ(detail(r0["results"][1], "link"), "nccl") << r0.dump();
   // The samples are agreed by an all-reduce: both processes report the same times.
   EXPECT_EQ(r0["results"][0]["time_ms"]["median"], r1["results"][0]["time_ms"]["median"]);
 }

@@ -1,5 +1,6 @@
 // Measures the fabric a distributed run has (issue 38; fabric_rates.hpp): a device-to-device
-// copy, an all-to-all of every rank with ncclSend/ncclRecv, a one-word all-reduce and an empty
+// copy, an all-to-all of every rank over the run's link (Rank::exchange: peer copies or
+// ncclSend/ncclRecv), a one-word all-reduce and an empty
 // kernel, each the best of a few tries (the first pays for warm-up), then agreed over the ranks.
 #include "sortbench/algo/fabric_rates.hpp"
 
@@ -59,15 +60,13 @@ FabricRates measure_fabric(const Rank& rank) {
   if (world > 1) {
     DeviceBuffer send(per_peer * world), recv(per_peer * world);
     SB_CUDA_CHECK(cudaMemsetAsync(send.get(), 0, send.bytes(), stream));
+    std::vector<PeerTransfer> transfers;
+    for (int q = 0; q < world; ++q)
+      if (q != me)
+        transfers.push_back({q, send.as<char>() + q * per_peer, per_peer, recv.as<char>() + q * per_peer, per_peer});
     seconds[1] = best_seconds(rank, [&] {
       rank.barrier(word.get());
-      SB_NCCL_CHECK(ncclGroupStart(), me);
-      for (int q = 0; q < world; ++q) {
-        if (q == me) continue;
-        SB_NCCL_CHECK(send_bytes(send.as<char>() + q * per_peer, per_peer, q, rank), me);
-        SB_NCCL_CHECK(recv_bytes(recv.as<char>() + q * per_peer, per_peer, q, rank), me);
-      }
-      SB_NCCL_CHECK(ncclGroupEnd(), me);
+      rank.exchange(transfers);
     });
     seconds[2] = best_seconds(rank, [&] {
                    for (int i = 0; i < 20; ++i) rank.barrier(word.get());

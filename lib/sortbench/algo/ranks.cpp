@@ -1,4 +1,5 @@
-// The rank model's host side (ranks.hpp): how ranks learn of a failure, wait, and mark phases.
+// The rank model's host side (ranks.hpp): how ranks learn of a failure, wait, exchange (over NCCL
+// or peer copies, issue 51) and mark phases.
 #include "sortbench/algo/ranks.hpp"
 
 #include <chrono>
@@ -122,6 +123,96 @@ cudaStream_t Rank::fork_aside() const {
 void Rank::join() const {
   SB_CUDA_CHECK(cudaEventRecord(side_.done, side_.stream));
   SB_CUDA_CHECK(cudaStreamWaitEvent(ctx_.stream, side_.done, 0));
+}
+
+void Rank::exchange(const std::vector<PeerTransfer>& transfers) const {
+  if (peers_) {
+    peers_->exchange(rank(), stream(), transfers);
+    return;
+  }
+  SB_NCCL_CHECK(ncclGroupStart(), rank());
+  for (const PeerTransfer& t : transfers) {
+    if (t.send_bytes) SB_NCCL_CHECK(send_bytes(t.send, t.send_bytes, t.peer, *this), rank());
+    if (t.recv_bytes) SB_NCCL_CHECK(recv_bytes(t.recv, t.recv_bytes, t.peer, *this), rank());
+  }
+  SB_NCCL_CHECK(ncclGroupEnd(), rank());
+}
+
+PeerCopies::PeerCopies(std::vector<int> devices, RunFailure& failure)
+    : devices_(std::move(devices)),
+      failure_(failure),
+      published_(devices_.size(), nullptr),
+      ready_(devices_.size(), nullptr),
+      sent_(devices_.size(), nullptr) {}
+
+PeerCopies::~PeerCopies() {
+  for (auto* events : {&ready_, &sent_})
+    for (cudaEvent_t e : *events)
+      if (e) cudaEventDestroy(e);
+}
+
+std::string PeerCopies::unavailable(const std::vector<int>& devices) {
+  for (std::size_t a = 0; a < devices.size(); ++a)
+    for (std::size_t b = 0; b < devices.size(); ++b) {
+      if (a == b) continue;
+      if (devices[a] == devices[b]) return fmt::format("GPU {} holds two ranks", devices[a]);
+      int can = 0;
+      SB_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices[a], devices[b]));
+      if (!can) return fmt::format("GPU {} has no peer access to GPU {}", devices[a], devices[b]);
+    }
+  return {};
+}
+
+void PeerCopies::join(int rank) {
+  for (std::size_t q = 0; q < devices_.size(); ++q) {
+    if (int(q) == rank) continue;
+    const cudaError_t err = cudaDeviceEnablePeerAccess(devices_[q], 0);
+    if (err == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();  // an earlier run's: still on
+    else SB_CUDA_CHECK(err);
+  }
+  SB_CUDA_CHECK(cudaEventCreateWithFlags(&ready_[rank], cudaEventDisableTiming));
+  SB_CUDA_CHECK(cudaEventCreateWithFlags(&sent_[rank], cudaEventDisableTiming));
+}
+
+void PeerCopies::meet() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const std::uint64_t generation = generation_;
+  if (++arrived_ == int(devices_.size())) {
+    arrived_ = 0;
+    ++generation_;
+    met_.notify_all();
+    return;
+  }
+  while (generation_ == generation) {
+    if (failure_.any()) throw PeerFailed("another rank failed");
+    met_.wait_for(lock, std::chrono::milliseconds(20));
+  }
+}
+
+// An event recorded on one GPU's stream is waited for on another's (same process): the events
+// carry the order, so the host only meets the other ranks to learn where to copy.
+void PeerCopies::exchange(int me, cudaStream_t stream, const std::vector<PeerTransfer>& transfers) {
+  const int world = int(devices_.size());
+  published_[me] = &transfers;
+  SB_CUDA_CHECK(cudaEventRecord(ready_[me], stream));
+  meet();
+  // Each rank starts with the next rank up, so at each step every GPU receives from one sender.
+  std::vector<bool> sends_here(world, false);
+  for (int step = 1; step < world; ++step) {
+    const int q = (me + step) % world;
+    const std::vector<PeerCopy> copies = pair_transfers(me, transfers, q, *published_[q]);
+    if (!copies.empty()) {
+      SB_CUDA_CHECK(cudaStreamWaitEvent(stream, ready_[q], 0));
+      for (const PeerCopy& c : copies)
+        SB_CUDA_CHECK(cudaMemcpyPeerAsync(c.dst, devices_[q], c.src, devices_[me], c.bytes, stream));
+    }
+    sends_here[q] = !pair_transfers(q, *published_[q], me, transfers).empty();
+  }
+  SB_CUDA_CHECK(cudaEventRecord(sent_[me], stream));
+  // Past this meet no rank reads another's transfers, which its caller may then release.
+  meet();
+  for (int q = 0; q < world; ++q)
+    if (sends_here[q]) SB_CUDA_CHECK(cudaStreamWaitEvent(stream, sent_[q], 0));
 }
 
 PhaseMarks::PhaseMarks(std::size_t phases) : ends_(phases) {

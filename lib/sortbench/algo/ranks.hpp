@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <nccl.h>
 
 #include "sortbench/algo/algorithm.hpp"
+#include "sortbench/algo/peer_transfer.hpp"
 #include "sortbench/core/errors.hpp"
 
 namespace sb {
@@ -79,6 +81,40 @@ struct PeerFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The peer copies of the ranks of one run that are threads of this process (ExchangeLink::copy).
+// Every rank of the run calls exchange at once, as it would a collective: the ranks meet on the
+// host (their transfers and events published), each copies its pieces into the others' memory
+// once the receiver's stream has reached the exchange, and each receiver's stream then waits
+// for every copy into it, so nothing blocks a stream on the host.
+class PeerCopies {
+ public:
+  // devices[r]: rank r's GPU; failure: the run's, which a rank waiting to meet watches.
+  PeerCopies(std::vector<int> devices, RunFailure& failure);
+  ~PeerCopies();
+  PeerCopies(const PeerCopies&) = delete;
+  PeerCopies& operator=(const PeerCopies&) = delete;
+  // Why these GPUs cannot exchange by peer copies (a GPU twice, a pair without peer access), or
+  // empty where they can.
+  static std::string unavailable(const std::vector<int>& devices);
+  // Once on each rank's thread, its device current: peer access to the other GPUs, its events.
+  void join(int rank);
+  // The exchange of `transfers` on the rank's stream (Rank::exchange).
+  void exchange(int rank, cudaStream_t stream, const std::vector<PeerTransfer>& transfers);
+
+ private:
+  // Every rank past this point on the host; PeerFailed when another rank failed meanwhile.
+  void meet();
+
+  std::vector<int> devices_;
+  RunFailure& failure_;
+  std::vector<const std::vector<PeerTransfer>*> published_;  // each rank's, between the meets
+  std::vector<cudaEvent_t> ready_, sent_;  // on each rank's stream: reached the exchange; its copies done
+  std::mutex mutex_;
+  std::condition_variable met_;
+  int arrived_ = 0;
+  std::uint64_t generation_ = 0;
+};
+
 class Rank {
  public:
   // side: a second stream of the rank's device, with two events, for copies that overlap the
@@ -87,7 +123,9 @@ class Rank {
     cudaStream_t stream = nullptr;
     cudaEvent_t forked = nullptr, done = nullptr;
   };
-  Rank(DeviceContext ctx, RunFailure& failure, Side side) : ctx_(ctx), failure_(&failure), side_(side) {}
+  // peers: the run's peer copies where the ranks exchange through them, else null (NCCL).
+  Rank(DeviceContext ctx, RunFailure& failure, Side side, PeerCopies* peers = nullptr)
+      : ctx_(ctx), failure_(&failure), side_(side), peers_(peers) {}
   const DeviceContext& ctx() const { return ctx_; }
   DeviceContext& ctx() { return ctx_; }
   int rank() const { return ctx_.rank; }
@@ -107,11 +145,17 @@ class Rank {
   cudaStream_t fork_aside() const;
   // Makes the main stream wait for everything on the side stream so far.
   void join() const;
+  // One exchange of every rank (all call it at once, as a collective) on the rank's stream: over
+  // peer copies where the run has them, else NCCL's grouped send/receive.
+  void exchange(const std::vector<PeerTransfer>& transfers) const;
+  // How this run's ranks exchange.
+  ExchangeLink link() const { return peers_ ? ExchangeLink::copy : ExchangeLink::nccl; }
 
  private:
   DeviceContext ctx_;
   RunFailure* failure_;
   Side side_;
+  PeerCopies* peers_;
 };
 
 // Throws Error(cuda) naming the rank and the NCCL call.

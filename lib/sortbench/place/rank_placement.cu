@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <type_traits>
@@ -190,18 +191,18 @@ void connect_links(const Rank& rank) {
   SB_NCCL_CHECK(ncclAllGather(small + kSmallBytes * (me + 1), small + kSmallBytes, kSmallBytes, ncclUint8,
                               rank.comm(), rank.stream()),
                 me);
-  // Point to point, small and large: rank q's part of each buffer is its own slot.
+  // Point to point, small and large, over the run's link (a peer copy's first use maps the
+  // peer's memory): rank q's part of each buffer is its own slot.
   const std::size_t chunk = kLargeBytes / world;
   for (const bool big : {false, true}) {
-    SB_NCCL_CHECK(ncclGroupStart(), me);
+    std::vector<PeerTransfer> transfers;
     for (int q = 0; q < world; ++q) {
       if (q == me) continue;
       char* base = big ? large : small + kSmallBytes;
       const std::size_t bytes = big ? chunk : kSmallBytes;
-      SB_NCCL_CHECK(send_bytes(base + me * bytes, bytes, q, rank), me);
-      SB_NCCL_CHECK(recv_bytes(base + q * bytes, bytes, q, rank), me);
+      transfers.push_back({q, base + me * bytes, bytes, base + q * bytes, bytes});
     }
-    SB_NCCL_CHECK(ncclGroupEnd(), me);
+    rank.exchange(transfers);
   }
   rank.wait();
 }
@@ -300,6 +301,7 @@ struct Shared {
   int first_local;  // the lowest rank this process runs: it fills the outcome
   RunFailure failure;
   StartGate gate;
+  std::unique_ptr<PeerCopies> peers;  // where the ranks exchange by peer copies (--param link)
   ncclUniqueId id{};
   std::vector<RankReport> reports;
   Details details;  // the algorithm's, from the first local rank's problem (its facts and plan)
@@ -413,7 +415,8 @@ void rank_body(Shared& s, int r) {
       cudaStreamDestroy(side.stream);
     }
   } side;
-  Rank rank(ctx, s.failure, side.side);
+  Rank rank(ctx, s.failure, side.side, s.peers.get());
+  if (s.peers) s.peers->join(r);
   struct CommGuard {
     ncclComm_t comm;
     RunFailure& failure;
@@ -532,9 +535,29 @@ std::string topology_text(const std::vector<int>& devices) {
 
 }  // namespace
 
+// The run's peer copies where its ranks exchange through them (ranks.hpp ExchangeLink): threads of
+// this process on GPUs that reach one another's memory, unless link=nccl. Error(usage) where
+// link=copy was asked for and the ranks cannot.
+std::unique_ptr<PeerCopies> peer_copies_for(const SortProblem& problem, const DistributedRequest& request, int world,
+                                            RunFailure& failure) {
+  const ExchangeLink asked = exchange_link_param(problem.params);
+  if (asked == ExchangeLink::nccl || world < 2) return nullptr;
+  const std::string why = request.process_rank >= 0
+                              ? std::string("its ranks are separate processes")
+                              : PeerCopies::unavailable(request.devices);
+  if (why.empty()) return std::make_unique<PeerCopies>(request.devices, failure);
+  if (asked == ExchangeLink::copy)
+    throw Error(ExitCode::usage, fmt::format("--param link=copy needs the ranks as threads of one process (run --gpus "
+                                             "N) on GPUs that reach one another's memory, but {}; give link=nccl "
+                                             "or leave link out",
+                                             why));
+  return nullptr;
+}
+
 DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request) {
   Shared s(algo, problem, request);
   const int world = s.world;
+  s.peers = peer_copies_for(problem, request, world, s.failure);
   s.id = shared_unique_id(request, s.failure);
   std::vector<std::thread> threads;
   for (int r : s.local_ranks())
@@ -568,6 +591,7 @@ DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& pr
   d.emplace_back("devices", devices);
   if (request.process_rank >= 0) d.emplace_back("process_rank", std::to_string(request.process_rank));
   d.emplace_back("launcher", launcher_detail(request.launcher, request.process_rank >= 0));
+  if (world > 1) d.emplace_back("link", exchange_link_name(s.peers ? ExchangeLink::copy : ExchangeLink::nccl));
   d.emplace_back("timing", "CUDA events on each rank after an NCCL all-reduce barrier; a sample is the slowest rank");
   double max_count = 0, sum_count = 0;
   for (int r = 0; r < world; ++r) {
