@@ -4,7 +4,8 @@
 #   bash scripts/gpu-check.sh quick   the gpu-quick tier with one GPU visible (about 2 minutes):
 #                                     after each kernel change
 #   bash scripts/gpu-check.sh full    every GPU test (gpu, gpu-quick, gpu-multi) over every GPU:
-#                                     before an issue about a kernel is resolved
+#                                     before an issue about a kernel is resolved; with more
+#                                     than two GPUs the gpu-multi tests also run on all of them
 # It sets up and builds (scripts/build.sh), writes the resource spec (scripts/gpu-resources.sh),
 # runs ctest with JUnit output and writes results/<gpu>/gpu-suite-<tier>.json:
 #   {commit, gpu, gpus, wall_s (ctest's wall, the build excluded), tests, passed, failed, skipped,
@@ -38,10 +39,14 @@ if [ "$tier" = quick ]; then
   export CUDA_VISIBLE_DEVICES=${first%%,*}
 fi
 bash scripts/setup.sh
-# What the GPU tests run: the executable and the two GPU test executables (not the CPU suites).
-bash scripts/build.sh sortbench sortbench_gpu_tests sortbench_gpu_multi_tests
 spec=$(bash scripts/gpu-resources.sh "$build_dir/gpu-resources.json")
 gpus=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["local"][0]["gpus"]))' "$spec")
+# Past two GPUs, full runs the gpu-multi tests again with one rank on every GPU (all<N>.*).
+all=0
+[ "$tier" = full ] && [ "$gpus" -gt 2 ] && all=$gpus
+export CMAKE_ARGS="${CMAKE_ARGS:-} -DSORTBENCH_GPU_MULTI_ALL=$all"
+# What the GPU tests run: the executable and the two GPU test executables (not the CPU suites).
+bash scripts/build.sh sortbench sortbench_gpu_tests sortbench_gpu_multi_tests
 slots=${SORTBENCH_GPU_TEST_SLOTS:-8}
 jobs=$((gpus * ${JOBS_PER_GPU:-$slots}))
 # Tests at once share the host's cores: each test's OpenMP work gets its share, and waits

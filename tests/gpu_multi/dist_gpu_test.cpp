@@ -25,12 +25,12 @@
 namespace sb::test {
 namespace {
 
-// Runs sortbench run on 2 GPUs with `args` and returns the JSON document.
-nlohmann::json run_two(const std::string& args, int expect_exit = 0) {
+// Runs sortbench run on the test's ranks with `args` and returns the JSON document.
+nlohmann::json run_ranks(const std::string& args, int expect_exit = 0) {
   TempDir dir;
   const std::string json = dir.file("out.json");
   const CommandResult r =
-      run_command(exe() + " run --gpus 2 --reps 2 --budget 0 --quiet --json " + json + " " + args, true);
+      run_command(exe() + " run" + gpus_option() + "--reps 2 --budget 0 --quiet --json " + json + " " + args, true);
   EXPECT_EQ(r.exit_code, expect_exit) << args << "\n" << r.output << r.err;
   if (r.exit_code != 0) return {};
   return nlohmann::json::parse(read_text(json));
@@ -39,18 +39,18 @@ nlohmann::json run_two(const std::string& args, int expect_exit = 0) {
 TEST(DistGpu, EveryDistributionOnTwoRanks) {
   for (const char* dist : {"uniform", "zipf"}) {
     const std::string args = std::string("--algo dist-hp,dist-sample-sort -n 1000003 --delta 4 --sigma 2 --dist ") + dist;
-    expect_all_ok(run_two(args), args);
+    expect_all_ok(run_ranks(args), args);
   }
-  expect_all_ok(run_two("--algo dist-sample-sort -n 2^20 --key u64"), "u64 keys");
-  expect_all_ok(run_two("--algo dist-sample-sort -n 777777 --key f32"), "f32 keys");
-  expect_all_ok(run_two("--algo dist-hp,dist-sample-sort -n 777777 --key i32 --delta 8 --min-val -3000"), "i32");
+  expect_all_ok(run_ranks("--algo dist-sample-sort -n 2^20 --key u64"), "u64 keys");
+  expect_all_ok(run_ranks("--algo dist-sample-sort -n 777777 --key f32"), "f32 keys");
+  expect_all_ok(run_ranks("--algo dist-hp,dist-sample-sort -n 777777 --key i32 --delta 8 --min-val -3000"), "i32");
 }
 
 TEST(DistGpu, TinyAndEqualInputs) {
   for (const char* n : {"1", "3"})
-    expect_all_ok(run_two(std::string("--algo dist-hp,dist-sample-sort -n ") + n), std::string("n = ") + n);
+    expect_all_ok(run_ranks(std::string("--algo dist-hp,dist-sample-sort -n ") + n), std::string("n = ") + n);
   // All keys equal: a sample sort without tie-breaking would send every key to one rank.
-  const auto doc = run_two("--algo dist-hp,dist-sample-sort -n 1000001 --len 1");
+  const auto doc = run_ranks("--algo dist-hp,dist-sample-sort -n 1000001 --len 1");
   expect_all_ok(doc, "all keys equal");
   for (const auto& row : doc["results"])
     for (const auto& d : row["details"].items())
@@ -61,8 +61,8 @@ TEST(DistGpu, TinyAndEqualInputs) {
 // min and max the ranks all-reduced, the same facts a run that also placed the input measured.
 TEST(DistGpu, DistributedRowsAloneReportTheRanksFacts) {
   const std::string input = " -n 1000003 --key i32 --min-val -5000 --max-val 2000000 --len 1000";
-  const auto placed = run_two("--algo cub-radix,dist-hp" + input);
-  const auto ranks_only = run_two("--algo dist-hp,dist-sample-sort" + input);
+  const auto placed = run_ranks("--algo cub-radix,dist-hp" + input);
+  const auto ranks_only = run_ranks("--algo dist-hp,dist-sample-sort" + input);
   expect_all_ok(placed, "placed");
   expect_all_ok(ranks_only, "ranks only");
   ASSERT_EQ(placed["results"].size(), 2u);
@@ -82,15 +82,15 @@ TEST(DistGpu, PayloadsTravelWithTheirKeys) {
     const std::string algos = std::string("--algo dist-hp,dist-sample-sort --payload ") + payload;
     for (const char* dist : {"uniform", "zipf"}) {
       const std::string args = algos + " -n 1000003 --delta 4 --sigma 2 --dist " + dist;
-      expect_all_ok(run_two(args), args);
+      expect_all_ok(run_ranks(args), args);
     }
-    expect_all_ok(run_two(algos + " -n 777777 --key i32 --delta 8 --min-val -3000"), algos + ", i32 keys");
-    expect_all_ok(run_two(algos + " -n 1000001 --len 1"), algos + ", all keys equal");
+    expect_all_ok(run_ranks(algos + " -n 777777 --key i32 --delta 8 --min-val -3000"), algos + ", i32 keys");
+    expect_all_ok(run_ranks(algos + " -n 1000001 --len 1"), algos + ", all keys equal");
     // Few distinct values: the slice boundaries fall inside bins.
-    expect_all_ok(run_two(algos + " -n 1000003 --len 3"), algos + ", three distinct keys");
-    for (const char* n : {"1", "3"}) expect_all_ok(run_two(algos + " -n " + n), algos + ", n = " + n);
+    expect_all_ok(run_ranks(algos + " -n 1000003 --len 3"), algos + ", three distinct keys");
+    for (const char* n : {"1", "3"}) expect_all_ok(run_ranks(algos + " -n " + n), algos + ", n = " + n);
   }
-  expect_all_ok(run_two("--algo dist-sample-sort --payload u64 -n 2^20 --key f64"), "f64 keys with u64 values");
+  expect_all_ok(run_ranks("--algo dist-sample-sort --payload u64 -n 2^20 --key f64"), "f64 keys with u64 values");
 }
 
 // The algorithm with rank 0 swapping the values of its first and last output elements after
@@ -160,7 +160,7 @@ TEST(DistGpu, AValueApartFromItsKeyFailsVerification) {
 }
 
 TEST(DistGpu, SpeedupsAgainstTheSingleGpuReferences) {
-  const auto doc = run_two("--algo cub-radix,dist-hp -n 2^24 --delta 50 --sigma 50");
+  const auto doc = run_ranks("--algo cub-radix,dist-hp -n 2^24 --delta 50 --sigma 50");
   expect_all_ok(doc, "speed-up");
   bool found = false;
   for (const auto& row : doc["results"])
@@ -172,7 +172,7 @@ TEST(DistGpu, RankOutOfMemoryStopsEveryRank) {
   // 2^36 u64 keys: 256 GiB per rank's slice; the single-GPU rows cannot hold it either.
   TempDir dir;
   const CommandResult r =
-      run_command(exe() + " run --gpus 2 --algo dist-sample-sort -n 2^36 --key u64 --reps 1 --quiet", true);
+      run_command(exe() + " run" + gpus_option() + "--algo dist-sample-sort -n 2^36 --key u64 --reps 1 --quiet", true);
   EXPECT_EQ(r.exit_code, 4) << r.output << r.err;
   EXPECT_NE(r.err.find("rank "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("free"), std::string::npos) << r.err;
@@ -199,7 +199,7 @@ TEST(DistGpu, DistAutoChoosesByItsPredictions) {
       {"-n 2^24 --delta 50 --sigma 50 --payload u32", "dist-sample-sort"},
   };
   for (const Case& c : cases) {
-    const auto doc = run_two(std::string("--algo cub-radix,dist-auto ") + c.args);
+    const auto doc = run_ranks(std::string("--algo cub-radix,dist-auto ") + c.args);
     expect_all_ok(doc, c.args);
     for (const auto& row : doc["results"]) {
       if (row["algorithm"] != "dist-auto") continue;
@@ -224,7 +224,7 @@ TEST(DistGpu, DistAutoChoosesByItsPredictions) {
 TEST(DistGpu, FirstSampleIsNotConnectionSetUp) {
   TempDir dir;
   const std::string json = dir.file("out.json");
-  const CommandResult r = run_command(exe() + " run --gpus 2 --warmup 0 --reps 5 --budget 0 --max-noise 1 --quiet --json " +
+  const CommandResult r = run_command(exe() + " run" + gpus_option() + "--warmup 0 --reps 5 --budget 0 --max-noise 1 --quiet --json " +
                                           json + " --algo dist-sample-sort,dist-hp -n 2^24 --delta 8",
                                       true);
   ASSERT_EQ(r.exit_code, 0) << r.output << r.err;
@@ -238,7 +238,7 @@ TEST(DistGpu, FirstSampleIsNotConnectionSetUp) {
 
 // dist-hp's 8-byte global counts (what n >= 2^32 needs), forced at a size the test affords.
 TEST(DistGpu, DistHpWideCounts) {
-  const auto doc = run_two("--algo dist-hp -n 3000017 --delta 4 --sigma 2 --param count_bits=64");
+  const auto doc = run_ranks("--algo dist-hp -n 3000017 --delta 4 --sigma 2 --param count_bits=64");
   expect_all_ok(doc, "count_bits=64");
   for (const auto& row : doc["results"]) EXPECT_EQ(detail(row, "count_bits"), "64") << row.dump();
 }
@@ -253,11 +253,11 @@ TEST(DistGpu, PeerCopiesAndNcclMoveTheSameElements) {
     const std::string param = link == "auto" ? std::string() : " --param link=" + link;
     const std::string expected = link == "nccl" ? "nccl" : "copy";
     std::vector<nlohmann::json> docs{
-        run_two("--algo dist-sample-sort,dist-hp --payload index" + input + param),
-        run_two("--algo dist-sample-sort --key u64 --payload u32 -n 777777" + param),
-        run_two("--algo dist-sample-sort --param exchange=partition" + input + param),
+        run_ranks("--algo dist-sample-sort,dist-hp --payload index" + input + param),
+        run_ranks("--algo dist-sample-sort --key u64 --payload u32 -n 777777" + param),
+        run_ranks("--algo dist-sample-sort --param exchange=partition" + input + param),
         // Three keys: dist-auto keeps one GPU and gathers the slices to rank 0.
-        run_two("--algo dist-auto -n 3 --payload u64" + param)};
+        run_ranks("--algo dist-auto -n 3 --payload u64" + param)};
     for (const auto& doc : docs) {
       expect_all_ok(doc, "link " + link);
       for (const auto& row : doc["results"]) EXPECT_EQ(detail(row, "link"), expected) << row.dump();

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpu_multi/expect_rows.hpp"
 #include "support/command.hpp"
 
 namespace sb::test {
@@ -18,7 +19,7 @@ namespace {
 nlohmann::json run_partition(const std::string& args) {
   TempDir dir;
   const std::string json = dir.file("out.json");
-  const CommandResult r = run_command(exe() + " run --gpus 2 --reps 2 --budget 0 --quiet --json " + json +
+  const CommandResult r = run_command(exe() + " run" + gpus_option() + "--reps 2 --budget 0 --quiet --json " + json +
                                           " --algo dist-sample-sort --param exchange=partition " + args,
                                       true);
   EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output << r.err;
@@ -69,7 +70,7 @@ TEST(DistPartitionGpu, AllKeysEqualSplitEvenly) {
 
 TEST(DistPartitionGpu, UnknownExchangeIsAUsageError) {
   const CommandResult r = run_command(
-      exe() + " run --gpus 2 --reps 1 --quiet --algo dist-sample-sort --param exchange=both -n 1000", true);
+      exe() + " run" + gpus_option() + "--reps 1 --quiet --algo dist-sample-sort --param exchange=both -n 1000", true);
   EXPECT_EQ(r.exit_code, 2) << r.output << r.err;
   EXPECT_NE(r.err.find("exchange=both"), std::string::npos) << r.err;
 }

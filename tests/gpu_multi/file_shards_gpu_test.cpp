@@ -1,5 +1,5 @@
 // Issue 38 on two GPUs: a user's file split over the ranks. run --input of .npy and text files
-// on 2 ranks (verified rows); sort IN -o OUT --gpus 2 of .npy, raw and text files (the output is
+// on the test's ranks (verified rows); sort IN -o OUT --gpus N of .npy, raw and text files (the output is
 // std::sort of the input, one file, --json records the ranks) and as two processes; a --values
 // file; and the fault: a rank that cannot read its shard stops every rank with exit 2, naming
 // the rank and the file, and no output file is left. Skipped with the others (dist_gpu_test.cpp's
@@ -61,7 +61,7 @@ TEST(FileShardsGpu, RunInputOfNpyAndTextFilesOnTwoRanks) {
   for (const auto& [file, algos] : {std::pair<std::string, std::string>{"k.npy", "dist-hp,dist-sample-sort"},
                                     {"k.txt", "dist-sample-sort"}}) {
     const std::string json = dir.file(file + ".json");
-    const CommandResult r = sortbench("run --gpus 2 --reps 2 --budget 0 --quiet --algo " + algos + " --input " +
+    const CommandResult r = sortbench("run" + gpus_option() + "--reps 2 --budget 0 --quiet --algo " + algos + " --input " +
                                       dir.file(file) + " --json " + json);
     ASSERT_EQ(r.exit_code, 0) << file << "\n" << r.output << r.err;
     const auto doc = nlohmann::json::parse(read_text(json));
@@ -77,14 +77,14 @@ TEST(FileShardsGpu, SortOnTwoRanksWritesStdSortOfTheFile) {
   std::sort(expected.begin(), expected.end());
   write_column(dir.file("k.npy"), FileFormat::npy, KeyType::u32, keys.data(), keys.size());
   write_column(dir.file("k.bin"), FileFormat::raw, KeyType::u32, keys.data(), keys.size());
-  const CommandResult npy = sortbench("sort " + dir.file("k.npy") + " -o " + dir.file("s.npy") + " --gpus 2 --json " +
+  const CommandResult npy = sortbench("sort " + dir.file("k.npy") + " -o " + dir.file("s.npy") + gpus_option() + "--json " +
                                       dir.file("s.json"));
   ASSERT_EQ(npy.exit_code, 0) << npy.output << npy.err;
   EXPECT_EQ(column_of<std::uint32_t>(dir.file("s.npy")), expected);
   const auto doc = nlohmann::json::parse(read_text(dir.file("s.json")));
   EXPECT_EQ(doc["sort"]["placement"], "ranks") << doc.dump();
-  EXPECT_EQ(doc["sort"]["ranks"]["world"], 2) << doc.dump();
-  EXPECT_EQ(doc["sort"]["ranks"]["devices"], nlohmann::json::array({0, 1})) << doc.dump();
+  EXPECT_EQ(doc["sort"]["ranks"]["world"], test_ranks()) << doc.dump();
+  EXPECT_EQ(doc["sort"]["ranks"]["devices"], test_devices()) << doc.dump();
   // sort --gpus defaults to dist-auto, which records what it chose.
   EXPECT_EQ(doc["sort"]["algorithm"], "dist-auto") << doc.dump();
   EXPECT_TRUE(doc["sort"]["ranks"]["details"].contains("variant")) << doc.dump();
@@ -103,7 +103,7 @@ TEST(FileShardsGpu, SortOnTwoRanksWritesStdSortOfTheFile) {
   }
   std::sort(signed_keys.begin(), signed_keys.end());
   write_text(dir.file("k.csv"), text);
-  const CommandResult csv = sortbench("sort " + dir.file("k.csv") + " -o " + dir.file("s.csv") + " --gpus 2 --quiet");
+  const CommandResult csv = sortbench("sort " + dir.file("k.csv") + " -o " + dir.file("s.csv") + gpus_option() + "--quiet");
   ASSERT_EQ(csv.exit_code, 0) << csv.output << csv.err;
   EXPECT_EQ(column_of<std::int64_t>(dir.file("s.csv")), signed_keys);
   EXPECT_EQ(dir.names(),
@@ -135,7 +135,7 @@ TEST(FileShardsGpu, SortOnTwoRanksCarriesAValueFile) {
   write_column(dir.file("k.npy"), FileFormat::npy, KeyType::u32, keys.data(), keys.size());
   write_column(dir.file("v.npy"), FileFormat::npy, KeyType::u32, values.data(), values.size());
   const CommandResult r = sortbench("sort " + dir.file("k.npy") + " --values " + dir.file("v.npy") + " -o " +
-                                    dir.file("s.npy") + " --values-out " + dir.file("sv.npy") + " --gpus 2 --quiet");
+                                    dir.file("s.npy") + " --values-out " + dir.file("sv.npy") + gpus_option() + "--quiet");
   if (r.exit_code == 2 && r.err.find("cannot sort this input on ranks") != std::string::npos)
     GTEST_SKIP() << "the distributed sorts carry no value column in this build: " << r.err;
   ASSERT_EQ(r.exit_code, 0) << r.output << r.err;
@@ -157,7 +157,7 @@ TEST(FileShardsGpu, ARankThatCannotReadItsShardStopsEveryRank) {
   for (int i = 0; i < 100000; ++i) text += (i == 90000 ? std::string("12x") : std::to_string(i % 977)) + "\n";
   write_text(dir.file("bad.txt"), text);
   const CommandResult r =
-      sortbench("sort " + dir.file("bad.txt") + " --key u32 -o " + dir.file("out.txt") + " --gpus 2 --quiet");
+      sortbench("sort " + dir.file("bad.txt") + " --key u32 -o " + dir.file("out.txt") + gpus_option() + "--quiet");
   EXPECT_EQ(r.exit_code, 2) << r.output << r.err;
   EXPECT_NE(r.err.find("rank 1: cannot read"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(dir.file("bad.txt")), std::string::npos) << r.err;
