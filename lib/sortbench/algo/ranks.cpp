@@ -151,6 +151,19 @@ PeerCopies::~PeerCopies() {
       if (e) cudaEventDestroy(e);
 }
 
+std::unique_ptr<PeerCopies> PeerCopies::for_run(ExchangeLink asked, const std::vector<int>& devices, bool processes,
+                                                RunFailure& failure) {
+  if (asked == ExchangeLink::nccl || (!processes && devices.size() < 2)) return nullptr;
+  const std::string why = processes ? std::string("its ranks are separate processes") : unavailable(devices);
+  if (why.empty()) return std::make_unique<PeerCopies>(devices, failure);
+  if (asked == ExchangeLink::copy)
+    throw Error(ExitCode::usage, fmt::format("--param link=copy needs the ranks as threads of one process (run --gpus "
+                                             "N) on GPUs that reach one another's memory, but {}; give link=nccl "
+                                             "or leave link out",
+                                             why));
+  return nullptr;
+}
+
 std::string PeerCopies::unavailable(const std::vector<int>& devices) {
   for (std::size_t a = 0; a < devices.size(); ++a)
     for (std::size_t b = 0; b < devices.size(); ++b) {

@@ -93,6 +93,12 @@ class PeerCopies {
   ~PeerCopies();
   PeerCopies(const PeerCopies&) = delete;
   PeerCopies& operator=(const PeerCopies&) = delete;
+  // A run's peer copies where its ranks exchange through them: `asked` is not nccl, there are
+  // two ranks or more, and they are threads of this process (not `processes`) on GPUs that reach
+  // one another's memory; else null. Error(usage) naming why where copy was asked for and the
+  // ranks cannot take it.
+  static std::unique_ptr<PeerCopies> for_run(ExchangeLink asked, const std::vector<int>& devices, bool processes,
+                                             RunFailure& failure);
   // Why these GPUs cannot exchange by peer copies (a GPU twice, a pair without peer access), or
   // empty where they can.
   static std::string unavailable(const std::vector<int>& devices);

@@ -535,29 +535,11 @@ std::string topology_text(const std::vector<int>& devices) {
 
 }  // namespace
 
-// The run's peer copies where its ranks exchange through them (ranks.hpp ExchangeLink): threads of
-// this process on GPUs that reach one another's memory, unless link=nccl. Error(usage) where
-// link=copy was asked for and the ranks cannot.
-std::unique_ptr<PeerCopies> peer_copies_for(const SortProblem& problem, const DistributedRequest& request, int world,
-                                            RunFailure& failure) {
-  const ExchangeLink asked = exchange_link_param(problem.params);
-  if (asked == ExchangeLink::nccl || world < 2) return nullptr;
-  const std::string why = request.process_rank >= 0
-                              ? std::string("its ranks are separate processes")
-                              : PeerCopies::unavailable(request.devices);
-  if (why.empty()) return std::make_unique<PeerCopies>(request.devices, failure);
-  if (asked == ExchangeLink::copy)
-    throw Error(ExitCode::usage, fmt::format("--param link=copy needs the ranks as threads of one process (run --gpus "
-                                             "N) on GPUs that reach one another's memory, but {}; give link=nccl "
-                                             "or leave link out",
-                                             why));
-  return nullptr;
-}
-
 DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& problem, const DistributedRequest& request) {
   Shared s(algo, problem, request);
   const int world = s.world;
-  s.peers = peer_copies_for(problem, request, world, s.failure);
+  s.peers = PeerCopies::for_run(exchange_link_param(problem.params), request.devices, request.process_rank >= 0,
+                                s.failure);
   s.id = shared_unique_id(request, s.failure);
   std::vector<std::thread> threads;
   for (int r : s.local_ranks())
