@@ -178,7 +178,8 @@ std::string PeerCopies::unavailable(const std::vector<int>& devices) {
 
 void PeerCopies::join(int rank) {
   for (std::size_t q = 0; q < devices_.size(); ++q) {
-    if (int(q) == rank) continue;
+    // Ranks on one GPU (the protocol's GPU test on one device) copy within it: nothing to enable.
+    if (devices_[q] == devices_[rank]) continue;
     const cudaError_t err = cudaDeviceEnablePeerAccess(devices_[q], 0);
     if (err == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();  // an earlier run's: still on
     else SB_CUDA_CHECK(err);
