@@ -305,6 +305,25 @@ TEST(TcpRendezvous, RanksThatFinishTheRunHearNoFailure) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "finish waits for its peers' ends";
   for (int r = 0; r < 4; ++r) EXPECT_FALSE(ranks[r]->any()) << "rank " << r << ": " << ranks[r]->message();
 }
+
+// Processes cannot copy into one another's memory (that would take CUDA IPC handles): their ranks
+// exchange over NCCL, and asking them for peer copies is a usage error naming the fix. Decided
+// without touching a GPU.
+TEST(PeerCopiesChoice, RanksInSeparateProcessesExchangeOverNccl) {
+  RunFailure failure;
+  EXPECT_EQ(PeerCopies::for_run(ExchangeLink::automatic, {0}, true, failure), nullptr);
+  EXPECT_EQ(PeerCopies::for_run(ExchangeLink::nccl, {0, 1}, false, failure), nullptr);
+  EXPECT_EQ(PeerCopies::for_run(ExchangeLink::copy, {0}, false, failure), nullptr);  // one rank: nothing to copy
+  try {
+    PeerCopies::for_run(ExchangeLink::copy, {1}, true, failure);
+    FAIL() << "link=copy taken by processes";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_EQ(std::string(e.what()),
+              "--param link=copy needs the ranks as threads of one process (run --gpus N) on GPUs that reach one "
+              "another's memory, but its ranks are separate processes; give link=nccl or leave link out");
+  }
+}
 #endif
 
 }  // namespace
