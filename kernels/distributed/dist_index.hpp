@@ -182,6 +182,42 @@ SB_HD_INLINE std::uint32_t destination_slot(std::uint32_t d, std::uint32_t me, s
   return (d + world - me) % world;
 }
 
+// Partition-first's exchange (dist_sample_sort_partition.cu), from counts[q * world + d] (elements
+// rank q sends rank d): where each slot starts in rank me's split slice, slot
+// destination_slot(d, me, world) holding its part for rank d (its own part first, kept in place).
+inline std::vector<std::uint64_t> partition_slot_begin(const std::vector<std::uint64_t>& counts, int me, int world) {
+  std::vector<std::uint64_t> begin(world + 1, 0);
+  for (int slot = 0; slot < world; ++slot)
+    begin[slot + 1] = begin[slot] + counts[std::size_t(me) * world + (me + slot) % world];
+  return begin;
+}
+// Where the part from each rank lands in rank me's received region, by source rank; its own part
+// takes no room there.
+inline std::vector<std::uint64_t> partition_receive_layout(const std::vector<std::uint64_t>& counts, int me,
+                                                           int world) {
+  std::vector<std::uint64_t> begin(world + 1, 0);
+  for (int q = 0; q < world; ++q) begin[q + 1] = begin[q] + (q == me ? 0 : counts[std::size_t(q) * world + me]);
+  return begin;
+}
+// Rank me's transfers: its part for each other rank q, from its slot of the split slice (column
+// `sorted`), to q; from q its part into the received region (column `received`); per peer the
+// columns in order.
+inline std::vector<PeerTransfer> partition_transfers(int me, int world, const std::vector<std::uint64_t>& counts,
+                                                     const std::vector<ExchangeColumn>& columns) {
+  const std::vector<std::uint64_t> slot_begin = partition_slot_begin(counts, me, world);
+  const std::vector<std::uint64_t> recv_begin = partition_receive_layout(counts, me, world);
+  std::vector<PeerTransfer> transfers;
+  for (int q = 0; q < world; ++q) {
+    if (q == me) continue;
+    const std::uint64_t at = slot_begin[destination_slot(std::uint32_t(q), std::uint32_t(me), std::uint32_t(world))];
+    const std::uint64_t send = counts[std::size_t(me) * world + q], recv = counts[std::size_t(q) * world + me];
+    for (const ExchangeColumn& c : columns)
+      transfers.push_back({q, static_cast<const char*>(c.sorted) + at * c.width, send * c.width,
+                           static_cast<char*>(c.received) + recv_begin[q] * c.width, recv * c.width});
+  }
+  return transfers;
+}
+
 // Sample j of an unsorted slice of m >= 1 elements: one position in each of `samples` equal
 // strata, at a hashed offset inside the stratum. A stratified sample, not a regular one: on an
 // unsorted slice no position is known to hold a given rank, and a fixed stride would alias

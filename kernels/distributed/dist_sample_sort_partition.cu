@@ -284,14 +284,6 @@ int sort_run(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, 
   return k.selector;
 }
 
-// The transfers of the remote part with one peer: keys, then values where there are.
-template <typename K, typename V>
-void add_part_transfers(std::vector<PeerTransfer>& transfers, K* send_keys, V* send_vals, u64 send, K* recv_keys,
-                        V* recv_vals, u64 recv, int peer) {
-  transfers.push_back({peer, send_keys, send * sizeof(K), recv_keys, recv * sizeof(K)});
-  if constexpr (kHasValues<V>) transfers.push_back({peer, send_vals, send * sizeof(V), recv_vals, recv * sizeof(V)});
-}
-
 template <typename K, typename V>
 RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuffers& b, const Rank& rank,
                      const PhaseMarks& marks) {
@@ -345,12 +337,8 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
   std::vector<u64> counts(std::size_t(world) * world);  // counts[q * world + d]: from rank q to rank d
   SB_CUDA_CHECK(cudaMemcpyAsync(counts.data(), a.counts, counts.size() * sizeof(u64), cudaMemcpyDeviceToHost, stream));
   rank.wait();
-  std::vector<u64> slot_begin(world + 1, 0);  // where each slot starts in keys[1]
-  for (int slot = 0; slot < world; ++slot)
-    slot_begin[slot + 1] = slot_begin[slot] + counts[std::size_t(me) * world + (me + slot) % world];
-  std::vector<u64> recv_begin(world + 1, 0);  // where the part from rank q lands in the received region
-  for (int q = 0; q < world; ++q) recv_begin[q + 1] = recv_begin[q] + (q == me ? 0 : counts[std::size_t(q) * world + me]);
-  const u64 kept = counts[std::size_t(me) * world + me], received = recv_begin[world], total = kept + received;
+  const u64 kept = counts[std::size_t(me) * world + me];
+  const u64 received = partition_receive_layout(counts, me, world)[world], total = kept + received;
   if (total > b.capacity)
     throw Error(ExitCode::internal,
                 fmt::format("rank {}: the splitters send it {} keys, more than the {} its buffers hold (the partition "
@@ -363,15 +351,9 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
   // the sort's blocks fill the GPU; the kept part's sort beside it on the side stream, from
   // keys[1] with keys[0]'s head as its spare half (the split has read keys[0]).
   const cudaStream_t side = rank.fork_aside();
-  std::vector<PeerTransfer> transfers;
-  for (int q = 0; q < world; ++q) {
-    if (q == me) continue;
-    const u64 at = slot_begin[destination_slot(u32(q), u32(me), u32(world))];
-    add_part_transfers<K, V>(transfers, col.keys[1] + at, at_offset(col.vals[1], at),
-                             counts[std::size_t(me) * world + q], a.received_keys + recv_begin[q],
-                             at_offset(a.received_vals, recv_begin[q]), counts[std::size_t(q) * world + me], q);
-  }
-  rank.exchange(transfers);
+  std::vector<ExchangeColumn> columns{{col.keys[1], a.received_keys, sizeof(K)}};
+  if constexpr (kHasValues<V>) columns.push_back({col.vals[1], a.received_vals, sizeof(V)});
+  rank.exchange(partition_transfers(me, world, counts, columns));
   // The buffer the kept run ends in; with nothing kept, keys[0] (free since the split).
   int kept_buffer = 0;
   if (kept)

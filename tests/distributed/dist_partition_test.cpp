@@ -6,6 +6,7 @@
 // one destination, the destinations follow the global order (so the received parts, sorted and
 // concatenated, are the sorted input), and no destination passes the receive capacity.
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <random>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "distributed/dist_index.hpp"
+#include "sortbench/algo/peer_transfer.hpp"
 
 namespace sb::dist {
 namespace {
@@ -102,10 +104,9 @@ TEST(DistPartition, SelectedSplittersAreTheSortedSamplesAtRegularRanks) {
   }
 }
 
-// The partition-first split simulated on the host, as every rank runs it: stratified samples
-// of the unsorted slices, the splitters, each element's destination. Returns the count of each
-// destination and checks the order property.
-std::vector<u64> simulate_split(const std::vector<u64>& keys, u32 world, u64 per) {
+// Every element's destination as the ranks' split finds it: stratified samples of the unsorted
+// slices, the splitters, destination_of (element i of the input, in slice order).
+std::vector<u32> split_destinations(const std::vector<u64>& keys, u32 world, u64 per) {
   const u64 n = keys.size();
   std::vector<TaggedSample> samples;
   for (u32 r = 0; r < world; ++r) {
@@ -120,6 +121,19 @@ std::vector<u64> simulate_split(const std::vector<u64>& keys, u32 world, u64 per
     }
   }
   const std::vector<Splitter> splitters = select_splitters(samples, world, per);
+  std::vector<u32> destination(n);
+  for (u32 r = 0; r < world; ++r) {
+    const u64 begin = slice_begin(r, n, world), m = slice_size(r, n, world);
+    for (u64 i = 0; i < m; ++i) destination[begin + i] = destination_of(keys[begin + i], r, i, splitters.data(), world - 1);
+  }
+  return destination;
+}
+
+// The partition-first split simulated on the host, as every rank runs it. Returns the count of
+// each destination and checks the order property.
+std::vector<u64> simulate_split(const std::vector<u64>& keys, u32 world, u64 per) {
+  const u64 n = keys.size();
+  const std::vector<u32> destination = split_destinations(keys, world, per);
   struct Element {
     u64 key;
     u32 rank;
@@ -131,7 +145,7 @@ std::vector<u64> simulate_split(const std::vector<u64>& keys, u32 world, u64 per
   for (u32 r = 0; r < world; ++r) {
     const u64 begin = slice_begin(r, n, world), m = slice_size(r, n, world);
     for (u64 i = 0; i < m; ++i) {
-      const u32 d = destination_of(keys[begin + i], r, i, splitters.data(), world - 1);
+      const u32 d = destination[begin + i];
       EXPECT_LT(d, world);
       ++counts[d];
       all.push_back({keys[begin + i], r, i, d});
@@ -151,6 +165,53 @@ std::vector<u64> simulate_split(const std::vector<u64>& keys, u32 world, u64 per
   for (u64 c : counts) total += c;
   EXPECT_EQ(total, n);
   return counts;
+}
+
+// The exchange as the ranks run it over peer copies (issue 51), up to 8 ranks: each rank's slice
+// split stably by slot (its own part first), its transfers (partition_transfers) paired with the
+// others' (pair_transfers) and copied. Every rank then holds, kept part and received region by
+// source rank, exactly the elements destined to it, each source's in slice order.
+TEST(DistPartition, ExchangeOfTheSplitSlicesDeliversEachRanksElements) {
+  std::mt19937_64 rng(5);
+  for (u32 world : {2u, 3u, 4u, 5u, 8u}) {
+    for (u64 n : {u64{3}, u64{1000}, u64{100003}}) {
+      std::vector<u64> keys(n);
+      for (auto& k : keys) k = rng() % (n / 2 + 1);  // duplicates across slices
+      const std::vector<u32> destination = split_destinations(keys, world, 256);
+      std::vector<u64> counts(std::size_t(world) * world, 0);
+      std::vector<std::vector<u64>> split(world), received(world);
+      for (u32 r = 0; r < world; ++r) {
+        const u64 begin = slice_begin(r, n, world), m = slice_size(r, n, world);
+        for (u32 slot = 0; slot < world; ++slot)
+          for (u64 i = 0; i < m; ++i)
+            if (destination_slot(destination[begin + i], r, world) == slot) split[r].push_back(begin + i);
+        for (u64 i = 0; i < m; ++i) ++counts[std::size_t(r) * world + destination[begin + i]];
+      }
+      std::vector<std::vector<PeerTransfer>> transfers(world);
+      for (u32 r = 0; r < world; ++r) {
+        received[r].assign(partition_receive_layout(counts, int(r), int(world)).back(), ~u64{0});
+        transfers[r] = partition_transfers(int(r), int(world), counts, {{split[r].data(), received[r].data(), 8}});
+      }
+      for (u32 from = 0; from < world; ++from)
+        for (u32 to = 0; to < world; ++to)
+          if (from != to)
+            for (const PeerCopy& c : pair_transfers(int(from), transfers[from], int(to), transfers[to]))
+              std::memcpy(c.dst, c.src, c.bytes);
+      for (u32 d = 0; d < world; ++d) {
+        // The kept part, then the received ones by source rank: positions in the input.
+        std::vector<u64> held(split[d].begin(), split[d].begin() + counts[std::size_t(d) * world + d]);
+        held.insert(held.end(), received[d].begin(), received[d].end());
+        std::vector<u32> sources{d};
+        for (u32 q = 0; q < world; ++q)
+          if (q != d) sources.push_back(q);
+        std::vector<u64> want;
+        for (u32 q : sources)
+          for (u64 i = slice_begin(q, n, world); i < slice_begin(q + 1, n, world); ++i)
+            if (destination[i] == d) want.push_back(i);
+        EXPECT_EQ(held, want) << "rank " << d << " of " << world << ", n " << n;
+      }
+    }
+  }
 }
 
 void expect_within_capacity(const std::vector<u64>& counts, u64 n, u32 world, u64 per, const char* what) {
