@@ -125,9 +125,7 @@ inline std::vector<std::uint64_t> gather_send_counts(const std::vector<std::uint
   SB_CUDA_CHECK(cudaMemcpyAsync(d_counts + me * world, counts.data() + me * world, world * sizeof(std::uint64_t),
                                 cudaMemcpyHostToDevice, rank.stream()));
   SB_NCCL_CHECK(ncclAllGather(d_counts + me * world, d_counts, world, ncclUint64, rank.comm(), rank.stream()), me);
-  SB_CUDA_CHECK(cudaMemcpyAsync(counts.data(), d_counts, counts.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
-                                rank.stream()));
-  rank.wait();
+  rank.to_host(counts.data(), d_counts, counts.size() * sizeof(std::uint64_t));
   return counts;
 }
 

@@ -146,8 +146,7 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
   SB_CUDA_CHECK_LAUNCH();
   SB_NCCL_CHECK(ncclAllGather(d_around + 2 * bounds * me, d_around, 2 * bounds, ncclUint64, rank.comm(), stream), me);
   std::vector<u64> words(2 * bounds + 2 * std::size_t(bounds) * world);
-  SB_CUDA_CHECK(cudaMemcpyAsync(words.data(), a.words, words.size() * sizeof(u64), cudaMemcpyDeviceToHost, stream));
-  rank.wait();
+  rank.to_host(words.data(), a.words, words.size() * sizeof(u64));
   std::vector<u64> below(std::size_t(bounds) * world), in_bin(std::size_t(bounds) * world);
   for (int q = 0; q < world; ++q)
     for (int d = 0; d < bounds; ++d) {

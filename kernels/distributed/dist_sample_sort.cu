@@ -127,8 +127,7 @@ RankResult run(const SortProblem&, const RankSlice& s, const RankBuffers& b, con
   SB_NCCL_CHECK(ncclAllGather(a.samples + me * per, a.samples, per * sizeof(Sample), ncclUint8, rank.comm(), stream),
                 me);
   std::vector<Sample> all(world * per);
-  SB_CUDA_CHECK(cudaMemcpyAsync(all.data(), a.samples, all.size() * sizeof(Sample), cudaMemcpyDeviceToHost, stream));
-  rank.wait();
+  rank.to_host(all.data(), a.samples, all.size() * sizeof(Sample));
   std::sort(all.begin(), all.end(), [](const Sample& x, const Sample& y) {
     return std::tie(x.key, x.rank, x.index) < std::tie(y.key, y.rank, y.index);
   });
@@ -145,8 +144,7 @@ RankResult run(const SortProblem&, const RankSlice& s, const RankBuffers& b, con
   bound_splitters<K><<<1, 32 * ((world + 31) / 32), 0, stream>>>(sorted, s.count, d_keys, world - 1, d_bounds);
   SB_CUDA_CHECK_LAUNCH();
   std::vector<u64> bounds(2 * (world - 1));
-  SB_CUDA_CHECK(cudaMemcpyAsync(bounds.data(), d_bounds, bounds.size() * sizeof(u64), cudaMemcpyDeviceToHost, stream));
-  rank.wait();
+  rank.to_host(bounds.data(), d_bounds, bounds.size() * sizeof(u64));
   // Where the run splits for each destination: [0, p_1, ..., p_{G-1}, count].
   std::vector<u64> cut(world + 1, 0);
   cut[world] = s.count;

@@ -306,9 +306,7 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
   SB_NCCL_CHECK(ncclAllGather(a.samples + me * per, a.samples, per * sizeof(TaggedSample), ncclUint8, rank.comm(), stream),
                 me);
   std::vector<TaggedSample> all(world * per);
-  SB_CUDA_CHECK(
-      cudaMemcpyAsync(all.data(), a.samples, all.size() * sizeof(TaggedSample), cudaMemcpyDeviceToHost, stream));
-  rank.wait();
+  rank.to_host(all.data(), a.samples, all.size() * sizeof(TaggedSample));
   const std::vector<Splitter> splitters = select_splitters(all, u32(world), per);
   SB_CUDA_CHECK(cudaMemcpyAsync(a.splitters, splitters.data(), splitters.size() * sizeof(Splitter),
                                 cudaMemcpyHostToDevice, stream));
@@ -335,8 +333,7 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
   }
   SB_NCCL_CHECK(ncclAllGather(row, a.counts, world, ncclUint64, rank.comm(), stream), me);
   std::vector<u64> counts(std::size_t(world) * world);  // counts[q * world + d]: from rank q to rank d
-  SB_CUDA_CHECK(cudaMemcpyAsync(counts.data(), a.counts, counts.size() * sizeof(u64), cudaMemcpyDeviceToHost, stream));
-  rank.wait();
+  rank.to_host(counts.data(), a.counts, counts.size() * sizeof(u64));
   const u64 kept = counts[std::size_t(me) * world + me];
   const u64 received = partition_receive_layout(counts, me, world)[world], total = kept + received;
   if (total > b.capacity)

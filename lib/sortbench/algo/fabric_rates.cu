@@ -82,8 +82,7 @@ FabricRates measure_fabric(const Rank& rank) {
     DeviceBuffer d_agreed(sizeof agreed);
     SB_CUDA_CHECK(cudaMemcpyAsync(d_agreed.get(), agreed, sizeof agreed, cudaMemcpyHostToDevice, stream));
     SB_NCCL_CHECK(ncclAllReduce(d_agreed.get(), d_agreed.get(), 5, ncclFloat64, ncclMax, rank.comm(), stream), me);
-    SB_CUDA_CHECK(cudaMemcpyAsync(agreed, d_agreed.get(), sizeof agreed, cudaMemcpyDeviceToHost, stream));
-    rank.wait();
+    rank.to_host(agreed, d_agreed.get(), sizeof agreed);
   }
   FabricRates r;
   r.copy_gbs = copy_bytes / agreed[0] / 1e9;

@@ -96,10 +96,24 @@ void Rank::wait() const {
     if (q != cudaErrorNotReady) SB_CUDA_CHECK(q);
     ncclResult_t async = ncclSuccess;
     SB_NCCL_CHECK(ncclCommGetAsyncError(comm(), &async), rank());
+    if (async != ncclSuccess && async != ncclInProgress) abort_comm();
     SB_NCCL_CHECK(async, rank());
-    if (failure_->any()) throw PeerFailed("another rank failed");
+    if (failure_->any()) {
+      abort_comm();
+      throw PeerFailed("another rank failed");
+    }
     std::this_thread::yield();
   }
+}
+
+void Rank::abort_comm() const {
+  if (!aborted_.exchange(true)) ncclCommAbort(comm());
+}
+
+void Rank::to_host(void* dst, const void* src, std::size_t bytes) const {
+  wait();
+  SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx_.stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));  // the stream has nothing else left to run
 }
 
 void Rank::barrier(void* one_word) const {

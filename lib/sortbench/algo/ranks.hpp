@@ -139,8 +139,18 @@ class Rank {
   cudaStream_t stream() const { return ctx_.stream; }
   ncclComm_t comm() const { return static_cast<ncclComm_t>(ctx_.comm); }
   // Waits for the rank's stream; while waiting, stops (throws PeerFailed, or the NCCL error)
-  // when another rank failed or the communicator reports an asynchronous error.
+  // when another rank failed or the communicator reports an asynchronous error, aborting the
+  // communicator first: its collectives waiting for the failed rank then end, so the device
+  // buffers freed as the throw unwinds do not wait for them forever.
   void wait() const;
+  // Aborts the communicator, once (wait's, or the end of a failed run); whether it was.
+  void abort_comm() const;
+  bool comm_aborted() const { return aborted_.load(); }
+  // Copies device bytes to the host once the rank's stream has got here. It waits first, as
+  // wait() does: a copy into pageable memory blocks inside the driver until the stream reaches
+  // it, so behind a collective whose peer has died it would block forever, unwatched (seen on
+  // two H200s, issue 51: a rank killed mid-run left the other in cuMemcpyDtoHAsync).
+  void to_host(void* dst, const void* src, std::size_t bytes) const;
   // All ranks past this point on their streams: an all-reduce of one word.
   void barrier(void* one_word) const;
   // A device-to-device copy on the side stream, ordered after the main stream's work so far;
@@ -162,6 +172,7 @@ class Rank {
   RunFailure* failure_;
   Side side_;
   PeerCopies* peers_;
+  mutable std::atomic<bool> aborted_{false};
 };
 
 // Throws Error(cuda) naming the rank and the NCCL call.

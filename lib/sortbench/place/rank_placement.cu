@@ -111,17 +111,15 @@ VerifyReport verify_slices(const Rank& rank, const K* in, const V* in_vals, u64 
   u64 mine[kEndWords] = {n_out, 0, 0, 0, 0};
   if (n_out) {
     K first{}, last{};
-    SB_CUDA_CHECK(cudaMemcpyAsync(&first, out, sizeof(K), cudaMemcpyDeviceToHost, rank.stream()));
-    SB_CUDA_CHECK(cudaMemcpyAsync(&last, out + n_out - 1, sizeof(K), cudaMemcpyDeviceToHost, rank.stream()));
+    rank.to_host(&first, out, sizeof(K));
+    rank.to_host(&last, out + n_out - 1, sizeof(K));
     [[maybe_unused]] std::conditional_t<std::is_same_v<V, NoValue>, u64, V> first_val{}, last_val{};
     if constexpr (!std::is_same_v<V, NoValue>) {
       if (check_stable) {
-        SB_CUDA_CHECK(cudaMemcpyAsync(&first_val, out_vals, sizeof(V), cudaMemcpyDeviceToHost, rank.stream()));
-        SB_CUDA_CHECK(
-            cudaMemcpyAsync(&last_val, out_vals + n_out - 1, sizeof(V), cudaMemcpyDeviceToHost, rank.stream()));
+        rank.to_host(&first_val, out_vals, sizeof(V));
+        rank.to_host(&last_val, out_vals + n_out - 1, sizeof(V));
       }
     }
-    rank.wait();
     mine[1] = KeyTraits<K>::ordered(first);
     mine[2] = KeyTraits<K>::ordered(last);
     if constexpr (!std::is_same_v<V, NoValue>) {
@@ -137,9 +135,8 @@ VerifyReport verify_slices(const Rank& rank, const K* in, const V* in_vals, u64 
                 rank.rank());
   SliceCounts c{};
   std::vector<u64> all(kEndWords * world);
-  SB_CUDA_CHECK(cudaMemcpyAsync(&c, counts.get(), sizeof c, cudaMemcpyDeviceToHost, rank.stream()));
-  SB_CUDA_CHECK(cudaMemcpyAsync(all.data(), ends.get(), all.size() * sizeof(u64), cudaMemcpyDeviceToHost, rank.stream()));
-  rank.wait();
+  rank.to_host(&c, counts.get(), sizeof c);
+  rank.to_host(all.data(), ends.get(), all.size() * sizeof(u64));
   u64 total = 0;
   std::vector<SliceEnds> slices(world);
   std::vector<SliceEndPositions> positions(world);
@@ -218,8 +215,7 @@ OrderedBounds global_key_facts(const Rank& rank, KeyType key, const void* keys, 
   SB_NCCL_CHECK(
       ncclAllReduce(d_facts.as<u64>() + 1, d_facts.as<u64>() + 1, 1, ncclUint64, ncclMax, rank.comm(), rank.stream()),
       rank.rank());
-  SB_CUDA_CHECK(cudaMemcpyAsync(h_facts, d_facts.get(), sizeof h_facts, cudaMemcpyDeviceToHost, rank.stream()));
-  rank.wait();
+  rank.to_host(h_facts, d_facts.get(), sizeof h_facts);
   return {h_facts[0], h_facts[1]};
 }
 
@@ -257,8 +253,7 @@ class RankAgreement final : public StopRule {
     SB_CUDA_CHECK(cudaMemcpyAsync(d_words_, mine, sizeof mine, cudaMemcpyHostToDevice, rank_.stream()));
     SB_NCCL_CHECK(ncclAllReduce(d_words_, d_words_, 3, ncclFloat64, ncclMax, rank_.comm(), rank_.stream()),
                   rank_.rank());
-    SB_CUDA_CHECK(cudaMemcpyAsync(agreed, d_words_, sizeof agreed, cudaMemcpyDeviceToHost, rank_.stream()));
-    rank_.wait();
+    rank_.to_host(agreed, d_words_, sizeof agreed);
     return {agreed[0], agreed[1], agreed[2] == 0.0};
   }
 
@@ -418,14 +413,15 @@ void rank_body(Shared& s, int r) {
   Rank rank(ctx, s.failure, side.side, s.peers.get());
   if (s.peers) s.peers->join(r);
   struct CommGuard {
-    ncclComm_t comm;
+    const Rank& rank;
     RunFailure& failure;
     ~CommGuard() {
-      // A failed run aborts (pending collectives are cancelled); a good one destroys.
-      if (failure.any()) ncclCommAbort(comm);
-      else ncclCommDestroy(comm);
+      // A failed run aborts (pending collectives are cancelled), unless a wait did already; a
+      // good one destroys.
+      if (failure.any() || rank.comm_aborted()) rank.abort_comm();
+      else ncclCommDestroy(rank.comm());
     }
-  } guard{comm, s.failure};
+  } guard{rank, s.failure};
   try {
     connect_links(rank);
     const OrderedBounds facts = global_key_facts(rank, p.shape.key, pristine.get(), slice.count);
@@ -509,8 +505,7 @@ void rank_body(Shared& s, int r) {
     SB_CUDA_CHECK(cudaMemcpyAsync(d_table.get(), table.data(), d_table.bytes(), cudaMemcpyHostToDevice, stream.handle));
     SB_NCCL_CHECK(ncclAllReduce(d_table.get(), d_table.get(), table.size(), ncclFloat64, ncclSum, comm, stream.handle),
                   r);
-    SB_CUDA_CHECK(cudaMemcpyAsync(table.data(), d_table.get(), d_table.bytes(), cudaMemcpyDeviceToHost, stream.handle));
-    rank.wait();
+    rank.to_host(table.data(), d_table.get(), d_table.bytes());
     if (r == s.first_local)
       for (int q = 0; q < world; ++q)
         s.rank_rows[q].assign(table.begin() + q * cols, table.begin() + (q + 1) * cols);
