@@ -16,10 +16,16 @@ import sys
 import xml.etree.ElementTree as ET
 
 
-def summarize(junit_path, slowest=20):
-    """Counts and the slowest tests of a ctest JUnit file."""
-    root = ET.parse(junit_path).getroot()
-    cases = root.iter("testcase")
+def test_cases(junit_paths):
+    """The testcase elements of one ctest JUnit file, or of several (gpu-check.sh full runs the
+    multi-GPU tests in a ctest run of their own, first)."""
+    paths = [junit_paths] if isinstance(junit_paths, str) else junit_paths
+    return [case for path in paths for case in ET.parse(path).getroot().iter("testcase")]
+
+
+def summarize(junit_paths, slowest=20):
+    """Counts and the slowest tests of ctest's JUnit file(s)."""
+    cases = test_cases(junit_paths)
     passed = failed = skipped = not_run = 0
     times = []
     for case in cases:
@@ -46,12 +52,11 @@ def summarize(junit_path, slowest=20):
     }
 
 
-def write_costs(junit_path, path):
-    """ctest's cost data (Testing/Temporary/CTestCostData.txt: name, runs, seconds) from a JUnit
-    file, so that the next run starts the longest tests first instead of finding them last."""
-    root = ET.parse(junit_path).getroot()
+def write_costs(junit_paths, path):
+    """ctest's cost data (Testing/Temporary/CTestCostData.txt: name, runs, seconds) from JUnit
+    file(s), so that the next run starts the longest tests first instead of finding them last."""
     with open(path, "w") as f:
-        for case in root.iter("testcase"):
+        for case in test_cases(junit_paths):
             # Tests that did not run to an end (skipped, stopped, failed) leave no cost to learn.
             if case.get("status") in ("notrun", "fail") or case.find("skipped") is not None:
                 continue
@@ -94,7 +99,7 @@ def commit():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--junit", required=True)
+    ap.add_argument("--junit", required=True, action="append", help="ctest's JUnit file; again for each run")
     ap.add_argument("--tier", required=True, choices=["quick", "full"])
     ap.add_argument("--gpus", type=int, required=True)
     ap.add_argument("--wall", type=float, required=True)

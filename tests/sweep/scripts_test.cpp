@@ -199,6 +199,30 @@ TEST(GpuSuiteReport, CountsAndTheSlowestFromCtestsJUnit) {
   EXPECT_NE(r.output.find(" h200x2 h100"), std::string::npos) << r.output;
 }
 
+// full runs the multi-GPU tests in a ctest run of their own first (gpu-check.sh): both JUnit
+// files count in one report.
+TEST(GpuSuiteReport, TheMultiGpuRunsJUnitCountsBesideTheRest) {
+  test::TempDir dir;
+  test::write_text(dir.file("multi.xml"), R"(<testsuite name="Linux" tests="1">
+  <testcase name="DistGpu.A" classname="DistGpu.A" time="9.5" status="run"/>
+</testsuite>
+)");
+  test::write_text(dir.file("rest.xml"), R"(<testsuite name="Linux" tests="2">
+  <testcase name="Gpu.B" classname="Gpu.B" time="1" status="run"/>
+  <testcase name="Gpu.C" classname="Gpu.C" time="0" status="notrun"/>
+</testsuite>
+)");
+  const auto r = run_command("cd " + source_path("scripts") +
+                             " && python3 -c \"import json, gpu_suite_report as g; print(json.dumps(g.summarize(['" +
+                             dir.file("multi.xml") + "', '" + dir.file("rest.xml") + "'])))\"");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json s = json::parse(r.output);
+  EXPECT_EQ(s["tests"], 3);
+  EXPECT_EQ(s["passed"], 2);
+  EXPECT_EQ(s["not_run"], 1);
+  EXPECT_EQ(s["slowest"][0]["test"], "DistGpu.A");
+}
+
 TEST(GpuSuiteReport, GpuCheckWithoutAGpuSaysSoAndExits77) {
   if (run_command("nvidia-smi -L >/dev/null 2>&1").exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
   const auto r = run_command("bash " + source_path("scripts/gpu-check.sh") + " quick");
