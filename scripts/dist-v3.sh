@@ -75,8 +75,9 @@ if wanted huge; then
   # One sample each, no warm-up: the input is 128 GiB.
   budget=0
   case_rows huge "" dist-hp -n 2^35 --delta 50 --sigma 50 --reps 1 --warmup 0
-  inputs+=" huge-uniform"
-  case_rows huge-uniform "" dist-sample-sort -n 2^35 --min-val 0 --max-val 2^32 --reps 1 --warmup 0
+  echo "dist-v3: huge, uniform ($(date -u +%H:%M:%S))" >&2
+  run huge-uniform -n 2^35 --min-val 0 --max-val 2^32 --reps 1 --warmup 0 --gpus "$gpus" --algo dist-sample-sort ||
+    echo "dist-v3: huge-uniform did not run" >&2
 fi
 
 merge_runs "$out"

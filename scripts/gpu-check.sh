@@ -66,6 +66,7 @@ junit=$build_dir/gpu-suite-$tier.xml
 # A multi-GPU test needs every slot of its GPUs at once, which one-GPU tests beside it never
 # leave free until they run out: in one ctest run it started last, after a stop time had passed
 # (2 x H200, issue 51). full runs them first, in a ctest run of their own.
+tier_select=("${select[@]}")  # the whole tier, as ctest lists it
 multi_first=0
 if [ "$tier" = full ] && [ "$gpus" -ge 2 ]; then
   multi_first=1
@@ -97,7 +98,7 @@ status=$?
 [ "$status" = 0 ] && status=$multi_status
 junits+=(--junit "$junit")
 set -e
-listed=$(cd "$build_dir" && ctest -N -L "$label" $([ "$gpus" -lt 2 ] && echo -LE gpu-multi) | sed -n 's/^Total Tests: //p')
+listed=$(cd "$build_dir" && ctest -N "${tier_select[@]}" | sed -n 's/^Total Tests: //p')
 wall=$(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$start" "$(date +%s.%N)")
 python3 scripts/gpu_suite_report.py "${junits[@]}" --tier "$tier" --gpus "$gpus" --wall "$wall" --listed "$listed" \
   --base tests/gpu-suite-base.json --results-dir "${RESULTS_DIR:-}" \

@@ -15,6 +15,13 @@ namespace sb {
 
 namespace {
 std::string failed_file(const std::string& dir, int rank) { return dir + "/failed-" + std::to_string(rank); }
+// Raw bytes as NCCL elements (keys of any width travel as bytes): Rank::exchange's NCCL link.
+ncclResult_t send_bytes(const void* p, std::size_t bytes, int peer, const Rank& r) {
+  return ncclSend(p, bytes, ncclUint8, peer, r.comm(), r.stream());
+}
+ncclResult_t recv_bytes(void* p, std::size_t bytes, int peer, const Rank& r) {
+  return ncclRecv(p, bytes, ncclUint8, peer, r.comm(), r.stream());
+}
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
@@ -225,20 +232,20 @@ void PeerCopies::exchange(int me, cudaStream_t stream, const std::vector<PeerTra
   SB_CUDA_CHECK(cudaEventRecord(ready_[me], stream));
   meet();
   // Each rank starts with the next rank up, so at each step every GPU receives from one sender.
-  std::vector<bool> sends_here(world, false);
   for (int step = 1; step < world; ++step) {
     const int q = (me + step) % world;
     const std::vector<PeerCopy> copies = pair_transfers(me, transfers, q, *published_[q]);
-    if (!copies.empty()) {
-      SB_CUDA_CHECK(cudaStreamWaitEvent(stream, ready_[q], 0));
-      for (const PeerCopy& c : copies)
-        SB_CUDA_CHECK(cudaMemcpyPeerAsync(c.dst, devices_[q], c.src, devices_[me], c.bytes, stream));
-    }
-    sends_here[q] = !pair_transfers(q, *published_[q], me, transfers).empty();
+    if (copies.empty()) continue;
+    SB_CUDA_CHECK(cudaStreamWaitEvent(stream, ready_[q], 0));
+    for (const PeerCopy& c : copies)
+      SB_CUDA_CHECK(cudaMemcpyPeerAsync(c.dst, devices_[q], c.src, devices_[me], c.bytes, stream));
   }
   SB_CUDA_CHECK(cudaEventRecord(sent_[me], stream));
   // Past this meet no rank reads another's transfers, which its caller may then release.
   meet();
+  // Only the ranks that send here: the others' copies go elsewhere.
+  std::vector<bool> sends_here(world, false);
+  for (const PeerTransfer& t : transfers) sends_here[t.peer] = sends_here[t.peer] || t.recv_bytes > 0;
   for (int q = 0; q < world; ++q)
     if (sends_here[q]) SB_CUDA_CHECK(cudaStreamWaitEvent(stream, sent_[q], 0));
 }

@@ -164,8 +164,6 @@ class Rank {
   // One exchange of every rank (all call it at once, as a collective) on the rank's stream: over
   // peer copies where the run has them, else NCCL's grouped send/receive.
   void exchange(const std::vector<PeerTransfer>& transfers) const;
-  // How this run's ranks exchange.
-  ExchangeLink link() const { return peers_ ? ExchangeLink::copy : ExchangeLink::nccl; }
 
  private:
   DeviceContext ctx_;
@@ -178,14 +176,6 @@ class Rank {
 // Throws Error(cuda) naming the rank and the NCCL call.
 void nccl_check(ncclResult_t result, const char* call, int rank);
 #define SB_NCCL_CHECK(call, rank) ::sb::nccl_check((call), #call, (rank))
-
-// Raw bytes as NCCL elements (keys of any width travel as bytes).
-inline ncclResult_t send_bytes(const void* p, std::size_t bytes, int peer, const Rank& r) {
-  return ncclSend(p, bytes, ncclUint8, peer, r.comm(), r.stream());
-}
-inline ncclResult_t recv_bytes(void* p, std::size_t bytes, int peer, const Rank& r) {
-  return ncclRecv(p, bytes, ncclUint8, peer, r.comm(), r.stream());
-}
 
 struct RankSlice {
   std::uint64_t n = 0;      // global element count
