@@ -97,7 +97,7 @@ DistShape shape_of(const SortProblem& p, const Members& m, int world, const Fabr
   s.key_bits = s.key_bytes * 8;
   const u64 slice = slice_size(0, p.n(), world);
   const SortProblem local = slice_keys_problem(p, slice);
-  s.hp = !p.has_payload() && !m.hp.why_unsupported(p) && std::string(hp::histogram_name(local, slice)) != "global";
+  s.hp = !m.hp.why_unsupported(p) && std::string(hp::histogram_name(local, slice)) != "global";
   if (s.hp) {
     s.range = hp::problem_range(p);
     s.hp_levels = hp::histogram_levels(local, slice);

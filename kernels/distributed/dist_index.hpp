@@ -383,10 +383,11 @@ inline double predict_sample_sort_s(double n, double key_bytes, const LocalRates
 //   one GPU:     every rank sends its slice to rank 0, which sorts the whole input with CUB on
 //                the range's bits (for inputs no larger than the L2: a sort that small is made
 //                of latencies, and the others pay several collectives for it);
-//   dist-hp:     keys alone, where hp-auto's rule picks an H-P histogram for n/G keys of the
-//                range (with a payload it sorts and exchanges the pairs like the sample sort,
-//                and measured slower: 9.3 against 7.0 ms at 2^28 pairs, delta = sigma = 50, on
-//                2 H200s);
+//   dist-hp:     where hp-auto's rule picks an H-P histogram for n/G keys of the range; with a
+//                payload it sorts the pairs on the range's bits and exchanges them once on
+//                exact splitters (dist_hp_pairs.cu): the sample sort's exchange and merges
+//                after a shorter local sort (6.17 against 6.48 ms at 2^28 pairs, delta =
+//                sigma = 50, over peer copies on 2 H200s);
 //   sample sort: always possible.
 // Times are bytes of memory traffic over the copy rate (a copy reads and writes each byte, so
 // it moves 2 bytes a byte copied), scaled by how much of it each kind of kernel reaches, plus
@@ -416,7 +417,7 @@ struct DistShape {
   unsigned key_bytes = 4, value_bytes = 0;
   unsigned range_bits = 32;   // bits a radix sort of the range sorts (the key's width for floats)
   unsigned key_bits = 32;     // the sample sort's local sort: every bit of the key
-  bool hp = false;            // dist-hp takes it with an H-P histogram
+  bool hp = false;            // dist-hp takes it with an H-P histogram (with a payload too)
   std::uint64_t range = 0;    // dist-hp's bins
   unsigned hp_levels = 1;     // 2: hp-tiled partitions first (12 more bytes a key)
   unsigned count_bytes = 4;   // dist-hp's global counts
@@ -449,28 +450,43 @@ inline double dist_one_gpu_s(const DistShape& s, const DistRates& r) {
   return gather + radix_sort_s(double(s.n), s.range_bits, s.key_bytes, s.value_bytes, r);
 }
 
+// The sample sort's and dist-hp pairs' second half: the all-to-all of a rank's m elements
+// (the share that stays home costs nothing), the log2 G rounds of merges, and their
+// collectives and host round trips.
+inline double exchange_and_merge_s(const DistShape& s, const DistRates& r) {
+  const double g = s.world, m = double(s.n) / g, e = s.key_bytes + s.value_bytes;
+  if (g <= 1) return 0.0;
+  unsigned rounds = 0;
+  for (int w = 1; w < s.world; w *= 2) ++rounds;
+  return m * e * (g - 1) / g / (r.exchange_gbs * 1e9)  // the all-to-all
+         + rounds * m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare  // the merges
+         + 3.0 * r.latency_s + 3.0 * 2.0 * r.latency_s + 6.0 * r.launch_s;  // 3 collectives, 3 host round trips
+}
+
 inline double dist_hp_s(const DistShape& s, const DistRates& r) {
   const double g = s.world, m = double(s.n) / g, k = s.key_bytes;
+  const double reduce = g > 1 ? 2.0 * (g - 1) / g * s.count_bytes * double(s.range) / (r.exchange_gbs * 1e9) : 0.0;
+  if (s.value_bytes) {
+    // dist_hp_pairs.cu: the histogram (a read of the keys and the hybrid's 2-byte low bits,
+    // the bins' counts), the pairs' radix sort on the range's bits, the all-reduce of the
+    // bins, then the sample sort's exchange and merges.
+    const double histogram =
+        (m * (k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0) + double(s.range) * s.count_bytes) /
+        (2.0 * r.copy_gbs * 1e9) / kHpShare;
+    return histogram + radix_sort_s(m, s.range_bits, s.key_bytes, s.value_bytes, r) + reduce + r.latency_s +
+           exchange_and_merge_s(s, r);
+  }
   // Read the keys (two levels: write and read them again partitioned), write and read 2 bytes
   // of low bits, write the output; per bin: count, all-reduce, scan, runs, clip, search.
   const double per_key = k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0 + k;
   const double per_bin = 4.0 * s.count_bytes + k + 8.0;
   const double local = (m * per_key + double(s.range) * per_bin) / (2.0 * r.copy_gbs * 1e9) / kHpShare;
-  const double reduce = g > 1 ? 2.0 * (g - 1) / g * s.count_bytes * double(s.range) / (r.exchange_gbs * 1e9) : 0.0;
   return local + reduce + 2.0 * r.latency_s + 12.0 * r.launch_s;
 }
 
 inline double dist_sample_sort_s(const DistShape& s, const DistRates& r) {
-  const double g = s.world, m = double(s.n) / g, e = s.key_bytes + s.value_bytes;
-  double t = radix_sort_s(m, s.key_bits, s.key_bytes, s.value_bytes, r);
-  if (g > 1) {
-    unsigned rounds = 0;
-    for (int w = 1; w < s.world; w *= 2) ++rounds;
-    t += m * e * (g - 1) / g / (r.exchange_gbs * 1e9);                        // the all-to-all
-    t += rounds * m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare;      // the merges
-    t += 3.0 * r.latency_s + 3.0 * 2.0 * r.latency_s + 6.0 * r.launch_s;     // 3 collectives, 3 host round trips
-  }
-  return t;
+  const double m = double(s.n) / s.world;
+  return radix_sort_s(m, s.key_bits, s.key_bytes, s.value_bytes, r) + exchange_and_merge_s(s, r);
 }
 
 // The fastest way by the predictions (ties to the one that moves fewer keys).

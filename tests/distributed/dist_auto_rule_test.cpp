@@ -59,6 +59,33 @@ TEST(DistAutoRule, WithoutTheHistogramSortTheSampleSortRuns) {
   EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::sample_sort);
 }
 
+TEST(DistAutoRule, PairsOfADenseRangeTakeDistHp) {
+  // 2^28 pairs, delta = sigma = 50 (about 2^22.4 bins, 23 bits): dist-hp sorts the pairs on
+  // 3 radix passes where the sample sort takes 4, and both exchange and merge the same bytes.
+  DistShape s = uint_keys(std::uint64_t{1} << 28, 5368710);
+  s.value_bytes = 4;
+  s.hp = true;
+  EXPECT_LT(dist_hp_s(s, kNvlink), dist_sample_sort_s(s, kNvlink));
+  EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::hp);
+  // Both pay the exchange of the pairs: a slower link adds the same to both predictions, and
+  // to dist-hp's the all-reduce of its bins and that collective's latency.
+  const double reduce = 2.0 * 0.5 * 4.0 * double(s.range);
+  EXPECT_NEAR(dist_hp_s(s, kPcie) - dist_hp_s(s, kNvlink),
+              dist_sample_sort_s(s, kPcie) - dist_sample_sort_s(s, kNvlink) +
+                  reduce * (1 / (kPcie.exchange_gbs * 1e9) - 1 / (kNvlink.exchange_gbs * 1e9)) +
+                  (kPcie.latency_s - kNvlink.latency_s),
+              1e-9);
+}
+
+TEST(DistAutoRule, PairsOfTheWholeDomainKeepTheSampleSort) {
+  // Every key bit in the range: the same passes, plus a histogram of 2^32 bins to all-reduce.
+  DistShape s = uint_keys(std::uint64_t{1} << 28, std::uint64_t{1} << 32);
+  s.value_bytes = 4;
+  s.hp = true;
+  EXPECT_GT(dist_hp_s(s, kNvlink), dist_sample_sort_s(s, kNvlink));
+  EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::sample_sort);
+}
+
 TEST(DistAutoRule, TinyInputsGoToOneGpu) {
   DistShape s = uint_keys(3, 1000);
   s.one_gpu = true;
