@@ -182,14 +182,6 @@ SB_HD_INLINE std::uint32_t destination_slot(std::uint32_t d, std::uint32_t me, s
   return (d + world - me) % world;
 }
 
-// Bits of a destination slot (0 .. world - 1, world >= 1): the ballots the split's warps take
-// to find the lanes with their slot (core/warp_lanes.cuh lanes_with_digit).
-SB_HD_INLINE std::uint32_t slot_bits(std::uint32_t world) {
-  std::uint32_t bits = 0;
-  while (bits < 32 && (std::uint64_t{1} << bits) < world) ++bits;
-  return bits;
-}
-
 // Partition-first's exchange (dist_sample_sort_partition.cu), from counts[q * world + d] (elements
 // rank q sends rank d): where each slot starts in rank me's split slice, slot
 // destination_slot(d, me, world) holding its part for rank d (its own part first, kept in place).

@@ -41,7 +41,6 @@
 #include "dist_index.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/launch.hpp"
-#include "sortbench/core/warp_lanes.cuh"
 
 namespace sb::dist {
 
@@ -159,14 +158,14 @@ __device__ void load_splitters(const Splitter* from, Splitter* to, u32 count) {
 
 // The destination slots of a tile's elements, striped (item j of thread t is element
 // tile * kTile + j * kBlock + t, so consecutive threads read consecutive keys); past the
-// slice, kNoDigit (none).
+// slice, slot `world` (none).
 template <typename K>
 __device__ void tile_slots(const K (&keys)[kItems], u64 tile_begin, u64 count, const Splitter* splitters, u32 world,
                            u32 me, u32 (&slot)[kItems]) {
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const u64 i = tile_begin + u64(j) * kBlock + threadIdx.x;
-    slot[j] = kNoDigit;
+    slot[j] = world;
     if (i < count) {
       const u32 d = destination_of(static_cast<u64>(KeyTraits<K>::ordered(keys[j])), me, i, splitters, world - 1);
       slot[j] = destination_slot(d, me, world);
@@ -175,9 +174,7 @@ __device__ void tile_slots(const K (&keys)[kItems], u64 tile_begin, u64 count, c
 }
 
 // Per tile, how many of its elements go to each slot: slot_counts[slot * tiles + tile]. The
-// lanes of a warp with the same slot add once (one shared atomic per slot per warp and item);
-// they find each other by a ballot per slot bit (lanes_with_digit): with __match_any_sync the
-// split of 2^30 keys took 7.7 ms on an H200, near twice its memory time.
+// lanes of a warp with the same slot add once (one shared atomic per slot per warp and item).
 template <typename K>
 __global__ void __launch_bounds__(kBlock) count_slots(const K* keys, u64 count, const Splitter* splitters, u32 world,
                                                       u32 me, u64 tiles, u64* slot_counts) {
@@ -196,10 +193,10 @@ __global__ void __launch_bounds__(kBlock) count_slots(const K* keys, u64 count, 
   }
   u32 slot[kItems];
   tile_slots(k, begin, count, sp, world, me, slot);
-  const u32 lane = threadIdx.x & 31, bits = slot_bits(world);
+  const u32 lane = threadIdx.x & 31;
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
-    const u32 peers = lanes_with_digit(slot[j], bits);
+    const u32 peers = __match_any_sync(0xffffffffu, slot[j]);
     if (slot[j] < world && lane == u32(__ffs(peers) - 1)) atomicAdd(&tile_count[slot[j]], u32(__popc(peers)));
   }
   __syncthreads();
@@ -236,11 +233,11 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
   u32 slot[kItems], peers[kItems];
   tile_slots(k, begin, count, sp, world, me, slot);
-  const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, bits = slot_bits(world);
+  const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const u32 lanes_below = (1u << lane) - 1;
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
-    peers[j] = lanes_with_digit(slot[j], bits);
+    peers[j] = __match_any_sync(0xffffffffu, slot[j]);
     if (slot[j] < world && lane == u32(__ffs(peers[j]) - 1))
       first[(u32(j) * kWarps + warp) * world + slot[j]] = __popc(peers[j]);
   }

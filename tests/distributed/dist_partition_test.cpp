@@ -61,20 +61,6 @@ TEST(DistPartition, OwnPartTakesTheFirstSlot) {
   }
 }
 
-TEST(DistPartition, SlotBitsHoldEverySlotAndNoMore) {
-  EXPECT_EQ(slot_bits(1), 0u);
-  EXPECT_EQ(slot_bits(2), 1u);
-  EXPECT_EQ(slot_bits(3), 2u);
-  EXPECT_EQ(slot_bits(4), 2u);
-  EXPECT_EQ(slot_bits(5), 3u);
-  EXPECT_EQ(slot_bits(256), 8u);
-  for (u32 world = 2; world <= 300; ++world) {
-    const u32 bits = slot_bits(world);
-    EXPECT_LT(u64{world - 1}, u64{1} << bits) << "world " << world;  // the last slot fits
-    EXPECT_GE(u64{world - 1}, u64{1} << (bits - 1)) << "world " << world;  // one bit fewer would not
-  }
-}
-
 TEST(DistPartition, StratifiedSamplesStayInTheirStrata) {
   for (u64 m : {u64{1}, u64{5}, u64{1000}, u64{123457}, u64{1} << 33}) {
     const u64 samples = 64;
