@@ -7,7 +7,6 @@
 #include <cub/block/block_scan.cuh>
 
 #include "hp_fast_device.cuh"
-#include "sortbench/core/warp_lanes.cuh"
 
 namespace sb::hp::fast {
 
@@ -99,9 +98,20 @@ constexpr std::size_t group_key_shared_bytes(u32 buckets) {
 using TileScan = cub::BlockScan<u32, kTileBlock>;
 
 // ---- hp-tiled-stable: ranks in input order (warp_major_item, warp_counter) ----
-// Lanes of a warp with the same digit: lanes_with_digit (core/warp_lanes.cuh), a ballot per
-// digit bit as CUB's MatchAny does (__match_any_sync made the hybrid's scatter compute bound,
-// see rank_in_bucket).
+// The lanes of a warp holding the same digit as this one, found with a ballot per digit bit
+// as CUB's MatchAny does (__match_any_sync made the hybrid's scatter compute bound, see
+// rank_in_bucket); none for a lane with no item. A loop over the digit's own bits, not
+// unrolled to the widest digit, which was slower (docs/hp.md, lanes_with_digit).
+constexpr u32 kNoDigit = ~0u;
+__device__ __forceinline__ unsigned lanes_with_digit(u32 digit, unsigned bits) {
+  unsigned peers = __ballot_sync(0xffffffffu, digit != kNoDigit);
+  for (unsigned k = 0; k < bits; ++k) {
+    const bool set = digit >> k & 1u;
+    const unsigned with = __ballot_sync(0xffffffffu, set);
+    peers &= set ? with : ~with;
+  }
+  return digit != kNoDigit ? peers : 0u;
+}
 
 // A thread's ranks inside its warp (under 2^16), two to a register: with a word each,
 // group_tiles spilled more of the 64 registers that two 512-thread blocks an SM leave it.
