@@ -580,7 +580,11 @@ DistributedOutcome run_on_ranks(const RankAlgorithm& algo, const SortProblem& pr
     sum_count += row.back();
   }
   if (sum_count > 0) d.emplace_back("imbalance", fmt::format("{:.4f}", max_count / (sum_count / world)));
-  d.emplace_back("topology", topology_text(request.devices));
+  // A process holds its own rank's GPU alone, so it can say nothing of the ranks' links; the
+  // context's topology lists every pair of GPUs the host shows it.
+  d.emplace_back("topology", request.process_rank >= 0 && world > 1
+                                 ? "ranks in separate processes, each with its own GPU: see context.topology"
+                                 : topology_text(request.devices));
   return out;
 }
 
