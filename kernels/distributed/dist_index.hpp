@@ -182,6 +182,26 @@ SB_HD_INLINE std::uint32_t destination_slot(std::uint32_t d, std::uint32_t me, s
   return (d + world - me) % world;
 }
 
+// ---- partition first on two ranks: one pass (dist_sample_sort_partition.cu split_in_two) ----
+// Keys alone need no order inside a destination (the receiver sorts its part), so with G = 2
+// the split places the rank's own part from the front of the split slice and the peer's part
+// from the back, each tile taking its places at both ends with one atomic add per end: one read
+// and one write of the slice, no counting pass and no scan of per-tile offsets. The slots come
+// out as destination_slot lays them: the own part at [0, front), the peer's at [front, count).
+// A tile's (item, warp) groups count both ends in one word, the front in its low half and the
+// back in its high half, so one scan serves both (a tile holds fewer than 2^16 elements).
+constexpr std::uint32_t kEndBits = 16;
+SB_HD_INLINE std::uint32_t pack_ends(std::uint32_t front, std::uint32_t back) { return front | back << kEndBits; }
+SB_HD_INLINE std::uint32_t front_of(std::uint32_t packed) { return packed & ((1u << kEndBits) - 1); }
+SB_HD_INLINE std::uint32_t back_of(std::uint32_t packed) { return packed >> kEndBits; }
+
+// The place of an element in the split slice of `count` elements, `taken` places of its end
+// before it (its tile's base at that end, its group's prefix, the lanes of its group below it):
+// the front's k-th place is k, the back's k-th is count - 1 - k.
+SB_HD_INLINE std::uint64_t two_way_place(bool front, std::uint64_t taken, std::uint64_t count) {
+  return front ? taken : count - 1 - taken;
+}
+
 // Partition-first's exchange (dist_sample_sort_partition.cu), from counts[q * world + d] (elements
 // rank q sends rank d): where each slot starts in rank me's split slice, slot
 // destination_slot(d, me, world) holding its part for rank d (its own part first, kept in place).

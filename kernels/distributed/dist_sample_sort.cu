@@ -182,8 +182,8 @@ Algorithm make_dist_sample_sort() {
       return run<decltype(k), decltype(v)>(p, s, b, rank, marks);
     });
   };
-  ranks.details = [](const SortProblem& p, int) {
-    if (sample_sort_exchange(p) == SampleSortExchange::partition_first) return partition_first_details();
+  ranks.details = [](const SortProblem& p, int world) {
+    if (sample_sort_exchange(p) == SampleSortExchange::partition_first) return partition_first_details(world);
     return Details{{"exchange", "sort"}, {"samples_per_rank", std::to_string(kSamplesPerRank)}};
   };
   Algorithm a = distributed_algorithm(

@@ -7,8 +7,10 @@
 //      G-1 splitters in the (key, rank, index-in-slice) order, the samples sort-first would
 //      pick from the same sample set (dist_index.hpp select_splitters, destination_of,
 //      CPU-tested);
-//   2. one stable split of the slice by destination (count per tile, scan, scatter), its own
-//      part first; the per-destination counts all-gathered;
+//   2. one split of the slice by destination, its own part first, and the per-destination
+//      counts all-gathered: on two ranks one pass that fills the own part from the front and the
+//      peer's from the back (split_in_two; keys alone need no order inside a destination, the
+//      receiver sorts them), else a stable split (count per tile, scan, scatter);
 //   3. the exchange of the remote parts on the rank's stream (Rank::exchange: peer copies or an
 //      ncclSend/ncclRecv group), and the sort of the kept part on the side stream beside it;
 //   4. the sort of the received parts (one CUB sort of their concatenation), then one CUB merge
@@ -39,6 +41,7 @@
 
 #include "../hp/hp_index.hpp"
 #include "dist_index.hpp"
+#include "dist_split_in_two.cuh"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/launch.hpp"
 
@@ -97,6 +100,7 @@ struct PartitionArrays {
   u64* slot_counts;     // [slot][tile] elements of each destination slot per tile, then one 0
   u64* slot_offsets;    // their exclusive scan: where each tile's part of each slot starts
   u64* counts;          // [q][d] elements rank q sends rank d, all-gathered
+  u64* ends;            // G = 2: places split_in_two has taken at the front and at the back
   K* received_keys;     // capacity: the remote parts, by source rank
   V* received_vals;     // capacity, with values only
   std::size_t bytes = 0;
@@ -128,6 +132,7 @@ struct PartitionArrays {
     slot_counts = reinterpret_cast<u64*>(base + c.take(scanned * sizeof(u64)));
     slot_offsets = reinterpret_cast<u64*>(base + c.take(scanned * sizeof(u64)));
     counts = reinterpret_cast<u64*>(base + c.take(std::size_t(world) * world * sizeof(u64)));
+    ends = reinterpret_cast<u64*>(base + c.take(2 * sizeof(u64)));
     received_keys = reinterpret_cast<K*>(base + c.take(capacity * sizeof(K)));
     received_vals = nullptr;
     if constexpr (kHasValues<V>) received_vals = reinterpret_cast<V*>(base + c.take(capacity * sizeof(V)));
@@ -260,6 +265,14 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// G = 2: this rank's row of the count matrix from the places taken at each end.
+__global__ void two_way_totals(const u64* ends, u32 me, u64* row) {
+  if (threadIdx.x == 0) {
+    row[me] = ends[0];
+    row[1 - me] = ends[1];
+  }
+}
+
 // This rank's row of the count matrix: row[d] elements for destination d.
 __global__ void slot_totals(const u64* slot_offsets, u64 tiles, u32 world, u32 me, u64* row) {
   for (u32 d = threadIdx.x; d < world; d += blockDim.x) {
@@ -311,9 +324,17 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
   SB_CUDA_CHECK(cudaMemcpyAsync(a.splitters, splitters.data(), splitters.size() * sizeof(Splitter),
                                 cudaMemcpyHostToDevice, stream));
 
-  // 2. The stable split by destination into keys[1], this rank's own part first.
+  // 2. The split by destination into keys[1], this rank's own part first.
   u64* row = a.counts + std::size_t(me) * world;
-  if (s.count) {
+  // Values would need the stable split: their keys' order is what makes the result stable.
+  if (s.count && world == 2 && !kHasValues<V>) {
+    SB_CUDA_CHECK(cudaMemsetAsync(a.ends, 0, 2 * sizeof(u64), stream));
+    split_in_two<K><<<unsigned((s.count + kTwoWayTile - 1) / kTwoWayTile), kTwoWayBlock, 0, stream>>>(
+        col.keys[0], s.count, a.splitters, u32(me), a.ends, col.keys[1]);
+    SB_CUDA_CHECK_LAUNCH();
+    two_way_totals<<<1, 32, 0, stream>>>(a.ends, u32(me), row);
+    SB_CUDA_CHECK_LAUNCH();
+  } else if (s.count) {
     const u64 tiles = tiles_of(s.count);
     const std::size_t shared = split_shared_bytes(world);
     count_slots<K><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], s.count, a.splitters, u32(world),
@@ -430,9 +451,10 @@ RankResult run_partition_first(const SortProblem& p, const RankSlice& s, const R
   });
 }
 
-Details partition_first_details() {
+Details partition_first_details(int world) {
   return Details{{"exchange", "partition"},
                  {"samples_per_rank", std::to_string(kSamplesPerRank)},
+                 {"split", world == 2 ? "two ends, one pass" : "stable, counted per tile"},
                  {"phases", "local: stratified samples, splitters, split by destination, counts; exchange: the "
                             "all-to-all beside the sort of the kept part (ends when both have); merge: the sort of "
                             "the received part and one merge of the two runs"}};

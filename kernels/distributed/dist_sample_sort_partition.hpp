@@ -23,6 +23,6 @@ std::size_t partition_first_workspace_bytes(const SortProblem& p, const RankSlic
                                             const DeviceContext& d);
 RankResult run_partition_first(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                                const PhaseMarks& marks);
-Details partition_first_details();
+Details partition_first_details(int world);
 
 }  // namespace sb::dist

@@ -61,6 +61,70 @@ TEST(DistPartition, OwnPartTakesTheFirstSlot) {
   }
 }
 
+// split_in_two's arithmetic on the host: tiles of groups of 32 lanes, each group's front and
+// back counts packed into one word and scanned, each tile's bases taken in an arbitrary order
+// (the atomic adds race): every element gets its own place, the front ones [0, front), the
+// back ones [front, count).
+TEST(DistPartition, SplitInTwoPlacesEveryElementOnceAtItsEnd) {
+  std::mt19937_64 rng(7);
+  for (u64 count : {u64{1}, u64{31}, u64{4096}, u64{4097}, u64{100000}}) {
+    for (double p_front : {0.0, 0.3, 0.5, 1.0}) {
+      const u64 tile = 4096, group = 32;
+      std::vector<bool> front(count);
+      std::bernoulli_distribution coin(p_front);
+      for (u64 i = 0; i < count; ++i) front[i] = coin(rng);
+      const u64 tiles = (count + tile - 1) / tile;
+      std::vector<u64> order(tiles);
+      for (u64 t = 0; t < tiles; ++t) order[t] = t;
+      std::shuffle(order.begin(), order.end(), rng);
+      u64 ends[2] = {0, 0};
+      std::vector<u64> place(count, ~u64{0});
+      for (u64 t : order) {
+        const u64 begin = t * tile, end = std::min(count, begin + tile);
+        std::vector<u32> prefix;  // exclusive scan of the groups' packed counts
+        u32 running = 0;
+        for (u64 g = begin; g < end; g += group) {
+          u32 f = 0, b = 0;
+          for (u64 i = g; i < std::min(end, g + group); ++i) (front[i] ? f : b) += 1;
+          prefix.push_back(running);
+          running += pack_ends(f, b);
+        }
+        const u64 base_front = ends[0], base_back = ends[1];
+        ends[0] += front_of(running);
+        ends[1] += back_of(running);
+        for (u64 g = begin, k = 0; g < end; g += group, ++k) {
+          u32 below_front = 0, below_back = 0;
+          for (u64 i = g; i < std::min(end, g + group); ++i) {
+            const bool f = front[i];
+            const u64 taken = f ? base_front + front_of(prefix[k]) + below_front++
+                                : base_back + back_of(prefix[k]) + below_back++;
+            place[i] = two_way_place(f, taken, count);
+          }
+        }
+      }
+      ASSERT_EQ(ends[0] + ends[1], count);
+      std::vector<bool> used(count, false);
+      for (u64 i = 0; i < count; ++i) {
+        ASSERT_LT(place[i], count) << "count " << count << " element " << i;
+        ASSERT_FALSE(used[place[i]]) << "place " << place[i] << " twice";
+        used[place[i]] = true;
+        if (front[i]) EXPECT_LT(place[i], ends[0]);
+        else EXPECT_GE(place[i], ends[0]);
+      }
+    }
+  }
+}
+
+TEST(DistPartition, EndsPackIntoOneWord) {
+  EXPECT_EQ(front_of(pack_ends(32, 0)), 32u);
+  EXPECT_EQ(back_of(pack_ends(0, 32)), 32u);
+  // A tile's totals at both ends add without carrying into each other.
+  u32 sum = 0;
+  for (int g = 0; g < 256; ++g) sum += pack_ends(g % 2 ? 32 : 7, g % 2 ? 0 : 25);
+  EXPECT_EQ(front_of(sum), 128u * 32 + 128u * 7);
+  EXPECT_EQ(back_of(sum), 128u * 25);
+}
+
 TEST(DistPartition, StratifiedSamplesStayInTheirStrata) {
   for (u64 m : {u64{1}, u64{5}, u64{1000}, u64{123457}, u64{1} << 33}) {
     const u64 samples = 64;
