@@ -182,7 +182,7 @@ SB_HD_INLINE std::uint32_t destination_slot(std::uint32_t d, std::uint32_t me, s
   return (d + world - me) % world;
 }
 
-// ---- partition first on two ranks: one pass (dist_sample_sort_partition.cu split_in_two) ----
+// ---- partition first on two ranks: one pass (dist_split_in_two.cuh split_in_two) ----
 // Keys alone need no order inside a destination (the receiver sorts its part), so with G = 2
 // the split places the rank's own part from the front of the split slice and the peer's part
 // from the back, each tile taking its places at both ends with one atomic add per end: one read
