@@ -9,6 +9,12 @@
 
 #include <cuda_runtime.h>
 
+#include <cub/device/device_partition.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/tuple.h>
+
 #include "distributed/dist_split_in_two.cuh"
 
 #define CK(x)                                                                  \
@@ -29,6 +35,24 @@ __global__ void fill_uniform(std::uint32_t* keys, std::uint64_t n) {
     keys[i] = static_cast<std::uint32_t>(x ^ (x >> 31));
   }
 }
+
+// CUB's two-way partition (decoupled look-back, kept part from the front, the rest reversed
+// from the back): by the key alone, and by (key, index) as destination_of orders equal keys.
+struct KeyBelow {
+  const sb::dist::Splitter* s;
+  __device__ bool operator()(std::uint32_t k) const { return k < s->key; }
+};
+struct KeptByIndex {
+  const sb::dist::Splitter* s;
+  __device__ bool operator()(const thrust::tuple<std::uint32_t, std::uint64_t>& t) const {
+    return sb::dist::destination_of(thrust::get<0>(t), 0, thrust::get<1>(t), s, 1) == 0;
+  }
+};
+struct DropIndex {
+  __host__ __device__ std::uint32_t operator()(const thrust::tuple<std::uint32_t, std::uint64_t>& t) const {
+    return thrust::get<0>(t);
+  }
+};
 
 int main(int argc, char** argv) {
   const int log2_n = argc > 1 ? std::atoi(argv[1]) : 30;
@@ -66,6 +90,26 @@ int main(int argc, char** argv) {
     sb::dist::split_in_two<std::uint32_t><<<tiles, sb::dist::kTwoWayBlock>>>(keys, n, splitter, 0, ends, out);
   });
   CK(cudaGetLastError());
+  std::uint64_t* selected;
+  CK(cudaMalloc(&selected, 8));
+  std::size_t key_temp = 0, zip_temp = 0;
+  auto zipped = thrust::make_zip_iterator(thrust::make_tuple(keys, thrust::counting_iterator<std::uint64_t>(0)));
+  auto keys_out = thrust::make_transform_output_iterator(out, DropIndex{});
+  CK(cub::DevicePartition::If(nullptr, key_temp, keys, out, selected, std::int64_t(n), KeyBelow{splitter}));
+  CK(cub::DevicePartition::If(nullptr, zip_temp, zipped, keys_out, selected, std::int64_t(n), KeptByIndex{splitter}));
+  void* temp;
+  CK(cudaMalloc(&temp, key_temp > zip_temp ? key_temp : zip_temp));
+  const float cub_key_ms = best_of_five([&] {
+    CK(cub::DevicePartition::If(temp, key_temp, keys, out, selected, std::int64_t(n), KeyBelow{splitter}));
+  });
+  const float cub_zip_ms = best_of_five([&] {
+    CK(cub::DevicePartition::If(temp, zip_temp, zipped, keys_out, selected, std::int64_t(n), KeptByIndex{splitter}));
+  });
+  std::uint64_t host_selected = 0;
+  CK(cudaMemcpy(&host_selected, selected, 8, cudaMemcpyDeviceToHost));
+  std::printf("cub::DevicePartition::If by key %.3f ms (%.2fx the copy), by (key, index) %.3f ms (%.2fx), kept %llu\n",
+              cub_key_ms, cub_key_ms / copy_ms, cub_zip_ms, cub_zip_ms / copy_ms,
+              static_cast<unsigned long long>(host_selected));
   std::uint64_t host_ends[2];
   CK(cudaMemcpy(host_ends, ends, 16, cudaMemcpyDeviceToHost));
   cudaDeviceProp prop;
