@@ -19,6 +19,8 @@
 #          uniform-partition  the uniform input's sample sort with --param exchange=partition (split
 #                    first, the exchange beside the sort of the kept part); the uniform bar is
 #                    printed for both exchanges
+#          uniform-one-chunk  G = 2: sort-first's exchange in one piece (--param chunks=1), against
+#                    the chunked default that merges each chunk as it lands
 #   every input: dist-auto >= 0.95x the best single-GPU row, or within 0.5 ms of it.
 # It prints each bar's ratio and exits 1 when a row did not verify (2 for a wrong argument).
 #
@@ -29,7 +31,7 @@ gpus=${1:?usage: scripts/dist-v3.sh G OUT.json [INPUT...]}
 out=${2:?usage: scripts/dist-v3.sh G OUT.json [INPUT...]}
 shift 2
 case $gpus in
-  2) inputs=${*:-uniform uniform-nccl uniform-partition dense pairs-u32 pairs-index pairs-u32-nccl} ;;
+  2) inputs=${*:-uniform uniform-nccl uniform-partition uniform-one-chunk dense pairs-u32 pairs-index pairs-u32-nccl} ;;
   4) inputs=${*:-uniform uniform-nccl uniform-partition dense kv64 kv64-nccl zipf pairs-u32 pairs-index pairs-u32-nccl mpi huge} ;;
   *) echo "dist-v3: G is 2 or 4 (got '$gpus')" >&2; exit 2 ;;
 esac
@@ -52,6 +54,7 @@ uniform=(-n $big --min-val 0 --max-val 2^32)
 case_rows uniform cub-radix,cub-radix-bits $both "${uniform[@]}"
 case_rows uniform-nccl "" dist-sample-sort "${uniform[@]}" --param link=nccl
 case_rows uniform-partition "" dist-sample-sort "${uniform[@]}" --param exchange=partition
+case_rows uniform-one-chunk "" dist-sample-sort "${uniform[@]}" --param chunks=1
 case_rows dense cub-radix-bits,hp-auto dist-hp,$both -n $big --delta 50 --sigma 50
 kv64=(-n 2^31 --key u64 --payload u64 --min-val 0 --max-val 2^64)
 case_rows kv64 cub-radix,cub-radix-bits $both "${kv64[@]}"
@@ -109,9 +112,12 @@ for rows in by_input.values():
     # A row by its algorithm and, for the distributed ones, the sample sort's partition-first
     # exchange, the link its exchange took and what started its ranks where that was not this
     # process's threads.
+    # A two-rank sort-first row in one chunk is named apart from the chunked default.
     def label(r):
         d = r["details"]
         how = [d[k] for k in ("exchange", "link", "launcher") if k in d and d[k] not in ("threads", "sort")]
+        if d.get("world") == "2" and d.get("chunks") == "1":
+            how.append("one chunk")
         return r["algorithm"] + (f" ({', '.join(how)})" if how else "")
     for r in rows:
         if r["status"] not in ("ok", "unsupported"):
@@ -135,7 +141,7 @@ for rows in by_input.values():
             print(f"dist-v3:   BAR {a} within 5 % of threads: {ratio:.3f}x {'met' if ratio <= 1.05 else 'MISSED'}")
     full = i["key"] == "u32" and i.get("range", 0) >= 2**32
     bar = bars.get((i["n"], i["key"], i["payload"], i.get("dist"), full))
-    for algo in [a for a in t if bar and a in (f"{bar[0]} (copy)", f"{bar[0]} (partition, copy)")]:
+    for algo in [a for a in t if bar and a in (f"{bar[0]} (copy)", f"{bar[0]} (partition, copy)", f"{bar[0]} (copy, one chunk)")]:
         base, need = bar[1], bar[2]
         ref = min(single.values()) if base == "best" and single else single.get(base)
         if ref:

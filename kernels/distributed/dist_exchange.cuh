@@ -88,20 +88,20 @@ struct RunKeyLess {
   }
 };
 
-// Merges the sorted runs [a, a + na) and [a + na, a + na + nb) of keys (and values unless V is
-// NoValue) into out; the first run's elements precede the second's among equal keys when
-// there are values. temp == nullptr: only sets temp_bytes.
+// Merges the sorted runs a[0, na) and b[0, nb) of keys (and values unless V is NoValue) into
+// out; a's elements precede b's among equal keys when there are values. temp == nullptr: only
+// sets temp_bytes.
 template <typename K, typename V>
-void merge_runs(void* temp, std::size_t& temp_bytes, const K* keys, const V* vals, std::uint64_t na, std::uint64_t nb,
-                K* keys_out, V* vals_out, cudaStream_t stream) {
+void merge_runs(void* temp, std::size_t& temp_bytes, const K* a_keys, const V* a_vals, std::uint64_t na,
+                const K* b_keys, const V* b_vals, std::uint64_t nb, K* keys_out, V* vals_out, cudaStream_t stream) {
   if constexpr (std::is_same_v<V, NoValue>) {
-    SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(temp, temp_bytes, keys, std::int64_t(na), keys + na, std::int64_t(nb),
+    SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(temp, temp_bytes, a_keys, std::int64_t(na), b_keys, std::int64_t(nb),
                                               keys_out, OrderedLess{}, stream));
   } else {
-    auto first = thrust::make_transform_iterator(keys, TagWithRun<K>{0});
-    auto second = thrust::make_transform_iterator(keys + na, TagWithRun<K>{1});
+    auto first = thrust::make_transform_iterator(a_keys, TagWithRun<K>{0});
+    auto second = thrust::make_transform_iterator(b_keys, TagWithRun<K>{1});
     auto out = thrust::make_transform_output_iterator(keys_out, DropRun<K>{});
-    SB_CUDA_CHECK(cub::DeviceMerge::MergePairs(temp, temp_bytes, first, vals, std::int64_t(na), second, vals + na,
+    SB_CUDA_CHECK(cub::DeviceMerge::MergePairs(temp, temp_bytes, first, a_vals, std::int64_t(na), second, b_vals,
                                                std::int64_t(nb), out, vals_out, RunKeyLess{}, stream));
   }
 }
@@ -110,23 +110,33 @@ void merge_runs(void* temp, std::size_t& temp_bytes, const K* keys, const V* val
 template <typename K, typename V>
 std::size_t merge_temp_bytes(std::uint64_t capacity) {
   std::size_t bytes = 0;
-  merge_runs<K, V>(nullptr, bytes, static_cast<const K*>(nullptr), static_cast<const V*>(nullptr), capacity, capacity,
-                   static_cast<K*>(nullptr), static_cast<V*>(nullptr), nullptr);
+  merge_runs<K, V>(nullptr, bytes, static_cast<const K*>(nullptr), static_cast<const V*>(nullptr), capacity,
+                   static_cast<const K*>(nullptr), static_cast<const V*>(nullptr), capacity, static_cast<K*>(nullptr),
+                   static_cast<V*>(nullptr), nullptr);
   return bytes;
+}
+
+// Every rank's row of words, all-gathered: out[q * row.size() + i] is rank q's row[i].
+// d_rows: world * row.size() device words.
+inline std::vector<std::uint64_t> gather_rows(const std::vector<std::uint64_t>& row, std::uint64_t* d_rows,
+                                              const Rank& rank) {
+  const int world = rank.world(), me = rank.rank();
+  const std::size_t width = row.size();
+  std::vector<std::uint64_t> rows(width * world);
+  SB_CUDA_CHECK(cudaMemcpyAsync(d_rows + me * width, row.data(), width * sizeof(std::uint64_t),
+                                cudaMemcpyHostToDevice, rank.stream()));
+  SB_NCCL_CHECK(ncclAllGather(d_rows + me * width, d_rows, width, ncclUint64, rank.comm(), rank.stream()), me);
+  rank.to_host(rows.data(), d_rows, rows.size() * sizeof(std::uint64_t));
+  return rows;
 }
 
 // Every rank's piece sizes, counts[q * world + d] from rank q to rank d, gathered from this
 // rank's cut points [0, cut_1, ..., cut_{G-1}, run length]; d_counts: world * world device words.
 inline std::vector<std::uint64_t> gather_send_counts(const std::vector<std::uint64_t>& cut, std::uint64_t* d_counts,
                                                      const Rank& rank) {
-  const int world = rank.world(), me = rank.rank();
-  std::vector<std::uint64_t> counts(std::size_t(world) * world);
-  for (int d = 0; d < world; ++d) counts[me * world + d] = cut[d + 1] - cut[d];
-  SB_CUDA_CHECK(cudaMemcpyAsync(d_counts + me * world, counts.data() + me * world, world * sizeof(std::uint64_t),
-                                cudaMemcpyHostToDevice, rank.stream()));
-  SB_NCCL_CHECK(ncclAllGather(d_counts + me * world, d_counts, world, ncclUint64, rank.comm(), rank.stream()), me);
-  rank.to_host(counts.data(), d_counts, counts.size() * sizeof(std::uint64_t));
-  return counts;
+  std::vector<std::uint64_t> row(rank.world());
+  for (int d = 0; d < rank.world(); ++d) row[d] = cut[d + 1] - cut[d];
+  return gather_rows(row, d_counts, rank);
 }
 
 // Sends piece d = [cut[d], cut[d + 1]) of the sorted run in buffer `sorted_buffer` of b to rank
@@ -179,8 +189,9 @@ RankResult exchange_and_merge(const RankBuffers& b, int sorted_buffer, const std
       if (m.merge) {
         std::size_t bytes = temp_bytes;
         merge_runs<K, V>(temp, bytes, keys[src] + m.first, kValues ? vals[src] + m.first : nullptr,
-                         m.middle - m.first, m.last - m.middle, keys[1 - src] + m.first,
-                         kValues ? vals[1 - src] + m.first : nullptr, stream);
+                         m.middle - m.first, keys[src] + m.middle, kValues ? vals[src] + m.middle : nullptr,
+                         m.last - m.middle, keys[1 - src] + m.first, kValues ? vals[1 - src] + m.first : nullptr,
+                         stream);
       } else if (m.middle > m.first) {
         SB_CUDA_CHECK(cudaMemcpyAsync(keys[1 - src] + m.first, keys[src] + m.first, (m.middle - m.first) * sizeof(K),
                                       cudaMemcpyDeviceToDevice, stream));
@@ -193,6 +204,107 @@ RankResult exchange_and_merge(const RankBuffers& b, int sorted_buffer, const std
   }
   marks.mark(merged, stream);
   return {src == 0 ? receive_buffer : sorted_buffer, total};
+}
+
+// Two ranks, sort first: the exchange of exchange_and_merge in `chunks` chunks, each merged on
+// the side stream as it lands while the later ones travel (dist_index.hpp plan_chunked_merge:
+// where the pieces lie and which merges wait for the whole exchange). lower: each destination's
+// chunks - 1 boundary keys' lower bounds in the sorted run (world (chunks - 1) words); d_rows:
+// world * world * chunks device words. Falls back to exchange_and_merge where a rank's last
+// chunks would not fit the place of the piece it sent (every rank decides alike from the
+// gathered sizes). Returns the buffer of the merged run and its length.
+template <typename K, typename V>
+RankResult chunked_exchange_and_merge(const RankBuffers& b, int sorted_buffer, const std::vector<std::uint64_t>& cut,
+                                      const std::vector<std::uint64_t>& lower, int chunks, std::uint64_t* d_rows,
+                                      void* temp, std::size_t temp_bytes, const Rank& rank, const PhaseMarks& marks,
+                                      std::size_t exchanged, std::size_t merged) {
+  using u64 = std::uint64_t;
+  constexpr bool kValues = !std::is_same_v<V, NoValue>;
+  const int world = rank.world(), me = rank.rank(), peer = 1 - me;
+  const std::size_t c = std::size_t(chunks);
+  // Where each destination's piece splits into chunks, and every rank's chunk sizes:
+  // sizes[(q * world + d) * chunks + j], rank q's chunk j for rank d.
+  std::vector<std::vector<u64>> at(world);
+  std::vector<u64> row;
+  for (int d = 0; d < world; ++d) {
+    at[d] = chunk_cuts(cut[d], cut[d + 1], lower.data() + d * (c - 1), chunks);
+    for (std::size_t j = 0; j < c; ++j) row.push_back(at[d][j + 1] - at[d][j]);
+  }
+  const std::vector<u64> sizes = gather_rows(row, d_rows, rank);
+  auto chunk_sizes = [&](int q, int d) { return sizes.data() + (std::size_t(q) * world + d) * c; };
+  auto piece = [&](int q, int d) {
+    u64 sum = 0;
+    for (std::size_t j = 0; j < c; ++j) sum += chunk_sizes(q, d)[j];
+    return sum;
+  };
+  ChunkedMerge plan;
+  bool every_rank_fits = true;
+  for (int q = 0; q < world; ++q) {
+    const ChunkedMerge m = plan_chunked_merge(b.capacity, chunk_sizes(q, q), chunk_sizes(1 - q, q), chunks,
+                                              piece(q, 1 - q));
+    every_rank_fits = every_rank_fits && m.fits;
+    if (q == me) plan = m;
+  }
+  if (!every_rank_fits) {
+    std::vector<u64> counts(std::size_t(world) * world);
+    for (int q = 0; q < world; ++q)
+      for (int d = 0; d < world; ++d) counts[q * world + d] = piece(q, d);
+    return exchange_and_merge<K, V>(b, sorted_buffer, cut, counts, temp, temp_bytes, rank, marks, exchanged, merged);
+  }
+
+  const int out = 1 - sorted_buffer;
+  K* sorted = static_cast<K*>(b.keys[sorted_buffer]);
+  K* out_keys = static_cast<K*>(b.keys[out]);
+  V* sorted_vals = static_cast<V*>(b.values[sorted_buffer]);
+  V* out_vals = static_cast<V*>(b.values[out]);
+  const u64 kept = piece(me, me), received = piece(peer, me), landing = b.capacity - received;
+  const u64* received_chunks = chunk_sizes(peer, me);
+  // Lower ranks first among equal keys (stable with values): rank 0's kept run is the merge's
+  // first, rank 1's the received one.
+  auto merge = [&](const K* kept_keys, const V* kept_vals, u64 nk, const K* in_keys, const V* in_vals, u64 nr,
+                   u64 to, cudaStream_t s) {
+    if (nk + nr == 0) return;
+    std::size_t bytes = temp_bytes;
+    V* vals_to = kValues ? out_vals + to : nullptr;
+    if (me == 0) merge_runs<K, V>(temp, bytes, kept_keys, kept_vals, nk, in_keys, in_vals, nr, out_keys + to, vals_to, s);
+    else merge_runs<K, V>(temp, bytes, in_keys, in_vals, nr, kept_keys, kept_vals, nk, out_keys + to, vals_to, s);
+  };
+  std::vector<ExchangeColumn> columns{{sorted, out_keys, sizeof(K)}};
+  if constexpr (kValues) columns.push_back({sorted_vals, out_vals, sizeof(V)});
+  u64 r = 0;
+  for (std::size_t j = 0; j < c; ++j) {
+    const u64 send_from = at[peer][j], send = at[peer][j + 1] - send_from;
+    std::vector<PeerTransfer> transfers;
+    for (const ExchangeColumn& col : columns)
+      transfers.push_back({peer, static_cast<const char*>(col.sorted) + send_from * col.width, send * col.width,
+                           static_cast<char*>(col.received) + (landing + r) * col.width,
+                           received_chunks[j] * col.width});
+    rank.exchange(transfers);
+    if (int(j) < plan.on_arrival) {
+      const u64 o = at[me][j] - cut[me], nk = at[me][j + 1] - at[me][j];
+      merge(sorted + at[me][j], kValues ? sorted_vals + at[me][j] : nullptr, nk, out_keys + landing + r,
+            kValues ? out_vals + landing + r : nullptr, received_chunks[j], o + r, rank.fork_aside());
+    }
+    r += received_chunks[j];
+  }
+  marks.mark(exchanged, rank.stream());
+  if (plan.on_arrival < chunks) {
+    // The tail: every chunk has left and arrived, so the sent piece's place is free for it.
+    const cudaStream_t side = rank.fork_aside();
+    const u64 nr = received - plan.received_before, nk = kept - plan.kept_before;
+    K* moved = sorted + cut[peer];
+    V* moved_vals = kValues ? sorted_vals + cut[peer] : nullptr;
+    SB_CUDA_CHECK(cudaMemcpyAsync(moved, out_keys + landing + plan.received_before, nr * sizeof(K),
+                                  cudaMemcpyDeviceToDevice, side));
+    if constexpr (kValues)
+      SB_CUDA_CHECK(cudaMemcpyAsync(moved_vals, out_vals + landing + plan.received_before, nr * sizeof(V),
+                                    cudaMemcpyDeviceToDevice, side));
+    merge(sorted + cut[me] + plan.kept_before, kValues ? sorted_vals + cut[me] + plan.kept_before : nullptr, nk, moved,
+          moved_vals, nr, plan.kept_before + plan.received_before, side);
+  }
+  rank.join();
+  marks.mark(merged, rank.stream());
+  return {out, kept + received};
 }
 
 }  // namespace sb::dist

@@ -58,6 +58,80 @@ SB_HD_INLINE std::uint64_t receive_capacity(std::uint64_t n, std::uint64_t world
   return m_max + world * ((m_max + samples) / (samples + 1)) + world;
 }
 
+// ---- sort first on two ranks: the exchange in chunks, each merged as it lands (issue 51) ----
+// The exchange of sort-first costs about 6 ms for 2^30 keys a rank on two H200s and its merge
+// 2.5 more after it. Cut at the same C - 1 keys on both ranks, the pieces cross in C chunks, and
+// chunk j of the output (the kept and the received keys in [v_j, v_{j+1})) is merged while the
+// chunks after it travel: only the last merge follows the exchange. The keys come from the
+// sorted samples between this destination's splitters, so for any input the chunks hold about
+// equal shares of it.
+
+// The chunks of sort-first's exchange: two ranks only (with more, each received run would need
+// its pairwise rounds per chunk), and at least 2^24 elements a chunk on average, since each
+// chunk costs an exchange of its own (the ranks meet on the host, copies start) and a merge launch.
+constexpr int kMaxExchangeChunks = 8;
+constexpr std::uint64_t kMinChunkElements = std::uint64_t{1} << 24;
+SB_HD_INLINE int sort_first_chunks(std::uint64_t n, std::uint64_t world) {
+  if (world != 2) return 1;
+  const std::uint64_t per_chunk_piece = n / 4 / kMinChunkElements;  // a piece holds about n / 4
+  return per_chunk_piece >= std::uint64_t(kMaxExchangeChunks) ? kMaxExchangeChunks
+                                                                 : per_chunk_piece ? int(per_chunk_piece) : 1;
+}
+
+// Index into the G * s sorted samples of chunk boundary j (1 <= j < chunks) of destination d:
+// evenly between the samples that open d and d + 1 (splitter_sample).
+SB_HD_INLINE std::uint64_t chunk_boundary_sample(std::uint64_t d, std::uint64_t j, std::uint64_t chunks,
+                                                std::uint64_t per_rank_samples) {
+  return splitter_sample(d, per_rank_samples) + per_rank_samples * j / chunks;
+}
+
+// Where a rank's chunk pieces lie: positions [begin, first boundary, ..., end] of one piece
+// [begin, end) of the sorted run, from the lower bounds of the boundary keys in the whole run
+// (chunks - 1 of them, ascending), clamped to the piece: keys at a splitter cut by rank and index
+// stay in the piece that holds them.
+inline std::vector<std::uint64_t> chunk_cuts(std::uint64_t begin, std::uint64_t end, const std::uint64_t* lower_bounds,
+                                             int chunks) {
+  std::vector<std::uint64_t> at(chunks + 1, begin);
+  for (int j = 1; j < chunks; ++j) at[j] = std::min(end, std::max(at[j - 1], lower_bounds[j - 1]));
+  at[chunks] = end;
+  return at;
+}
+
+// How one rank merges the chunks: the received piece lands at capacity - R of the output buffer,
+// chunk j at capacity - R + r_j, and the merge of chunk j writes the output's
+// [o_j + r_j, o_{j+1} + r_{j+1}) from the front (o, r: prefix sums of the kept and received
+// chunk sizes). That never reaches a later chunk (o_{j+1} <= K <= capacity - R), but it reaches
+// into chunk j itself once the kept run is nearly used up (the last chunk, always, unless the
+// buffer has a chunk to spare). From the first such chunk on, the received tail waits for the
+// whole exchange, is copied into the place of the piece this rank sent (free by then) and is
+// merged once. Where that tail does not fit there, fits is false: the exchange is not chunked.
+struct ChunkedMerge {
+  bool fits = false;
+  int on_arrival = 0;             // chunks [0, on_arrival) merged as they land
+  std::uint64_t kept_before = 0;  // o and r at the tail's first chunk
+  std::uint64_t received_before = 0;
+};
+inline ChunkedMerge plan_chunked_merge(std::uint64_t capacity, const std::uint64_t* kept_chunks,
+                                       const std::uint64_t* received_chunks, int chunks, std::uint64_t sent) {
+  std::uint64_t kept = 0, received = 0;
+  for (int j = 0; j < chunks; ++j) kept += kept_chunks[j], received += received_chunks[j];
+  ChunkedMerge m;
+  if (kept + received > capacity) return m;
+  const std::uint64_t landing = capacity - received;
+  std::uint64_t o = 0, r = 0;
+  int j = 0;
+  for (; j < chunks; ++j) {
+    const bool reaches_its_input = received_chunks[j] && o + kept_chunks[j] + r + received_chunks[j] > landing + r;
+    if (reaches_its_input) break;
+    o += kept_chunks[j], r += received_chunks[j];
+  }
+  m.on_arrival = j;
+  m.kept_before = o;
+  m.received_before = r;
+  m.fits = received - r <= sent;
+  return m;
+}
+
 // ---- sample sort, partition first (issue 38) ----
 // The splitters come from the UNSORTED slice, so the slice can be split by destination before
 // any sort and the exchange can run beside the local sort of the part a rank keeps. Every
@@ -464,15 +538,19 @@ inline double dist_one_gpu_s(const DistShape& s, const DistRates& r) {
 
 // The sample sort's and dist-hp pairs' second half: the all-to-all of a rank's m elements
 // (the share that stays home costs nothing), the log2 G rounds of merges, and their
-// collectives and host round trips.
-inline double exchange_and_merge_s(const DistShape& s, const DistRates& r) {
+// collectives and host round trips. In `chunks` chunks (sort-first on two ranks) the merges of
+// all but the last run beside the exchange, and each chunk adds an exchange of its own.
+inline double exchange_and_merge_s(const DistShape& s, const DistRates& r, int chunks = 1) {
   const double g = s.world, m = double(s.n) / g, e = s.key_bytes + s.value_bytes;
   if (g <= 1) return 0.0;
   unsigned rounds = 0;
   for (int w = 1; w < s.world; w *= 2) ++rounds;
-  return m * e * (g - 1) / g / (r.exchange_gbs * 1e9)  // the all-to-all
-         + rounds * m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare  // the merges
-         + 3.0 * r.latency_s + 3.0 * 2.0 * r.latency_s + 6.0 * r.launch_s;  // 3 collectives, 3 host round trips
+  const double exchange = m * e * (g - 1) / g / (r.exchange_gbs * 1e9);
+  const double merges = rounds * m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare;
+  const double fixed = 3.0 * r.latency_s + 3.0 * 2.0 * r.latency_s + 6.0 * r.launch_s;  // 3 collectives, 3 round trips
+  if (chunks <= 1) return exchange + merges + fixed;
+  const double c = chunks;
+  return std::max(exchange, merges * (c - 1) / c) + merges / c + fixed + (c - 1) * (r.latency_s + 2.0 * r.launch_s);
 }
 
 inline double dist_hp_s(const DistShape& s, const DistRates& r) {
@@ -498,7 +576,8 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
 
 inline double dist_sample_sort_s(const DistShape& s, const DistRates& r) {
   const double m = double(s.n) / s.world;
-  return radix_sort_s(m, s.key_bits, s.key_bytes, s.value_bytes, r) + exchange_and_merge_s(s, r);
+  return radix_sort_s(m, s.key_bits, s.key_bytes, s.value_bytes, r) +
+         exchange_and_merge_s(s, r, sort_first_chunks(s.n, std::uint64_t(s.world)));
 }
 
 // The fastest way by the predictions (ties to the one that moves fewer keys).

@@ -9,6 +9,9 @@
 //   3. send counts all-gathered, then one all-to-all (Rank::exchange: copy-engine peer copies
 //      between threads of one process, else ncclSend/ncclRecv in a group);
 //   4. the G received sorted runs merged pairwise with CUB's merge (log2 G rounds).
+// On two ranks the exchange goes in chunks cut at the same keys on both (dist_index.hpp
+// sort_first_chunks, plan_chunked_merge): each chunk is merged on the side stream while the next
+// ones travel, so only the last merge follows the exchange.
 // A rank ends with its part of the global order, not exactly n/G keys: the imbalance is in
 // the row's details. Keys are compared by their ordered (radix) bits throughout, so the
 // splitters, the CUB radix sort and the merge agree, -0.0 before +0.0 included.
@@ -18,6 +21,7 @@
 // local radix sort is stable and the splitters' (rank, index) tie-break cuts every rank's equal
 // keys in that order.
 #include <algorithm>
+#include <charconv>
 #include <tuple>
 #include <vector>
 
@@ -83,12 +87,43 @@ int sort_local(void* temp, std::size_t& temp_bytes, const RankBuffers& b, u64 co
   return keys.selector;
 }
 
+// The lower bound of each chunk boundary key in the sorted run.
+template <typename K>
+__global__ void bound_chunks(const K* sorted, u64 count, const u64* keys, int boundaries, u64* lower) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= boundaries) return;
+  u64 upper = 0;
+  ordered_equal_range(sorted, count, keys[i], &lower[i], &upper);
+}
+
+// The chunk count of the problem: --param chunks=C (1: one exchange, then the merge), else
+// sort_first_chunks; 1 on one rank. UsageError for a count that is not 1..kMaxExchangeChunks, on
+// more than two ranks, or beside exchange=partition.
+int exchange_chunks(const SortProblem& p, int world) {
+  const auto it = p.params.find("chunks");
+  if (it == p.params.end()) return sort_first_chunks(p.n(), u64(world));
+  int c = 0;
+  const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), c);
+  if (ec != std::errc() || end != it->second.data() + it->second.size() || c < 1 || c > kMaxExchangeChunks)
+    throw UsageError(fmt::format("--param chunks={} is not a whole number from 1 to {}", it->second,
+                                 kMaxExchangeChunks));
+  if (c > 1 && world > 2)
+    throw UsageError(fmt::format("--param chunks={} takes two ranks, not {}; leave it out", it->second, world));
+  if (sample_sort_exchange(p) == SampleSortExchange::partition_first)
+    throw UsageError(fmt::format("--param chunks={} is sort-first's (exchange=sort); leave it out with "
+                                 "exchange=partition",
+                                 it->second));
+  return world == 1 ? 1 : c;
+}
+
 template <typename K, typename V>
 struct SampleArrays {
   void* temp;
   std::size_t temp_bytes = 0;
   Sample* samples;  // world * s: this rank's at rank * s, then all of them after the gather
-  u64* words;       // splitter keys (world - 1), their bounds (2 (world - 1)), send counts (world * world)
+  // splitter keys (world - 1), their bounds (2 (world - 1)), send counts (world * world), chunk
+  // boundary keys and their lower bounds (world (C - 1) each), chunk sizes (world * world * C)
+  u64* words;
   std::size_t bytes = 0;
   SampleArrays(char* base, u64 count, u64 capacity, int world) {
     std::size_t sort_bytes = 0;
@@ -97,13 +132,15 @@ struct SampleArrays {
     Carve c;
     temp = base + c.take(temp_bytes);
     samples = reinterpret_cast<Sample*>(base + c.take(world * kSamplesPerRank * sizeof(Sample)));
-    words = reinterpret_cast<u64*>(base + c.take((3 * world + std::size_t(world) * world) * sizeof(u64)));
+    const std::size_t chunk_words = 2 * std::size_t(world) * kMaxExchangeChunks +
+                                    std::size_t(world) * world * kMaxExchangeChunks;
+    words = reinterpret_cast<u64*>(base + c.take((3 * world + std::size_t(world) * world + chunk_words) * sizeof(u64)));
     bytes = c.used;
   }
 };
 
 template <typename K, typename V>
-RankResult run(const SortProblem&, const RankSlice& s, const RankBuffers& b, const Rank& rank,
+RankResult run(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                const PhaseMarks& marks) {
   const cudaStream_t stream = rank.stream();
   const int world = rank.world(), me = rank.rank();
@@ -154,8 +191,27 @@ RankResult run(const SortProblem&, const RankSlice& s, const RankBuffers& b, con
     const SampleTag tag{static_cast<std::uint32_t>(sp.rank == ~u64{0} ? world : sp.rank), sp.index};
     cut[d] = std::max(cut[d - 1], split_point(bounds[2 * (d - 1)], bounds[2 * (d - 1) + 1], std::uint32_t(me), tag));
   }
-  const std::vector<u64> counts = gather_send_counts(cut, d_counts, rank);
-  return exchange_and_merge<K, V>(b, sorted_buffer, cut, counts, a.temp, a.temp_bytes, rank, marks, 1, 2);
+  const int chunks = exchange_chunks(p, world);
+  if (chunks == 1) {
+    const std::vector<u64> counts = gather_send_counts(cut, d_counts, rank);
+    return exchange_and_merge<K, V>(b, sorted_buffer, cut, counts, a.temp, a.temp_bytes, rank, marks, 1, 2);
+  }
+  // The chunks' boundary keys, evenly among the sorted samples of each destination's part.
+  const std::size_t boundaries = std::size_t(world) * (chunks - 1);
+  std::vector<u64> chunk_keys;
+  for (int d = 0; d < world; ++d)
+    for (int j = 1; j < chunks; ++j) chunk_keys.push_back(all[chunk_boundary_sample(d, j, chunks, per)].key);
+  u64* d_chunk_keys = d_counts + std::size_t(world) * world;
+  u64* d_lower = d_chunk_keys + boundaries;
+  SB_CUDA_CHECK(cudaMemcpyAsync(d_chunk_keys, chunk_keys.data(), boundaries * sizeof(u64), cudaMemcpyHostToDevice,
+                                stream));
+  bound_chunks<K><<<1, 32 * unsigned((boundaries + 31) / 32), 0, stream>>>(sorted, s.count, d_chunk_keys,
+                                                                           int(boundaries), d_lower);
+  SB_CUDA_CHECK_LAUNCH();
+  std::vector<u64> lower(boundaries);
+  rank.to_host(lower.data(), d_lower, boundaries * sizeof(u64));
+  return chunked_exchange_and_merge<K, V>(b, sorted_buffer, cut, lower, chunks, d_lower + boundaries, a.temp,
+                                          a.temp_bytes, rank, marks, 1, 2);
 }
 
 }  // namespace
@@ -168,6 +224,7 @@ Algorithm make_dist_sample_sort() {
     return world == 1 ? n : receive_capacity(n, world, kSamplesPerRank);
   };
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
+    exchange_chunks(p, d.world);  // a bad --param chunks stops every rank before NCCL starts
     if (sample_sort_exchange(p) == SampleSortExchange::partition_first)
       return partition_first_workspace_bytes(p, s, capacity, d);
     return dispatch_element<ScalarKeys, AllValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
@@ -184,7 +241,9 @@ Algorithm make_dist_sample_sort() {
   };
   ranks.details = [](const SortProblem& p, int world) {
     if (sample_sort_exchange(p) == SampleSortExchange::partition_first) return partition_first_details(world);
-    return Details{{"exchange", "sort"}, {"samples_per_rank", std::to_string(kSamplesPerRank)}};
+    return Details{{"exchange", "sort"},
+                   {"samples_per_rank", std::to_string(kSamplesPerRank)},
+                   {"chunks", std::to_string(exchange_chunks(p, world))}};
   };
   Algorithm a = distributed_algorithm(
       "dist-sample-sort",
@@ -193,8 +252,9 @@ Algorithm make_dist_sample_sort() {
       "with their keys (issue 38)",
       std::move(ranks));
   // exchange: sort (sort first, the default) or partition (dist_sample_sort_partition.cu); link:
-  // how the pieces cross (ranks.hpp ExchangeLink).
-  a.params = {"exchange", "link"};
+  // how the pieces cross (ranks.hpp ExchangeLink); chunks: sort-first's exchange in chunks on
+  // two ranks (exchange_chunks).
+  a.params = {"exchange", "link", "chunks"};
   declare_types<ScalarKeys, AllValues>(a);
   a.stable = true;  // with a payload: stable local sort, (rank, index) splitters, lower ranks first in the merge
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {

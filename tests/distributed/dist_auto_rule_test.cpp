@@ -67,14 +67,25 @@ TEST(DistAutoRule, PairsOfADenseRangeTakeDistHp) {
   s.hp = true;
   EXPECT_LT(dist_hp_s(s, kNvlink), dist_sample_sort_s(s, kNvlink));
   EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::hp);
-  // Both pay the exchange of the pairs: a slower link adds the same to both predictions, and
-  // to dist-hp's the all-reduce of its bins and that collective's latency.
+  // dist-hp pays the exchange of the pairs unchunked: a slower link adds to its prediction what
+  // it adds to that exchange, plus the all-reduce of its bins and that collective's latency.
   const double reduce = 2.0 * 0.5 * 4.0 * double(s.range);
   EXPECT_NEAR(dist_hp_s(s, kPcie) - dist_hp_s(s, kNvlink),
-              dist_sample_sort_s(s, kPcie) - dist_sample_sort_s(s, kNvlink) +
+              exchange_and_merge_s(s, kPcie) - exchange_and_merge_s(s, kNvlink) +
                   reduce * (1 / (kPcie.exchange_gbs * 1e9) - 1 / (kNvlink.exchange_gbs * 1e9)) +
                   (kPcie.latency_s - kNvlink.latency_s),
               1e-9);
+}
+
+TEST(DistAutoRule, ChunksHideTheMergesBehindTheExchange) {
+  // 2^31 keys on two ranks: 8 chunks, and all but one eighth of the merges beside the exchange.
+  const DistShape s = uint_keys(std::uint64_t{1} << 31, std::uint64_t{1} << 32);
+  const double one = exchange_and_merge_s(s, kNvlink), eight = exchange_and_merge_s(s, kNvlink, 8);
+  const double m = double(s.n) / 2, merges = m * 2.0 * 4 / (2.0 * kNvlink.copy_gbs * 1e9) / kMergeShare;
+  EXPECT_NEAR(one - eight, merges * 7 / 8 - 7 * (kNvlink.latency_s + 2 * kNvlink.launch_s), 1e-9);
+  // Merges slower than the exchange (a fast link): the merges decide, less the last chunk's.
+  const DistRates fast{kNvlink.copy_gbs, 1e6, kNvlink.latency_s, kNvlink.launch_s};
+  EXPECT_GT(exchange_and_merge_s(s, fast, 8), merges);
 }
 
 TEST(DistAutoRule, PairsOfTheWholeDomainKeepTheSampleSort) {

@@ -224,6 +224,159 @@ TEST(DistSampleSort, ExchangeAndMergeRoundsConcatenateToTheSortedInput) {
   }
 }
 
+// Sort-first's chunked exchange on two ranks simulated on the host (chunked_exchange_and_merge
+// in dist_exchange.cuh): chunk boundary keys from the sorted samples (chunk_boundary_sample),
+// each piece cut at their lower bounds (chunk_cuts), every rank's plan from the gathered sizes
+// (plan_chunked_merge). Chunk j lands at capacity - R + r_j of the output buffer; each merge as
+// it lands must write neither its own input nor the chunk that lands beside it, the tail goes
+// into the sent piece's place, and the output is the rank's part of the sorted input. Returns
+// how many chunks each rank merged as they landed (-1: the plan fell back to one exchange).
+std::vector<int> chunked_exchange(const std::vector<std::vector<std::uint32_t>>& runs, u64 per, int chunks,
+                                  u64 capacity, const std::vector<std::vector<std::uint32_t>>& expected) {
+  const int world = 2;
+  struct S {
+    u64 key, rank, index;
+  };
+  std::vector<S> all;
+  for (int r = 0; r < world; ++r)
+    for (u64 j = 0; j < per; ++j)
+      all.push_back(runs[r].empty() ? S{~u64{0}, ~u64{0}, ~u64{0}}
+                                    : S{runs[r][sample_position(j, per, runs[r].size())], u64(r),
+                                        sample_position(j, per, runs[r].size())});
+  std::sort(all.begin(), all.end(),
+            [](const S& a, const S& b) { return std::tie(a.key, a.rank, a.index) < std::tie(b.key, b.rank, b.index); });
+  std::vector<u64> boundary_keys;
+  for (int d = 0; d < world; ++d)
+    for (int j = 1; j < chunks; ++j) boundary_keys.push_back(all[chunk_boundary_sample(d, j, chunks, per)].key);
+  // at[r][d]: rank r's piece for d cut into chunks; sizes[(r * world + d) * chunks + j].
+  std::vector<std::vector<std::vector<u64>>> at(world, std::vector<std::vector<u64>>(world));
+  std::vector<u64> sizes;
+  for (int r = 0; r < world; ++r) {
+    const auto& run = runs[r];
+    const S& sp = all[splitter_sample(1, per)];
+    const u64 lower = std::lower_bound(run.begin(), run.end(), sp.key) - run.begin();
+    const u64 upper = std::upper_bound(run.begin(), run.end(), sp.key) - run.begin();
+    const SampleTag tag{static_cast<std::uint32_t>(sp.rank == ~u64{0} ? world : sp.rank), sp.index};
+    const std::vector<u64> cut{0, split_point(lower, upper, std::uint32_t(r), tag), run.size()};
+    std::vector<u64> bounds;
+    for (u64 key : boundary_keys) bounds.push_back(std::lower_bound(run.begin(), run.end(), key) - run.begin());
+    for (int d = 0; d < world; ++d) {
+      at[r][d] = chunk_cuts(cut[d], cut[d + 1], bounds.data() + d * (chunks - 1), chunks);
+      for (int j = 0; j < chunks; ++j) {
+        EXPECT_LE(at[r][d][j], at[r][d][j + 1]);
+        sizes.push_back(at[r][d][j + 1] - at[r][d][j]);
+      }
+    }
+  }
+  auto chunk_sizes = [&](int q, int d) { return sizes.data() + (std::size_t(q) * world + d) * chunks; };
+  std::vector<ChunkedMerge> plans;
+  for (int q = 0; q < world; ++q)
+    plans.push_back(plan_chunked_merge(capacity, chunk_sizes(q, q), chunk_sizes(1 - q, q), chunks,
+                                       at[q][1 - q][chunks] - at[q][1 - q][0]));
+  if (!plans[0].fits || !plans[1].fits) return {-1, -1};
+  std::vector<int> on_arrival;
+  for (int me = 0; me < world; ++me) {
+    const int peer = 1 - me;
+    const ChunkedMerge& plan = plans[me];
+    std::vector<std::uint32_t> sorted = runs[me], out(capacity, 0xdeadbeefu);
+    const u64 kept = at[me][me][chunks] - at[me][me][0], received = at[peer][me][chunks] - at[peer][me][0];
+    const u64 landing = capacity - received;
+    auto land = [&](int j, u64 r) {
+      std::copy(runs[peer].begin() + at[peer][me][j], runs[peer].begin() + at[peer][me][j + 1],
+                out.begin() + landing + r);
+    };
+    u64 r = 0, written = 0;
+    for (int j = 0; j < chunks; ++j) {
+      const u64 nr = chunk_sizes(peer, me)[j];
+      land(j, r);
+      if (j < plan.on_arrival) {
+        const u64 o = at[me][me][j] - at[me][me][0], nk = chunk_sizes(me, me)[j];
+        EXPECT_EQ(o + r, written) << "chunk " << j << " of rank " << me << " starts where the last one ended";
+        const u64 end = o + nk + r + nr;
+        if (nr) EXPECT_LE(end, landing + r) << "chunk " << j << " of rank " << me << " writes its own input";
+        EXPECT_LE(end, landing + r + nr + (j + 1 < chunks ? 0 : capacity)) << "it writes the next chunk";
+        std::vector<std::uint32_t> merged(nk + nr);
+        std::merge(sorted.begin() + at[me][me][j], sorted.begin() + at[me][me][j + 1], out.begin() + landing + r,
+                   out.begin() + landing + r + nr, merged.begin());
+        std::copy(merged.begin(), merged.end(), out.begin() + o + r);
+        written = end;
+      }
+      r += nr;
+    }
+    if (plan.on_arrival < chunks) {
+      const u64 nr = received - plan.received_before, nk = kept - plan.kept_before;
+      EXPECT_EQ(plan.kept_before + plan.received_before, written);
+      EXPECT_LE(nr, at[me][peer][chunks] - at[me][peer][0]) << "the tail passes the sent piece's place";
+      std::copy(out.begin() + landing + plan.received_before, out.begin() + capacity,
+                sorted.begin() + at[me][peer][0]);
+      std::merge(sorted.begin() + at[me][me][0] + plan.kept_before, sorted.begin() + at[me][me][chunks],
+                 sorted.begin() + at[me][peer][0], sorted.begin() + at[me][peer][0] + nr, out.begin() + written);
+      (void)nk;
+    }
+    out.resize(kept + received);
+    std::vector<std::uint32_t> want = expected[me];
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(out, want) << "rank " << me << " of two, " << chunks << " chunks";
+    on_arrival.push_back(plan.on_arrival);
+  }
+  return on_arrival;
+}
+
+TEST(DistSampleSort, ChunkedExchangeOnTwoRanksMergesAsChunksLand) {
+  std::mt19937 rng(5);
+  const u64 per = 64;
+  for (u64 n : {u64{0}, u64{1}, u64{7}, u64{1000}, u64{200003}}) {
+    for (int shape : {0, 1, 2}) {  // uniform, few distinct keys, each rank's keys in its own half
+      std::vector<std::uint32_t> keys(n);
+      for (u64 i = 0; i < n; ++i) {
+        const std::uint32_t k = rng();
+        keys[i] = shape == 0 ? k : shape == 1 ? k % 5 : (i < n / 2 ? k >> 1 : (k >> 1) | 0x80000000u);
+      }
+      std::vector<std::vector<std::uint32_t>> runs(2);
+      for (int r = 0; r < 2; ++r) {
+        runs[r].assign(keys.begin() + slice_begin(r, n, 2), keys.begin() + slice_begin(r + 1, n, 2));
+        std::sort(runs[r].begin(), runs[r].end());
+      }
+      const auto expected = partition(runs, per);
+      for (int chunks : {2, 3, 8}) {
+        const std::vector<int> on_arrival = chunked_exchange(runs, per, chunks, receive_capacity(n, 2, per), expected);
+        // Uniform keys fit, and all but the last chunks merge as they land.
+        if (shape == 0 && n > 1000) {
+          for (int r = 0; r < 2; ++r) EXPECT_GE(on_arrival[r], chunks - 2) << "rank " << r << ", " << chunks << " chunks";
+        }
+      }
+    }
+  }
+}
+
+TEST(DistSampleSort, ChunkedMergeWaitsWhereTheKeptRunIsUsedUp) {
+  // Kept keys all below the received ones: the first chunk's merge is a copy of the kept run
+  // that would reach its own input, so everything is the tail.
+  const u64 kept[2] = {100, 0}, received[2] = {0, 100};
+  const ChunkedMerge m = plan_chunked_merge(200, kept, received, 2, 100);
+  EXPECT_TRUE(m.fits);
+  EXPECT_EQ(m.on_arrival, 1);
+  EXPECT_EQ(m.kept_before, 100u);
+  EXPECT_EQ(m.received_before, 0u);
+  // The tail larger than the sent piece's place: no chunks.
+  EXPECT_FALSE(plan_chunked_merge(200, kept, received, 2, 99).fits);
+  // Received and kept past the capacity: no chunks.
+  EXPECT_FALSE(plan_chunked_merge(199, kept, received, 2, 100).fits);
+  // A spare chunk at the end of the buffer: every chunk merges as it lands.
+  const u64 even[2] = {50, 50};
+  EXPECT_EQ(plan_chunked_merge(250, even, even, 2, 0).on_arrival, 2);
+}
+
+TEST(DistSampleSort, ChunksOnlyOnTwoRanksAndLargeInputs) {
+  EXPECT_EQ(sort_first_chunks(u64{1} << 31, 2), kMaxExchangeChunks);
+  EXPECT_EQ(sort_first_chunks(u64{1} << 27, 2), 2);
+  EXPECT_EQ(sort_first_chunks(u64{1} << 25, 2), 1);
+  EXPECT_EQ(sort_first_chunks(u64{1} << 33, 4), 1);
+  EXPECT_EQ(sort_first_chunks(u64{1} << 33, 1), 1);
+  const u64 lower[3] = {5, 2, 40};
+  EXPECT_EQ(chunk_cuts(10, 30, lower, 4), (std::vector<u64>{10, 10, 10, 30, 30}));
+}
+
 // merge_round on its own: pairs lower ranks first, an odd last run copied, empty runs kept.
 TEST(DistSampleSort, MergeRoundPairsAdjacentRunsAndCopiesTheOddOne) {
   std::vector<MergeStep> steps;

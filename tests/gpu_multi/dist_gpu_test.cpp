@@ -268,6 +268,34 @@ TEST(DistGpu, PeerCopiesAndNcclMoveTheSameElements) {
   }
 }
 
+// Sort-first's exchange in chunks on two ranks (dist_exchange.cuh chunked_exchange_and_merge),
+// forced at sizes the test affords, over both links: keys alone, values (stable: lower ranks
+// first among equal keys in each chunk's merge), few distinct keys (chunks cut at equal keys),
+// float keys with -0.0 and +0.0, and fewer keys than chunks. On more ranks it is a usage error.
+TEST(DistGpu, ChunkedExchangeOnTwoRanks) {
+  if (test_ranks() != 2) {
+    const CommandResult r = run_command(exe() + " run" + gpus_option() +
+                                            "--reps 1 --quiet --algo dist-sample-sort --param chunks=4 -n 1000",
+                                        true);
+    EXPECT_EQ(r.exit_code, 2) << r.output << r.err;
+    EXPECT_NE(r.err.find("takes two ranks"), std::string::npos) << r.err;
+    return;
+  }
+  for (const std::string link : {"copy", "nccl"}) {
+    for (const std::string input : {"-n 3000017", "-n 3000017 --payload index --delta 4 --sigma 2",
+                                    "-n 2000003 --key u64 --payload u32 --dist zipf", "-n 1000003 --len 3",
+                                    "-n 777777 --key f32 --dist real", "-n 5"}) {
+      const auto doc = run_ranks("--algo dist-sample-sort --param chunks=8 --param link=" + link + " " + input);
+      expect_all_ok(doc, input + " over " + link);
+      for (const auto& row : doc["results"]) EXPECT_EQ(detail(row, "chunks"), "8") << row.dump();
+    }
+  }
+  const CommandResult bad = run_command(
+      exe() + " run" + gpus_option() + "--reps 1 --quiet --algo dist-sample-sort --param chunks=9 -n 1000", true);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output << bad.err;
+  EXPECT_NE(bad.err.find("--param chunks=9 is not a whole number from 1 to 8"), std::string::npos) << bad.err;
+}
+
 // Ranks in separate processes cannot copy into one another's memory: asking them to is a
 // one-line usage error naming the fix, before any rank waits for another.
 TEST(DistGpu, PeerCopiesBetweenProcessesAreAUsageError) {
