@@ -21,6 +21,8 @@
 #                    printed for both exchanges
 #          uniform-one-chunk  G = 2: sort-first's exchange in one piece (--param chunks=1), against
 #                    the chunked default that merges each chunk as it lands
+#          dense-allreduce  the dense input's dist-hp with the histogram all-reduced (--param
+#                    reduce=all) instead of reduce-scattered
 #   every input: dist-auto >= 0.95x the best single-GPU row, or within 0.5 ms of it.
 # It prints each bar's ratio and exits 1 when a row did not verify (2 for a wrong argument).
 #
@@ -31,8 +33,8 @@ gpus=${1:?usage: scripts/dist-v3.sh G OUT.json [INPUT...]}
 out=${2:?usage: scripts/dist-v3.sh G OUT.json [INPUT...]}
 shift 2
 case $gpus in
-  2) inputs=${*:-uniform uniform-nccl uniform-partition uniform-one-chunk dense pairs-u32 pairs-index pairs-u32-nccl} ;;
-  4) inputs=${*:-uniform uniform-nccl uniform-partition dense kv64 kv64-nccl zipf pairs-u32 pairs-index pairs-u32-nccl mpi huge} ;;
+  2) inputs=${*:-uniform uniform-nccl uniform-partition uniform-one-chunk dense dense-allreduce pairs-u32 pairs-index pairs-u32-nccl} ;;
+  4) inputs=${*:-uniform uniform-nccl uniform-partition dense dense-allreduce kv64 kv64-nccl zipf pairs-u32 pairs-index pairs-u32-nccl mpi huge} ;;
   *) echo "dist-v3: G is 2 or 4 (got '$gpus')" >&2; exit 2 ;;
 esac
 source "$(dirname "$0")/bench_runs.sh"
@@ -56,6 +58,7 @@ case_rows uniform-nccl "" dist-sample-sort "${uniform[@]}" --param link=nccl
 case_rows uniform-partition "" dist-sample-sort "${uniform[@]}" --param exchange=partition
 case_rows uniform-one-chunk "" dist-sample-sort "${uniform[@]}" --param chunks=1
 case_rows dense cub-radix-bits,hp-auto dist-hp,$both -n $big --delta 50 --sigma 50
+case_rows dense-allreduce "" dist-hp -n $big --delta 50 --sigma 50 --param reduce=all
 kv64=(-n 2^31 --key u64 --payload u64 --min-val 0 --max-val 2^64)
 case_rows kv64 cub-radix,cub-radix-bits $both "${kv64[@]}"
 case_rows kv64-nccl "" dist-sample-sort "${kv64[@]}" --param link=nccl
@@ -118,6 +121,8 @@ for rows in by_input.values():
         how = [d[k] for k in ("exchange", "link", "launcher") if k in d and d[k] not in ("threads", "sort")]
         if d.get("world") == "2" and d.get("chunks") == "1":
             how.append("one chunk")
+        if d.get("reduce") == "all":
+            how.append("all-reduce")
         return r["algorithm"] + (f" ({', '.join(how)})" if how else "")
     for r in rows:
         if r["status"] not in ("ok", "unsupported"):
@@ -141,7 +146,8 @@ for rows in by_input.values():
             print(f"dist-v3:   BAR {a} within 5 % of threads: {ratio:.3f}x {'met' if ratio <= 1.05 else 'MISSED'}")
     full = i["key"] == "u32" and i.get("range", 0) >= 2**32
     bar = bars.get((i["n"], i["key"], i["payload"], i.get("dist"), full))
-    for algo in [a for a in t if bar and a in (f"{bar[0]} (copy)", f"{bar[0]} (partition, copy)", f"{bar[0]} (copy, one chunk)")]:
+    for algo in [a for a in t if bar and a in (f"{bar[0]} (copy)", f"{bar[0]} (partition, copy)", f"{bar[0]} (copy, one chunk)",
+                                          f"{bar[0]} (copy, all-reduce)")]:
         base, need = bar[1], bar[2]
         ref = min(single.values()) if base == "best" and single else single.get(base)
         if ref:

@@ -3,11 +3,15 @@
 //   1. local histogram of the rank's slice with the single-GPU fast path (hp::histogram: the
 //      variant hp-auto's rule picks for n/G keys — hp-tiled, in two levels past one level's
 //      buckets, shared-memory privatized, hybrid, or global atomics);
-//   2. ncclAllReduce of the range-bin histogram (4 bytes a bin, 8 from 2^32 keys; O(range),
-//      not O(n), crosses);
-//   3. every rank scans the global histogram into runs (value, global end) with hp's fused
-//      scan, clips the runs to its output slice [r*n/G, (r+1)*n/G) and expands them with hp's
-//      expansion kernels: exactly n/G keys per rank, no key exchange at all.
+//   2. ncclReduceScatter of the range-bin histogram (4 bytes a bin, 8 from 2^32 keys; O(range),
+//      not O(n), crosses): rank q gets the global counts of its share of the bins, scans them
+//      into runs (value, end) with hp's fused scan, and one all-gather of each rank's key count
+//      places every share in the global order (dist_index.hpp expand_pieces);
+//   3. every rank clips its runs to each output slice [r*n/G, (r+1)*n/G) they reach and expands
+//      them with hp's expansion kernels, its own slice's part in place and the few keys of its
+//      bins that other slices hold into its input buffer, exchanged once. Where those would not
+//      fit (the keys in few ranks' bins), the shares are all-gathered and every rank scans all
+//      the bins and expands its own slice, as --param reduce=all always does (an all-reduce).
 // Departure from the single-GPU hp-auto: no CUB fallback (dist-auto chooses another sort where
 // this one loses); ranges past 2^32 bins and slices of 2^32 keys or more are unsupported.
 #include <thrust/iterator/counting_iterator.h>
@@ -56,9 +60,10 @@ struct HpArrays {
   u32 *clip_end, *clip_len;  // the expansion searches 4-byte positions in the slice
   W* run_val;
   uint2* window;
+  u64* totals;  // every rank's key count in its share of the bins
   void* temp;
   std::size_t temp_bytes = 0, bytes = 0;
-  HpArrays(char* base, const SortProblem& p, const SortProblem& local, u64 slice) {
+  HpArrays(char* base, const SortProblem& p, const SortProblem& local, u64 slice, int world) {
     Carve c;
     const u64 range = hp::problem_range(p);
     const u64 m = hp::min_u64(p.n(), range);
@@ -70,6 +75,7 @@ struct HpArrays {
     len = reinterpret_cast<Count*>(base + c.take(sizeof(Count)));
     clip_len = reinterpret_cast<u32*>(base + c.take(sizeof(u32)));
     window = reinterpret_cast<uint2*>(base + c.take(hp::ceil_div(slice ? slice : 1, kExpandTile) * sizeof(uint2)));
+    totals = reinterpret_cast<u64*>(base + c.take(std::size_t(world) * sizeof(u64)));
     SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes,
                                                 RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{}),
                                                 RunsOut<W, Count>(EmitRun<W, Count>{}), static_cast<std::int64_t>(range)));
@@ -94,6 +100,25 @@ __global__ void clip_runs(const Count* run_end, const Count* len, u64 begin, u64
   }
 }
 
+// The keys in the scanned bins: the last run's end.
+template <typename Count>
+__global__ void runs_total(const Count* run_end, const Count* len, u64* total) {
+  if (global_thread() == 0) *total = *len ? u64{run_end[*len - 1]} : 0;
+}
+
+// Whether the ranks reduce-scatter the histogram (the default) or all-reduce it (reduce=all).
+bool scatter_reduce(const SortProblem& p) {
+  const auto it = p.params.find("reduce");
+  if (it == p.params.end() || it->second == "scatter") return true;
+  if (it->second == "all") return false;
+  throw UsageError(fmt::format("dist-hp: --param reduce={} is not scatter or all", it->second));
+}
+
+template <typename Count>
+constexpr ncclDataType_t nccl_count_type() {
+  return sizeof(Count) == 8 ? ncclUint64 : ncclUint32;
+}
+
 // p: the whole input (range, n for the run ends); local: the same with the slice's n (hp's
 // histogram of the slice).
 template <typename K, typename Count>
@@ -105,7 +130,8 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
   const u64 range = hp::problem_range(p);
   const W min_word = hp::min_word_of<K>(p.facts.min_ordered);
   const u64 begin = s.begin, count = s.count;  // the output slice is the input slice's positions
-  HpArrays<W, Count> a(static_cast<char*>(b.workspace), p, local, count);
+  const int world = rank.world(), me = rank.rank();
+  HpArrays<W, Count> a(static_cast<char*>(b.workspace), p, local, count, world);
   // hp-tiled's grouped low bits and the hybrid's use the output buffer until the expansion.
   u32* counts = hp::histogram(local, b.keys[0], count, b.keys[1], a.histogram, dev);
   marks.mark(0, stream);
@@ -115,31 +141,98 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
                                                                                                  a.global);
     SB_CUDA_CHECK_LAUNCH();
     A = a.global;
-    SB_NCCL_CHECK(ncclAllReduce(A, A, range, ncclUint64, ncclSum, rank.comm(), stream), rank.rank());
   } else {
     A = counts;
-    SB_NCCL_CHECK(ncclAllReduce(A, A, range, ncclUint32, ncclSum, rank.comm(), stream), rank.rank());
   }
-  marks.mark(1, stream);
-  std::size_t temp_bytes = a.temp_bytes;
-  SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-      a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{A}),
-      RunsOut<W, Count>(EmitRun<W, Count>{A, a.run_end, a.run_val, a.len, range, min_word}),
-      static_cast<std::int64_t>(range), stream));
-  if (count) {
-    const u64 runs_max = hp::min_u64(s.n, range);
-    clip_runs<Count><<<grid_for(runs_max, 256), 256, 0, stream>>>(a.run_end, a.len, begin, begin + count,
-                                                                  a.clip_end, a.clip_len);
+  constexpr ncclDataType_t kCount = nccl_count_type<Count>();
+  W* out = static_cast<W*>(b.keys[1]);
+  const u64 runs_max = hp::min_u64(s.n, range);
+  // Scans bins [first, first + bins) of A into runs whose ends count from the first bin.
+  auto scan = [&](u64 first, u64 bins) {
+    SB_CUDA_CHECK(cudaMemsetAsync(a.len, 0, sizeof(Count), stream));  // no bins: no runs (the scan writes none)
+    std::size_t temp_bytes = a.temp_bytes;
+    const W first_word = static_cast<W>(min_word + static_cast<W>(first));
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
+        a.temp, temp_bytes, RunsIn<Count>(thrust::counting_iterator<u64>(0), PackBin<Count>{A + first}),
+        RunsOut<W, Count>(EmitRun<W, Count>{A + first, a.run_end, a.run_val, a.len, bins, first_word}),
+        static_cast<std::int64_t>(bins), stream));
+  };
+  // Expands the runs' positions [lo, hi) (counted as their ends are) into to[0, hi - lo).
+  auto expand = [&](u64 lo, u64 hi, W* to) {
+    if (lo >= hi) return;
+    clip_runs<Count><<<grid_for(runs_max, 256), 256, 0, stream>>>(a.run_end, a.len, lo, hi, a.clip_end, a.clip_len);
     SB_CUDA_CHECK_LAUNCH();
-    const u64 tiles = hp::ceil_div(count, kExpandTile);
-    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.clip_len, 0, count,
+    const u64 tiles = hp::ceil_div(hi - lo, kExpandTile);
+    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.clip_len, 0, hi - lo,
                                                                                    a.window);
     SB_CUDA_CHECK_LAUNCH();
     expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, stream>>>(a.clip_end, a.run_val, min_word,
-                                                                               a.window, count,
-                                                                               static_cast<W*>(b.keys[1]));
+                                                                               a.window, hi - lo, to);
     SB_CUDA_CHECK_LAUNCH();
+  };
+
+  const u64 share = range / u64(world), first = scatter_bins_begin(u64(me), range, u64(world));
+  const u64 tail = range - share * u64(world);  // the last rank's bins past G shares, all-reduced
+  const bool scatter = world > 1 && scatter_reduce(p);
+  if (scatter) {
+    if (share)
+      SB_NCCL_CHECK(ncclReduceScatter(A, A + first, share, kCount, ncclSum, rank.comm(), stream), me);
+    if (tail)
+      SB_NCCL_CHECK(ncclAllReduce(A + share * world, A + share * world, tail, kCount, ncclSum, rank.comm(), stream), me);
+    scan(first, scatter_bins_begin(u64(me) + 1, range, u64(world)) - first);
+    runs_total<Count><<<1, 32, 0, stream>>>(a.run_end, a.len, a.totals + me);
+    SB_CUDA_CHECK_LAUNCH();
+    SB_NCCL_CHECK(ncclAllGather(a.totals + me, a.totals, 1, ncclUint64, rank.comm(), stream), me);
+    std::vector<u64> totals(world);
+    rank.to_host(totals.data(), a.totals, world * sizeof(u64));
+    marks.mark(1, stream);
+    if (expand_pieces_fit(totals, s.n, b.capacity)) {
+      // This rank's positions: its slice's part in place, the other slices' into the input
+      // buffer; then each part to its rank.
+      u64 before = 0;
+      for (int q = 0; q < me; ++q) before += totals[q];
+      W* aside = static_cast<W*>(b.keys[0]);
+      std::vector<PeerTransfer> transfers;
+      auto transfer_with = [&](int q) -> PeerTransfer& {
+        for (PeerTransfer& t : transfers)
+          if (t.peer == q) return t;
+        return transfers.emplace_back(PeerTransfer{q, nullptr, 0, nullptr, 0});
+      };
+      u64 aside_used = 0;
+      for (const ExpandPiece& piece : expand_pieces(totals, me, s.n)) {
+        if (piece.dest == me) {
+          expand(piece.begin - before, piece.end - before, out + (piece.begin - begin));
+        } else {
+          expand(piece.begin - before, piece.end - before, aside + aside_used);
+          PeerTransfer& t = transfer_with(piece.dest);
+          t.send = aside + aside_used;
+          t.send_bytes = (piece.end - piece.begin) * sizeof(W);
+          aside_used += piece.end - piece.begin;
+        }
+      }
+      bool any_crosses = false;
+      for (int q = 0; q < world; ++q)
+        for (const ExpandPiece& piece : expand_pieces(totals, q, s.n)) {
+          if (piece.dest == q) continue;
+          any_crosses = true;
+          if (piece.dest != me) continue;
+          PeerTransfer& t = transfer_with(q);
+          t.recv = out + (piece.begin - begin);
+          t.recv_bytes = (piece.end - piece.begin) * sizeof(W);
+        }
+      if (any_crosses) rank.exchange(transfers);  // every rank knows whether any piece crosses
+      marks.mark(2, stream);
+      return {1, count};
+    }
+    // Some rank's bins hold more of the other slices than its buffer: every rank takes every
+    // share and expands its own slice from all the bins.
+    if (share) SB_NCCL_CHECK(ncclAllGather(A + first, A, share, kCount, rank.comm(), stream), me);
+  } else {
+    SB_NCCL_CHECK(ncclAllReduce(A, A, range, kCount, ncclSum, rank.comm(), stream), me);
+    marks.mark(1, stream);
   }
+  scan(0, range);
+  expand(begin, begin + count, out);
   marks.mark(2, stream);
   return {1, count};
 }
@@ -161,8 +254,8 @@ Algorithm make_dist_hp() {
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
       using W = typename KeyTraits<decltype(k)>::Ordered;
       const SortProblem local = slice_keys_problem(p, s.count);
-      return wide_counts(p) ? HpArrays<W, u64>(nullptr, p, local, s.count).bytes
-                            : HpArrays<W, u32>(nullptr, p, local, s.count).bytes;
+      return wide_counts(p) ? HpArrays<W, u64>(nullptr, p, local, s.count, d.world).bytes
+                            : HpArrays<W, u32>(nullptr, p, local, s.count, d.world).bytes;
     });
   };
   ranks.prepare = [](const SortProblem& p, const DeviceContext& d) {
@@ -180,9 +273,11 @@ Algorithm make_dist_hp() {
   };
   ranks.details = [](const SortProblem& p, int world) {
     const u64 slice = slice_size(0, p.n(), world);
-    return Details{{"histogram", hp::histogram_name(slice_keys_problem(p, slice), slice)},
-                   {"histogram_bins", std::to_string(hp::problem_range(p))},
-                   {"count_bits", wide_counts(p) ? "64" : "32"}};
+    Details d{{"histogram", hp::histogram_name(slice_keys_problem(p, slice), slice)},
+              {"histogram_bins", std::to_string(hp::problem_range(p))},
+              {"count_bits", wide_counts(p) ? "64" : "32"}};
+    if (!p.has_payload()) d.emplace_back("reduce", scatter_reduce(p) ? "scatter" : "all");
+    return d;
   };
   Algorithm a = distributed_algorithm(
       "dist-hp",
@@ -191,9 +286,11 @@ Algorithm make_dist_hp() {
       std::move(ranks));
   a.constraints = "integer keys; range <= 2^32 bins; fewer than 2^32 keys a rank (8-byte global counts from 2^32 keys); "
                   "with a payload the pairs are sorted locally and exchanged once on exact splitters (dist_hp_pairs.cu)";
-  // hp's histogram variant and its buckets; count_bits=64 forces the 8-byte global counts.
-  // link: how pairs cross to other ranks (ranks.hpp ExchangeLink); keys alone never do.
-  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits", "link"};
+  // hp's histogram variant and its buckets; count_bits=64 forces the 8-byte global counts;
+  // reduce: scatter (the default) or all, how keys alone combine the histograms. link: how
+  // pairs, and the keys of one rank's bins that other slices hold, cross to other ranks
+  // (ranks.hpp ExchangeLink).
+  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits", "link", "reduce"};
   declare_types<HpKeys, AllValues>(a);
   a.stable = true;  // with a payload (dist_hp_pairs.cu): stable local sort, cuts in rank order, lower ranks first
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
@@ -204,6 +301,7 @@ Algorithm make_dist_hp() {
       if (bits == 32 && p.n() >= (u64{1} << 32))
         throw UsageError("dist-hp: count_bits=32 cannot count 2^32 keys or more; use 64");
     }
+    if (!p.has_payload()) scatter_reduce(p);  // a bad --param reduce is a usage error before any rank starts
     if (p.has_payload() && p.n() >= (u64{1} << 32))
       return std::string("with a payload the global counts are 4 bytes: fewer than 2^32 pairs; use dist-sample-sort");
     const u64 slice = slice_size(0, p.n(), world_of(p));

@@ -343,6 +343,53 @@ inline std::uint64_t partition_receive_capacity(std::uint64_t n, std::uint64_t w
   return c < n ? c : n;
 }
 
+// ---- dist-hp keys alone: the histogram reduce-scattered (issue 51) ----
+// An all-reduce sends every rank 2 (G - 1) / G of the range's counts; a reduce-scatter half
+// of that, and each rank then scans only its share of the bins. Rank q's bins are
+// [q h, (q + 1) h), h = range / G, the last rank's also the range % G bins after G h (those
+// all-reduced). They hold the global positions [P_q, P_q + T_q) (T_q: their keys, P_q: the
+// keys of the ranks before), which cross the output slices: a rank expands each slice's part
+// of its positions, its own into its output and the others' into its input buffer (free once
+// counted), from which they are exchanged.
+
+SB_HD_INLINE std::uint64_t scatter_bins_begin(std::uint64_t q, std::uint64_t range, std::uint64_t world) {
+  return q >= world ? range : q * (range / world);
+}
+
+// One slice's part of a rank's positions: [begin, end) of the global order, for rank dest.
+struct ExpandPiece {
+  int dest;
+  std::uint64_t begin, end;
+};
+
+// Rank q's positions by the slice they fall in, in slice order (empty parts left out), from
+// every rank's key count `totals`.
+inline std::vector<ExpandPiece> expand_pieces(const std::vector<std::uint64_t>& totals, int q, std::uint64_t n) {
+  const int world = int(totals.size());
+  std::uint64_t first = 0;
+  for (int r = 0; r < q; ++r) first += totals[r];
+  const std::uint64_t last = first + totals[q];
+  std::vector<ExpandPiece> pieces;
+  for (int d = 0; d < world; ++d) {
+    const std::uint64_t b = std::max(first, slice_begin(d, n, world)), e = std::min(last, slice_begin(d + 1, n, world));
+    if (b < e) pieces.push_back({d, b, e});
+  }
+  return pieces;
+}
+
+// Whether every rank's positions for the other ranks fit its input buffer of `capacity` keys
+// (far from it where the keys are spread over the range; all of them in one rank's bins would
+// not). Where one does not, the ranks all-gather the reduced bins instead and each scans all.
+inline bool expand_pieces_fit(const std::vector<std::uint64_t>& totals, std::uint64_t n, std::uint64_t capacity) {
+  for (int q = 0; q < int(totals.size()); ++q) {
+    std::uint64_t others = 0;
+    for (const ExpandPiece& piece : expand_pieces(totals, q, n))
+      if (piece.dest != q) others += piece.end - piece.begin;
+    if (others > capacity) return false;
+  }
+  return true;
+}
+
 // ---- H-P with a payload: the boundary bins ----
 
 // Rank r's elements in a bin b with global start S (exclusive prefix of the global histogram),
@@ -567,11 +614,15 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
            exchange_and_merge_s(s, r);
   }
   // Read the keys (two levels: write and read them again partitioned), write and read 2 bytes
-  // of low bits, write the output; per bin: count, all-reduce, scan, runs, clip, search.
+  // of low bits, write the output; per bin: count it; per bin of the rank's share (dist_hp.cu
+  // reduce-scatters): reduce, scan, runs, clip, search. The reduce-scatter sends half an
+  // all-reduce's bytes; the key counts' all-gather and the host's read of them add a round trip.
   const double per_key = k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0 + k;
-  const double per_bin = 4.0 * s.count_bytes + k + 8.0;
-  const double local = (m * per_key + double(s.range) * per_bin) / (2.0 * r.copy_gbs * 1e9) / kHpShare;
-  return local + reduce + 2.0 * r.latency_s + 12.0 * r.launch_s;
+  const double bins = double(s.range), share = bins / g;
+  const double local = (m * per_key + bins * s.count_bytes + share * (3.0 * s.count_bytes + k + 8.0)) /
+                       (2.0 * r.copy_gbs * 1e9) / kHpShare;
+  const double scatter = reduce / 2.0;
+  return local + scatter + (g > 1 ? 4.0 : 2.0) * r.latency_s + 14.0 * r.launch_s;
 }
 
 inline double dist_sample_sort_s(const DistShape& s, const DistRates& r) {

@@ -448,6 +448,52 @@ TEST(DistHpPayload, BoundaryBinSplitsByRankPrefix) {
   }
 }
 
+// dist-hp keys alone, reduce-scattered: every rank's bins [scatter_bins_begin(q), ...) cover
+// the range once; with each rank's key count, the pieces of all ranks tile [0, n) once, each
+// inside its destination's slice, in order; and a rank whose bins hold more of the other
+// slices than its buffer makes the ranks all-gather instead.
+TEST(DistHpScatter, PiecesTileTheOutputOnceInsideTheirSlices) {
+  std::mt19937_64 rng(3);
+  for (int world : {2, 3, 4, 8}) {
+    for (u64 range : {u64{1}, u64{3}, u64{7}, u64{1000}, u64{43000000}}) {
+      EXPECT_EQ(scatter_bins_begin(0, range, world), 0u);
+      EXPECT_EQ(scatter_bins_begin(world, range, world), range);
+      for (int q = 0; q < world; ++q) EXPECT_LE(scatter_bins_begin(q, range, world), scatter_bins_begin(q + 1, range, world));
+    }
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<u64> totals(world);
+      u64 n = 0;
+      for (auto& t : totals) n += t = trial % 5 == 0 ? (rng() % 3 == 0 ? 0 : rng() % 1000) : 1000 + rng() % 50;
+      std::vector<int> owner(n, -1);
+      for (int q = 0; q < world; ++q) {
+        u64 last_end = 0;
+        for (const ExpandPiece& piece : expand_pieces(totals, q, n)) {
+          EXPECT_LT(piece.begin, piece.end);
+          EXPECT_GE(piece.begin, slice_begin(piece.dest, n, world));
+          EXPECT_LE(piece.end, slice_begin(piece.dest + 1, n, world));
+          EXPECT_GE(piece.begin, last_end);
+          last_end = piece.end;
+          for (u64 i = piece.begin; i < piece.end; ++i) {
+            EXPECT_EQ(owner[i], -1) << "position " << i << " twice";
+            owner[i] = q;
+          }
+        }
+      }
+      for (u64 i = 0; i < n; ++i) EXPECT_NE(owner[i], -1) << "position " << i << " of " << n << " never";
+    }
+  }
+  // Two ranks, 1000 keys: 520 in rank 0's bins, so its last 20 positions are rank 1's.
+  const auto pieces = expand_pieces({520, 480}, 0, 1000);
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(pieces[1].dest, 1);
+  EXPECT_EQ(pieces[1].begin, 500u);
+  EXPECT_EQ(pieces[1].end, 520u);
+  EXPECT_TRUE(expand_pieces_fit({520, 480}, 1000, 500));
+  // Every key in rank 0's bins: 500 of them for rank 1, past a buffer of 499.
+  EXPECT_TRUE(expand_pieces_fit({1000, 0}, 1000, 500));
+  EXPECT_FALSE(expand_pieces_fit({1000, 0}, 1000, 499));
+}
+
 TEST(DistVerify, BoundaryCheckSkipsEmptyRanks) {
   int previous = -1;
   const SliceEnds ordered[] = {{2, 1, 5}, {0, 0, 0}, {3, 5, 9}, {1, 9, 9}};

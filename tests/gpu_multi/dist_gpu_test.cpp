@@ -268,6 +268,29 @@ TEST(DistGpu, PeerCopiesAndNcclMoveTheSameElements) {
   }
 }
 
+// dist-hp's keys alone reduce-scatter the histogram (issue 51): each rank expands the positions
+// of its share of the bins, and those other slices hold cross once. Inputs where they do not
+// cross, where a share holds most keys (zipf: at more than two ranks more than a buffer, so the
+// ranks all-gather instead), where the range has fewer bins than there are ranks (one key),
+// 64-bit keys and 8-byte counts; each against the all-reduce (reduce=all), over both links.
+TEST(DistGpu, DistHpReduceScatterPlacesEveryShare) {
+  for (const std::string link : {"copy", "nccl"}) {
+    for (const std::string input : {"-n 3000017 --delta 4 --sigma 2", "-n 2000003 --dist zipf --delta 2",
+                                    "-n 1000003 --len 1", "-n 1000003 --key i64 --delta 3 --min-val -5000",
+                                    "-n 1000003 --delta 8 --param count_bits=64", "-n 3"}) {
+      for (const std::string reduce : {"scatter", "all"}) {
+        const auto doc = run_ranks("--algo dist-hp --param link=" + link + " --param reduce=" + reduce + " " + input);
+        expect_all_ok(doc, input + " reduce=" + reduce + " over " + link);
+        for (const auto& row : doc["results"]) EXPECT_EQ(detail(row, "reduce"), reduce) << row.dump();
+      }
+    }
+  }
+  const CommandResult bad = run_command(
+      exe() + " run" + gpus_option() + "--reps 1 --quiet --algo dist-hp --param reduce=some -n 1000", true);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output << bad.err;
+  EXPECT_NE(bad.err.find("--param reduce=some is not scatter or all"), std::string::npos) << bad.err;
+}
+
 // Sort-first's exchange in chunks on two ranks (dist_exchange.cuh chunked_exchange_and_merge),
 // forced at sizes the test affords, over both links: keys alone, values (stable: lower ranks
 // first among equal keys in each chunk's merge), few distinct keys (chunks cut at equal keys),
