@@ -88,15 +88,19 @@ __global__ void widen_counts(const u32* in, u64 bins, u64* out) {
   for (u64 i = global_thread(); i < bins; i += global_threads()) out[i] = in[i];
 }
 
-// The run ends as positions in the slice [begin, end): runs before it end at 0, runs after it
-// at its length, so hp's tile search skips both.
+// The run ends as positions in the slice [begin, end), `lead` positions after the start of
+// the expansion's output: runs before the slice end at lead (the first of them fills the lead),
+// runs after it at lead + its length, so hp's tile search skips both. The lead lets an
+// expansion into a place that is not 16-byte aligned start at the aligned address before it
+// (expand_runs stores 16 bytes at a time).
 template <typename Count>
-__global__ void clip_runs(const Count* run_end, const Count* len, u64 begin, u64 end, u32* clip_end, u32* clip_len) {
+__global__ void clip_runs(const Count* run_end, const Count* len, u64 begin, u64 end, u32 lead, u32* clip_end,
+                          u32* clip_len) {
   const u64 runs = *len;
   if (global_thread() == 0) *clip_len = static_cast<u32>(runs);  // runs <= range <= 2^32 - 1 bins
   for (u64 j = global_thread(); j < runs; j += global_threads()) {
     const u64 e = run_end[j];
-    clip_end[j] = static_cast<u32>((e < begin ? begin : (e > end ? end : e)) - begin);
+    clip_end[j] = static_cast<u32>((e < begin ? begin : (e > end ? end : e)) - begin + lead);
   }
 }
 
@@ -157,17 +161,23 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
         RunsOut<W, Count>(EmitRun<W, Count>{A + first, a.run_end, a.run_val, a.len, bins, first_word}),
         static_cast<std::int64_t>(bins), stream));
   };
-  // Expands the runs' positions [lo, hi) (counted as their ends are) into to[0, hi - lo).
+  // Expands the runs' positions [lo, hi) (counted as their ends are) into to[0, hi - lo). A
+  // `to` off 16-byte alignment (a slice's part that another rank's keys precede) starts at the
+  // aligned address before it: those few places get the first run's value until that rank's
+  // keys arrive over them in the exchange, which follows.
   auto expand = [&](u64 lo, u64 hi, W* to) {
     if (lo >= hi) return;
-    clip_runs<Count><<<grid_for(runs_max, 256), 256, 0, stream>>>(a.run_end, a.len, lo, hi, a.clip_end, a.clip_len);
+    const u32 lead = static_cast<u32>(reinterpret_cast<std::uintptr_t>(to) % 16 / sizeof(W));
+    const u64 length = hi - lo + lead;
+    clip_runs<Count><<<grid_for(runs_max, 256), 256, 0, stream>>>(a.run_end, a.len, lo, hi, lead, a.clip_end,
+                                                                  a.clip_len);
     SB_CUDA_CHECK_LAUNCH();
-    const u64 tiles = hp::ceil_div(hi - lo, kExpandTile);
-    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.clip_len, 0, hi - lo,
+    const u64 tiles = hp::ceil_div(length, kExpandTile);
+    locate_tiles<<<grid_for(tiles * kLocateThreadsPerTile, 256), 256, 0, stream>>>(a.clip_end, a.clip_len, 0, length,
                                                                                    a.window);
     SB_CUDA_CHECK_LAUNCH();
     expand_runs<W><<<static_cast<unsigned>(tiles), kExpandBlock, 0, stream>>>(a.clip_end, a.run_val, min_word,
-                                                                               a.window, hi - lo, to);
+                                                                               a.window, length, to - lead);
     SB_CUDA_CHECK_LAUNCH();
   };
 
@@ -186,7 +196,8 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
     std::vector<u64> totals(world);
     rank.to_host(totals.data(), a.totals, world * sizeof(u64));
     marks.mark(1, stream);
-    if (expand_pieces_fit(totals, s.n, b.capacity)) {
+    constexpr u64 kAsideAlign = 16 / sizeof(W);
+    if (expand_pieces_fit(totals, s.n, b.capacity - std::min<u64>(b.capacity, kAsideAlign * u64(world)))) {
       // This rank's positions: its slice's part in place, the other slices' into the input
       // buffer; then each part to its rank.
       u64 before = 0;
@@ -203,6 +214,7 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
         if (piece.dest == me) {
           expand(piece.begin - before, piece.end - before, out + (piece.begin - begin));
         } else {
+          aside_used = hp::ceil_div(aside_used, kAsideAlign) * kAsideAlign;  // whole 16-byte stores
           expand(piece.begin - before, piece.end - before, aside + aside_used);
           PeerTransfer& t = transfer_with(piece.dest);
           t.send = aside + aside_used;
