@@ -615,14 +615,15 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
   }
   // Read the keys (two levels: write and read them again partitioned), write and read 2 bytes
   // of low bits, write the output; per bin: count it; per bin of the rank's share (dist_hp.cu
-  // reduce-scatters): reduce, scan, runs, clip, search. The reduce-scatter sends half an
-  // all-reduce's bytes; the key counts' all-gather and the host's read of them add a round trip.
+  // reduce-scatters on two ranks; more ranks all-reduce and scan every bin): reduce, scan,
+  // runs, clip, search. The reduce-scatter sends half an all-reduce's bytes; the key counts'
+  // all-gather and the host's read of them add a round trip.
   const double per_key = k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0 + k;
-  const double bins = double(s.range), share = bins / g;
+  const bool scatter = s.world == 2;  // dist_hp.cu scatter_reduce: more ranks all-reduce
+  const double bins = double(s.range), share = scatter ? bins / g : bins;
   const double local = (m * per_key + bins * s.count_bytes + share * (3.0 * s.count_bytes + k + 8.0)) /
                        (2.0 * r.copy_gbs * 1e9) / kHpShare;
-  const double scatter = reduce / 2.0;
-  return local + scatter + (g > 1 ? 4.0 : 2.0) * r.latency_s + 14.0 * r.launch_s;
+  return local + (scatter ? reduce / 2.0 : reduce) + (scatter ? 4.0 : 2.0) * r.latency_s + 14.0 * r.launch_s;
 }
 
 inline double dist_sample_sort_s(const DistShape& s, const DistRates& r) {
