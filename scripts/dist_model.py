@@ -13,7 +13,7 @@ and prints a Markdown table of prediction beside measurement for G = 1, 2 and pr
 --figure it draws time and keys/s against G: measurements as points, the model as lines,
 dashed where it is a prediction only.
 
-The formulas are those of kernels/distributed/dist_index.hpp (predict_dist_hp_s,
+The formulas are those of kernels/distributed/dist_cost_model.hpp (predict_dist_hp_s,
 predict_sample_sort_s, all_to_all_s, all_reduce_s), which the CPU tests check.
 """
 import argparse

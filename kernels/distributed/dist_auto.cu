@@ -1,6 +1,6 @@
 // dist-auto (issue 38): the distributed sort a user should have picked. When the ranks have met
 // it measures their fabric (algo/fabric_rates.hpp: the copy rate, the all-to-all rate, the
-// latencies), predicts dist-hp, dist-sample-sort and one GPU with the rule of dist_index.hpp
+// latencies), predicts dist-hp, dist-sample-sort and one GPU with the rule of dist_cost_model.hpp
 // (CPU-tested), and runs the fastest; the row records the choice (details.variant) and the
 // predictions beside the measured rates. "One GPU" gathers every slice on rank 0, which sorts
 // the whole input with CUB on the range's bits (cub-radix-bits): the choice for inputs so small
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "../hp/hp.hpp"
-#include "dist_index.hpp"
+#include "dist_cost_model.hpp"
 #include "distributed.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/cuda_check.hpp"
@@ -159,7 +159,7 @@ Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort) {
   Algorithm a = distributed_algorithm(
       "dist-auto",
       "issue 38: dist-hp, dist-sample-sort or one GPU, chosen by a rule over the fabric rates measured on the ranks "
-      "(copy, all-to-all, latency) and the bytes each way moves (dist_index.hpp)",
+      "(copy, all-to-all, latency) and the bytes each way moves (dist_cost_model.hpp)",
       std::move(ranks));
   a.constraints = "every scalar key type (dist-hp only where it takes the input)";
   a.params = sample_sort.params;

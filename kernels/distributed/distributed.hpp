@@ -13,7 +13,7 @@ namespace sb::dist {
 
 Algorithm make_dist_hp();           // dist_hp.cu: histograms cross the link, keys do not
 Algorithm make_dist_sample_sort();  // dist_sample_sort.cu: every key crosses once
-// dist_auto.cu: chooses one of them, or one GPU, by the rule in dist_index.hpp.
+// dist_auto.cu: chooses one of them, or one GPU, by the rule in dist_cost_model.hpp.
 Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort);
 
 // The same problem with a slice's n: what a rank's local part of a family sort sees.

@@ -1,7 +1,7 @@
 // CPU tests of the distributed family's arithmetic (kernels/distributed/dist_index.hpp):
 // slice ownership, regular sampling with tie-breaking splitters (simulated on the host against
-// std::sort), the receive bound, the boundary bins of the payload path, the slice boundary
-// check and the cost model.
+// std::sort), the receive bound, the boundary bins of the payload path and the slice boundary
+// check.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -516,33 +516,6 @@ TEST(DistVerify, StabilityAcrossBoundariesComparesEqualKeysOnly) {
   const SliceEnds distinct[] = {{2, 1, 4}, {3, 5, 9}};
   const SliceEndPositions far[] = {{0, 99}, {1, 2}};
   EXPECT_EQ(unstable_boundaries(distinct, far, 2), 0u);
-}
-
-TEST(DistCostModel, FormulasAddTheirTerms) {
-  const LocalRates r{1e10, 5e9, 2e10};
-  const Fabric one{1, 1, 300, 50, 20e-6};
-  // One GPU: no collective, only the local rate.
-  EXPECT_DOUBLE_EQ(predict_dist_hp_s(1e9, 1e6, r, one), 0.1);
-  EXPECT_DOUBLE_EQ(predict_sample_sort_s(1e9, 4, r, one), 0.2);
-  // Two GPUs on NVLink: a ring all-reduce sends 2 (G-1)/G of the 4-byte bins; the sample sort
-  // sends the half of each rank's keys that belongs to the other.
-  const Fabric two{1, 2, 300, 50, 20e-6};
-  EXPECT_DOUBLE_EQ(predict_dist_hp_s(1e9, 1e6, r, two), 0.05 + 4e6 / 300e9 + 20e-6);
-  EXPECT_DOUBLE_EQ(predict_sample_sort_s(1e9, 4, r, two), 0.1 + 0.5 * 5e8 * 4 / 300e9 + 20e-6 + 5e8 / 2e10);
-  // dist-hp's exchange does not grow with n; the sample sort's does.
-  const Fabric eight{1, 8, 300, 50, 20e-6};
-  EXPECT_DOUBLE_EQ(predict_dist_hp_s(2e9, 1e6, r, eight) - 2e9 / 8 / r.hp_keys_per_s,
-                   predict_dist_hp_s(4e9, 1e6, r, eight) - 4e9 / 8 / r.hp_keys_per_s);
-  EXPECT_GT(all_to_all_s(4e9, eight), all_to_all_s(2e9, eight));
-}
-
-TEST(DistCostModel, InfiniBandDecidesAcrossHosts) {
-  // 4 hosts x 8 GPUs: 24/32 of every GPU's keys leave its host at 50 GB/s, 7/32 stay on NVLink.
-  const Fabric cluster{4, 8, 300, 50, 0};
-  EXPECT_DOUBLE_EQ(all_to_all_s(32e9, cluster), 24e9 / 50e9);
-  EXPECT_DOUBLE_EQ(all_reduce_s(32e9, cluster), 2.0 * 31 / 32 * 32e9 / 50e9);
-  const Fabric host{1, 8, 300, 50, 0};
-  EXPECT_DOUBLE_EQ(all_to_all_s(32e9, host), 28e9 / 300e9);
 }
 
 // Two ranks whose lists disagree would leave a receive waiting forever under NCCL; paired as

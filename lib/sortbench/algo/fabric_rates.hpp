@@ -1,5 +1,5 @@
 // The rates the distributed sorts' costs are made of, measured on the ranks themselves when a
-// run starts (issue 38): what dist-auto's rule (kernels/distributed/dist_index.hpp) weighs, so
+// run starts (issue 38): what dist-auto's rule (kernels/distributed/dist_cost_model.hpp) weighs, so
 // that its choice follows the GPUs and links it runs on rather than one card's timings.
 #pragma once
 
