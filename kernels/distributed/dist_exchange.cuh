@@ -266,8 +266,10 @@ RankResult chunked_exchange_and_merge(const RankBuffers& b, int sorted_buffer, c
     if (nk + nr == 0) return;
     std::size_t bytes = temp_bytes;
     V* vals_to = kValues ? out_vals + to : nullptr;
-    if (me == 0) merge_runs<K, V>(temp, bytes, kept_keys, kept_vals, nk, in_keys, in_vals, nr, out_keys + to, vals_to, s);
-    else merge_runs<K, V>(temp, bytes, in_keys, in_vals, nr, kept_keys, kept_vals, nk, out_keys + to, vals_to, s);
+    if (me == 0)
+      merge_runs<K, V>(temp, bytes, kept_keys, kept_vals, nk, in_keys, in_vals, nr, out_keys + to, vals_to, s);
+    else
+      merge_runs<K, V>(temp, bytes, in_keys, in_vals, nr, kept_keys, kept_vals, nk, out_keys + to, vals_to, s);
   };
   std::vector<ExchangeColumn> columns{{sorted, out_keys, sizeof(K)}};
   if constexpr (kValues) columns.push_back({sorted_vals, out_vals, sizeof(V)});

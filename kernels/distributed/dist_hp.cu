@@ -4,9 +4,10 @@
 //      variant hp-auto's rule picks for n/G keys — hp-tiled, in two levels past one level's
 //      buckets, shared-memory privatized, hybrid, or global atomics);
 //   2. on two ranks ncclReduceScatter of the range-bin histogram (4 bytes a bin, 8 from 2^32
-//      keys; O(range), not O(n), crosses; more ranks all-reduce it, see scatter_reduce): rank q gets the global counts of its share of the bins, scans them
-//      into runs (value, end) with hp's fused scan, and one all-gather of each rank's key count
-//      places every share in the global order (dist_index.hpp expand_pieces);
+//      keys; O(range), not O(n), crosses; more ranks all-reduce it, see scatter_reduce): rank q
+//      gets the global counts of its share of the bins, scans them into runs (value, end) with
+//      hp's fused scan, and one all-gather of each rank's key count places every share in the
+//      global order (dist_index.hpp expand_pieces);
 //   3. every rank clips its runs to each output slice [r*n/G, (r+1)*n/G) they reach and expands
 //      them with hp's expansion kernels, its own slice's part in place and the few keys of its
 //      bins that other slices hold into its input buffer, exchanged once. Where those would not
@@ -197,7 +198,8 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
     if (share)
       SB_NCCL_CHECK(ncclReduceScatter(A, A + first, share, kCount, ncclSum, rank.comm(), stream), me);
     if (tail)
-      SB_NCCL_CHECK(ncclAllReduce(A + share * world, A + share * world, tail, kCount, ncclSum, rank.comm(), stream), me);
+      SB_NCCL_CHECK(
+          ncclAllReduce(A + share * world, A + share * world, tail, kCount, ncclSum, rank.comm(), stream), me);
     scan(first, scatter_bins_begin(u64(me) + 1, range, u64(world)) - first);
     runs_total<Count><<<1, 32, 0, stream>>>(a.run_end, a.len, a.totals + me);
     SB_CUDA_CHECK_LAUNCH();

@@ -132,9 +132,8 @@ struct SampleArrays {
     Carve c;
     temp = base + c.take(temp_bytes);
     samples = reinterpret_cast<Sample*>(base + c.take(world * kSamplesPerRank * sizeof(Sample)));
-    const std::size_t chunk_words = 2 * std::size_t(world) * kMaxExchangeChunks +
-                                    std::size_t(world) * world * kMaxExchangeChunks;
-    words = reinterpret_cast<u64*>(base + c.take((3 * world + std::size_t(world) * world + chunk_words) * sizeof(u64)));
+    const std::size_t g = std::size_t(world), chunk_words = 2 * g * kMaxExchangeChunks + g * g * kMaxExchangeChunks;
+    words = reinterpret_cast<u64*>(base + c.take((3 * g + g * g + chunk_words) * sizeof(u64)));
     bytes = c.used;
   }
 };

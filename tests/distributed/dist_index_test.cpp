@@ -59,6 +59,25 @@ TEST(DistSlices, FewerElementsThanRanksLeavesSomeEmpty) {
   EXPECT_EQ(ones, 3u);
 }
 
+struct Sample {
+  u64 key, rank, index;
+};
+
+// Every rank's `per` regular samples of its sorted run, sorted by (key, rank, index), as the
+// ranks all-gather and sort them; an empty rank's are all ones.
+std::vector<Sample> sorted_samples(const std::vector<std::vector<std::uint32_t>>& runs, u64 per) {
+  std::vector<Sample> samples;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    for (u64 j = 0; j < per; ++j)
+      samples.push_back(runs[r].empty() ? Sample{~u64{0}, ~u64{0}, ~u64{0}}
+                                        : Sample{runs[r][sample_position(j, per, runs[r].size())], u64(r),
+                                                 sample_position(j, per, runs[r].size())});
+  std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) {
+    return std::tie(a.key, a.rank, a.index) < std::tie(b.key, b.rank, b.index);
+  });
+  return samples;
+}
+
 // The sample sort's partition simulated on the host: each rank's run sorted, samples at
 // regular positions, splitters from the sorted (key, rank, index) samples, cut points by
 // split_point. The concatenated buckets must be the globally sorted keys, and no bucket may
@@ -67,24 +86,14 @@ TEST(DistSlices, FewerElementsThanRanksLeavesSomeEmpty) {
 std::vector<std::vector<std::uint32_t>> partition(const std::vector<std::vector<std::uint32_t>>& runs, u64 per,
                                                   std::vector<std::vector<u64>>* pieces = nullptr) {
   const int world = static_cast<int>(runs.size());
-  struct S {
-    u64 key, rank, index;
-  };
-  std::vector<S> samples;
-  for (int r = 0; r < world; ++r)
-    for (u64 j = 0; j < per; ++j)
-      samples.push_back(runs[r].empty() ? S{~u64{0}, ~u64{0}, ~u64{0}}
-                                        : S{runs[r][sample_position(j, per, runs[r].size())], u64(r),
-                                            sample_position(j, per, runs[r].size())});
-  std::sort(samples.begin(), samples.end(),
-            [](const S& a, const S& b) { return std::tie(a.key, a.rank, a.index) < std::tie(b.key, b.rank, b.index); });
+  const std::vector<Sample> samples = sorted_samples(runs, per);
   std::vector<std::vector<std::uint32_t>> buckets(world);
   for (int r = 0; r < world; ++r) {
     const auto& run = runs[r];
     std::vector<u64> cut(world + 1, 0);
     cut[world] = run.size();
     for (int d = 1; d < world; ++d) {
-      const S& sp = samples[splitter_sample(d, per)];
+      const Sample& sp = samples[splitter_sample(d, per)];
       const u64 lower = std::lower_bound(run.begin(), run.end(), sp.key) - run.begin();
       const u64 upper = std::upper_bound(run.begin(), run.end(), sp.key) - run.begin();
       const SampleTag tag{static_cast<std::uint32_t>(sp.rank == ~u64{0} ? world : sp.rank), sp.index};
@@ -234,17 +243,7 @@ TEST(DistSampleSort, ExchangeAndMergeRoundsConcatenateToTheSortedInput) {
 std::vector<int> chunked_exchange(const std::vector<std::vector<std::uint32_t>>& runs, u64 per, int chunks,
                                   u64 capacity, const std::vector<std::vector<std::uint32_t>>& expected) {
   const int world = 2;
-  struct S {
-    u64 key, rank, index;
-  };
-  std::vector<S> all;
-  for (int r = 0; r < world; ++r)
-    for (u64 j = 0; j < per; ++j)
-      all.push_back(runs[r].empty() ? S{~u64{0}, ~u64{0}, ~u64{0}}
-                                    : S{runs[r][sample_position(j, per, runs[r].size())], u64(r),
-                                        sample_position(j, per, runs[r].size())});
-  std::sort(all.begin(), all.end(),
-            [](const S& a, const S& b) { return std::tie(a.key, a.rank, a.index) < std::tie(b.key, b.rank, b.index); });
+  const std::vector<Sample> all = sorted_samples(runs, per);
   std::vector<u64> boundary_keys;
   for (int d = 0; d < world; ++d)
     for (int j = 1; j < chunks; ++j) boundary_keys.push_back(all[chunk_boundary_sample(d, j, chunks, per)].key);
@@ -253,7 +252,7 @@ std::vector<int> chunked_exchange(const std::vector<std::vector<std::uint32_t>>&
   std::vector<u64> sizes;
   for (int r = 0; r < world; ++r) {
     const auto& run = runs[r];
-    const S& sp = all[splitter_sample(1, per)];
+    const Sample& sp = all[splitter_sample(1, per)];
     const u64 lower = std::lower_bound(run.begin(), run.end(), sp.key) - run.begin();
     const u64 upper = std::upper_bound(run.begin(), run.end(), sp.key) - run.begin();
     const SampleTag tag{static_cast<std::uint32_t>(sp.rank == ~u64{0} ? world : sp.rank), sp.index};
@@ -342,7 +341,8 @@ TEST(DistSampleSort, ChunkedExchangeOnTwoRanksMergesAsChunksLand) {
         const std::vector<int> on_arrival = chunked_exchange(runs, per, chunks, receive_capacity(n, 2, per), expected);
         // Uniform keys fit, and all but the last chunks merge as they land.
         if (shape == 0 && n > 1000) {
-          for (int r = 0; r < 2; ++r) EXPECT_GE(on_arrival[r], chunks - 2) << "rank " << r << ", " << chunks << " chunks";
+          for (int r = 0; r < 2; ++r)
+            EXPECT_GE(on_arrival[r], chunks - 2) << "rank " << r << ", " << chunks << " chunks";
         }
       }
     }
