@@ -32,6 +32,12 @@ std::string point_line(const TunePoint& p) {
                      p.tiled_wins() ? "hp-tiled" : "CUB");
 }
 
+std::string radix_line(const RadixPoint& p) {
+  return fmt::format("  {:<3}  {} digit{}  cub-radix {:>8.3f} ms  cub-radix-bits {:>8.3f} ms  {}", to_string(p.key),
+                     p.digits, p.digits == 1 ? " " : "s", p.whole_ms, p.bits_ms,
+                     p.whole_wins() ? "whole keys" : "offsets");
+}
+
 int run_tune(const TuneOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const DeviceInfo gpu = query_device(o.where.device, false, "tune measures a GPU, so run it on a machine with one");
@@ -41,6 +47,7 @@ int run_tune(const TuneOptions& o) {
   request.settings.budget_s = o.budget_s;
   request.settings.max_noise = 0.02;
   auto progress = [](const TunePoint& p) { std::cerr << point_line(p) << "\n"; };
+  auto radix_progress = [](const RadixPoint& p) { std::cerr << radix_line(p) << "\n"; };
 
   if (o.check) {
     // The profile the automatic choices read here: pinned (--profile), -o FILE, or the cached one.
@@ -53,14 +60,21 @@ int run_tune(const TuneOptions& o) {
                                    gpu.name, cached_profile_path(gpu.name)));
     std::cout << fmt::format("tune --check: {} on {}\n", binding.rule, gpu.name);
     const auto checked = check_crossovers(*binding.profile, request, 0.03, progress);
+    const auto radix_checked = check_radix_crossovers(*binding.profile, request, 0.03, radix_progress);
     int wrong = 0;
     for (const TuneCheckPoint& c : checked) {
       wrong += !c.agrees;
       std::cout << fmt::format("{}  predicted {}{}\n", point_line(c.point), c.predicted_tiled ? "hp-tiled" : "CUB",
                                c.agrees ? "" : "  WRONG");
     }
-    std::cout << fmt::format("tune --check: {} of {} points as the profile predicts{}\n", checked.size() - wrong,
-                             checked.size(), wrong ? "; run sortbench tune again" : "");
+    for (const RadixCheckPoint& c : radix_checked) {
+      wrong += !c.agrees;
+      std::cout << fmt::format("{}  predicted {}{}\n", radix_line(c.point),
+                               c.predicted_whole ? "whole keys" : "offsets", c.agrees ? "" : "  WRONG");
+    }
+    const std::size_t points = checked.size() + radix_checked.size();
+    std::cout << fmt::format("tune --check: {} of {} points as the profile predicts{}\n", points - wrong, points,
+                             wrong ? "; run sortbench tune again" : "");
     return wrong ? 1 : 0;
   }
 
@@ -70,9 +84,10 @@ int run_tune(const TuneOptions& o) {
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   }
   check_writable(path);
-  std::cout << fmt::format("tune: {} ({} SMs): hp-tiled against cub-radix-bits, n = {}, u32 keys alone\n", gpu.name,
-                           gpu.sm_count, request.n);
-  TuneOutcome out = tune_crossovers(request, progress);
+  std::cout << fmt::format("tune: {} ({} SMs): hp-tiled against cub-radix-bits, n = {}, u32 keys alone; then "
+                           "cub-radix against cub-radix-bits on offsets, {} MiB of keys a point\n",
+                           gpu.name, gpu.sm_count, request.n, request.radix_bytes >> 20);
+  TuneOutcome out = tune_crossovers(request, progress, radix_progress);
   ChoiceProfile& p = out.profile;
   p.gpu_name = gpu.name;
   p.sm_count = gpu.sm_count;
@@ -83,6 +98,11 @@ int run_tune(const TuneOptions& o) {
   for (const TiledCrossover& c : p.hp_tiled_min_delta)
     std::cout << fmt::format("  sigma {:>4g}: hp-tiled from delta {}\n", c.sigma,
                              c.min_delta >= kNeverTiled ? std::string("(never: CUB)") : fmt::format("{:g}", c.min_delta));
+  for (const RadixCrossover& c : p.radix_whole_from_digits)
+    std::cout << fmt::format("  {}: whole keys from {} of {} digits{}\n", to_string(c.key), c.whole_from_digits,
+                             key_bytes(c.key),
+                             c.whole_from_digits >= int(key_bytes(c.key)) ? " (only all of them: the built-in rule)"
+                                                                          : "");
   p.tune_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_file_atomically(path, choice_profile_text(p));
   std::cout << fmt::format("tune: wrote {} in {:.1f} s\n", path, p.tune_wall_s);

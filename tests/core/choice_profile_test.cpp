@@ -65,6 +65,35 @@ TEST(ChoiceProfile, ReadsTheGpuTheBuildAndTheCrossoversInSigmaOrder) {
   EXPECT_FALSE(tiled_min_delta(parse_choice_profile(profile_text("G", "1", ""), "none.json"), 4));
 }
 
+// The radix crossovers by key type: read, written back, and only for the integer keys that
+// cub-radix-bits maps to offsets, from 1 to the key's own digit count.
+TEST(ChoiceProfile, ReadsTheRadixCrossoversByKeyType) {
+  std::string text = profile_text("NVIDIA H200", "0.1.0", "");
+  const std::string radix = R"("radix_whole_from_digits": [{"key": "u64", "whole_from_digits": 6},
+                                                           {"key": "i32", "whole_from_digits": 4}], )";
+  text.insert(text.find("\"hp_tiled_min_delta\""), radix);
+  const ChoiceProfile p = parse_choice_profile(text, "p.json");
+  EXPECT_EQ(radix_whole_from_digits(p, KeyType::u64), 6);
+  EXPECT_EQ(radix_whole_from_digits(p, KeyType::i32), 4);
+  EXPECT_FALSE(radix_whole_from_digits(p, KeyType::u32));
+  const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");
+  EXPECT_EQ(radix_whole_from_digits(again, KeyType::u64), 6);
+  auto reason = [&](const std::string& entry) {
+    std::string bad = profile_text("G", "1", "");
+    bad.insert(bad.find("\"hp_tiled_min_delta\""), R"("radix_whole_from_digits": [)" + entry + "], ");
+    try {
+      parse_choice_profile(bad, "x.json");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(reason(R"({"key": "f32", "whole_from_digits": 2})").find("u32, i32, u64 or i64"), std::string::npos);
+  EXPECT_NE(reason(R"({"key": "u32", "whole_from_digits": 5})").find("from 1 to 4"), std::string::npos);
+  EXPECT_NE(reason(R"({"key": "u64", "whole_from_digits": 2.5})").find("whole number"), std::string::npos);
+  EXPECT_NE(reason(R"({"key": "u64"})").find("whole_from_digits"), std::string::npos);
+}
+
 TEST(ChoiceProfile, ACorruptProfileSaysWhatIsWrong) {
   auto reason = [](const std::string& text) {
     try {

@@ -10,6 +10,7 @@
 
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/algo/registry.hpp"
+#include "sortbench/core/choice_profile.hpp"
 #include "sortbench/core/keys.hpp"
 #include "sortbench/suite/sort_once.hpp"
 
@@ -54,6 +55,33 @@ std::string choice(KeyType key, double range, std::uint64_t n, bool values = fal
   const std::string name = choose_algorithm(Backend::gpu, key, values, false, range, n, why);
   EXPECT_FALSE(why.empty()) << name;
   return name;
+}
+
+// A profile's radix crossover moves auto's boundary for ranges sorted as offsets, only there: a
+// range of 3 digits of u64 keys far from 0 goes to the whole keys where the profile measured
+// them at least as fast from 3 digits on, keeps the offsets below, and a range from 0 (its own
+// bits, no mapping) or another key type keeps the built-in rule.
+TEST(SortChoice, AProfilesRadixCrossoverMovesTheOffsetsBoundary) {
+  ChoiceProfile profile;
+  profile.path = "h200.json";
+  profile.radix_whole_from_digits = {{KeyType::u64, 3}};
+  const std::uint64_t n = std::uint64_t{1} << 24, base = std::uint64_t{1} << 61;
+  auto pick = [&](KeyType key, std::uint64_t min, std::uint64_t max, const ChoiceProfile* p) {
+    KeyFacts facts;
+    facts.n = n;
+    facts.min_ordered = min;
+    facts.max_ordered = max;
+    std::string why;
+    const std::string name =
+        choose_algorithm(Backend::gpu, key, false, false, double(max - min) + 1, n, why, &facts, p);
+    if (name == "cub-radix") EXPECT_NE(why.find("h200.json"), std::string::npos) << why;
+    return name;
+  };
+  EXPECT_EQ(pick(KeyType::u64, base, base + (1u << 20), &profile), "cub-radix");         // 21 bits: 3 digits
+  EXPECT_EQ(pick(KeyType::u64, base, base + (1u << 20), nullptr), "cub-radix-bits");     // no profile
+  EXPECT_EQ(pick(KeyType::u64, base, base + (1u << 12), &profile), "cub-radix-bits");    // 2 digits
+  EXPECT_EQ(pick(KeyType::u64, 0, std::uint64_t{1} << 20, &profile), "cub-radix-bits");  // its own bits
+  EXPECT_EQ(pick(KeyType::i64, base, base + (1u << 20), &profile), "cub-radix-bits");    // not measured
 }
 
 TEST(SortChoice, AFullRangeKeyGoesToPlainCub) {

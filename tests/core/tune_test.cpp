@@ -36,5 +36,31 @@ TEST(TuneCheck, APointAgreesWhenTheProfilesWinnerWonOrItWasATie) {
   EXPECT_TRUE(judge_point(point(2, 2.0, 3.0), 1.5, 0.03).predicted_tiled);
 }
 
+RadixPoint radix(int digits, double whole_ms, double bits_ms) {
+  RadixPoint p;
+  p.digits = digits;
+  p.whole_ms = whole_ms;
+  p.bits_ms = bits_ms;
+  return p;
+}
+
+TEST(TuneFit, TheRadixCrossoverIsWhereWholeKeysWinFromThereOn) {
+  // Offsets win at 1 and 2 digits, the whole keys from 3 of 4 (a tie counts for the whole keys).
+  EXPECT_EQ(fit_radix_crossover({radix(3, 2.0, 2.0), radix(1, 2.0, 1.0), radix(2, 2.0, 1.5)}, 4), 3);
+  // A win below a loss does not count.
+  EXPECT_EQ(fit_radix_crossover({radix(1, 1.0, 2.0), radix(2, 2.0, 1.5), radix(3, 2.0, 2.1)}, 4), 3);
+  // Offsets winning at the largest count measured: only all the digits (the built-in rule).
+  EXPECT_EQ(fit_radix_crossover({radix(6, 1.0, 2.0), radix(7, 2.0, 1.9)}, 8), 8);
+  EXPECT_EQ(fit_radix_crossover({}, 8), 8);
+}
+
+TEST(TuneCheck, ARadixPointAgreesWhenThePredictedSortWonOrItWasATie) {
+  EXPECT_TRUE(judge_radix_point(radix(3, 2.0, 2.5), 3, 0.03).agrees);   // predicted whole keys, they won
+  EXPECT_FALSE(judge_radix_point(radix(3, 2.5, 2.0), 3, 0.03).agrees);  // predicted whole keys, offsets won
+  EXPECT_TRUE(judge_radix_point(radix(2, 2.5, 2.0), 3, 0.03).agrees);   // predicted offsets, they won
+  EXPECT_TRUE(judge_radix_point(radix(2, 2.02, 2.0), 3, 0.03).agrees);  // within 3 %: a tie
+  EXPECT_FALSE(judge_radix_point(radix(2, 2.0, 2.5), 3, 0.03).predicted_whole);
+}
+
 }  // namespace
 }  // namespace sb

@@ -82,6 +82,23 @@ ChoiceProfile parse_choice_profile(const std::string& text, const std::string& p
     std::sort(p.hp_tiled_min_delta.begin(), p.hp_tiled_min_delta.end(),
               [](const TiledCrossover& a, const TiledCrossover& b) { return a.sigma < b.sigma; });
   }
+  if (thresholds.contains("radix_whole_from_digits")) {
+    const nlohmann::json& list = thresholds.at("radix_whole_from_digits");
+    if (!list.is_array()) throw std::runtime_error("thresholds.radix_whole_from_digits is not a list");
+    for (const nlohmann::json& c : list) {
+      const std::string name = text_of(c, "key", "a radix crossover");
+      const std::optional<KeyType> key = parse_key_type(name);
+      if (!key || (*key != KeyType::u32 && *key != KeyType::i32 && *key != KeyType::u64 && *key != KeyType::i64))
+        throw std::runtime_error(fmt::format("has a radix crossover for key \"{}\" (u32, i32, u64 or i64)", name));
+      const double digits = number_of(c, "whole_from_digits", "a radix crossover");
+      const int key_digits = static_cast<int>(key_bytes(*key));
+      if (!(digits >= 1 && digits <= key_digits) || digits != static_cast<int>(digits))
+        throw std::runtime_error(
+            fmt::format("has a radix crossover for {} from {} digits (a whole number from 1 to {})", name, digits,
+                        key_digits));
+      p.radix_whole_from_digits.push_back({*key, static_cast<int>(digits)});
+    }
+  }
   if (doc.contains("measured")) p.measured = doc.at("measured").dump();
   if (doc.contains("tune") && doc.at("tune").is_object()) p.tune_wall_s = doc.at("tune").value("wall_s", 0.0);
   return p;
@@ -95,6 +112,10 @@ std::string choice_profile_text(const ChoiceProfile& p) {
   nlohmann::json crossovers = nlohmann::json::array();
   for (const TiledCrossover& c : p.hp_tiled_min_delta) crossovers.push_back({{"sigma", c.sigma}, {"min_delta", c.min_delta}});
   doc["thresholds"]["hp_tiled_min_delta"] = crossovers;
+  nlohmann::json radix = nlohmann::json::array();
+  for (const RadixCrossover& c : p.radix_whole_from_digits)
+    radix.push_back({{"key", std::string(to_string(c.key))}, {"whole_from_digits", c.whole_from_digits}});
+  if (!radix.empty()) doc["thresholds"]["radix_whole_from_digits"] = radix;
   doc["measured"] = nlohmann::json::parse(p.measured);
   if (p.tune_wall_s > 0) doc["tune"] = {{"wall_s", p.tune_wall_s}};
   return doc.dump(2) + "\n";
@@ -106,6 +127,12 @@ std::optional<double> tiled_min_delta(const ChoiceProfile& p, double sigma) {
   for (const TiledCrossover& c : p.hp_tiled_min_delta)
     if (c.sigma <= sigma) governing = &c;
   return governing->min_delta;
+}
+
+std::optional<int> radix_whole_from_digits(const ChoiceProfile& p, KeyType key) {
+  for (const RadixCrossover& c : p.radix_whole_from_digits)
+    if (c.key == key) return c.whole_from_digits;
+  return std::nullopt;
 }
 
 std::string profile_cache_dir() {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sortbench/core/types.hpp"
+
 namespace sb {
 
 // The smallest delta (keys per bin, n / range) at which hp-tiled sorted u32 keys alone faster
@@ -18,6 +20,16 @@ namespace sb {
 struct TiledCrossover {
   double sigma = 1;
   double min_delta = 0;
+};
+
+// CUB's radix sort of the whole keys (cub-radix) against the sort of offsets from the range's
+// minimum on fewer 8-bit digits (cub-radix-bits' `offsets` way: two more passes to map the keys
+// and back), for one key type: the fewest digits of the range from which the whole keys sorted
+// at least as fast. The key's own digit count: the whole keys only where the range needs them
+// all (the built-in rule).
+struct RadixCrossover {
+  KeyType key = KeyType::u32;
+  int whole_from_digits = 4;
 };
 
 struct ChoiceProfile {
@@ -32,6 +44,9 @@ struct ChoiceProfile {
   // hp-auto, keys alone: the tiled-against-CUB crossover by sigma, in ascending sigma; empty:
   // the built-in rule decides.
   std::vector<TiledCrossover> hp_tiled_min_delta;
+  // sort --algo auto, run --algo auto and Python's sort(): whole keys or offsets, by key type;
+  // empty: the built-in rule.
+  std::vector<RadixCrossover> radix_whole_from_digits;
   // The measured points behind the thresholds, as JSON text (kept as read, written as given).
   std::string measured = "[]";
   double tune_wall_s = 0;  // how long the tune that wrote it took (0: unknown)
@@ -46,6 +61,9 @@ std::string choice_profile_text(const ChoiceProfile& p);
 // The measured crossover that governs `sigma`: the one measured at the largest sigma not above
 // it (the first one below every measured sigma); nullopt where none was measured.
 std::optional<double> tiled_min_delta(const ChoiceProfile& p, double sigma);
+
+// The measured radix crossover of a key type; nullopt where none was measured.
+std::optional<int> radix_whole_from_digits(const ChoiceProfile& p, KeyType key);
 
 // Which profile the runs of this process read.
 struct ProfilePolicy {

@@ -9,13 +9,14 @@
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/byte_units.hpp"
+#include "sortbench/core/device_context.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/timing/harness.hpp"
 
 namespace sb {
 
 std::string choose_algorithm(Backend backend, KeyType key, bool with_values, bool argsort, double range,
-                             std::uint64_t n, std::string& why) {
+                             std::uint64_t n, std::string& why, const KeyFacts* facts, const ChoiceProfile* profile) {
   const bool small_int = key == KeyType::u32 || key == KeyType::i32;
   const bool dense = range <= 4.0 * static_cast<double>(n) && range <= 4294967296.0;
   if (backend == Backend::cpu) {
@@ -50,6 +51,18 @@ std::string choose_algorithm(Backend backend, KeyType key, bool with_values, boo
           "offsets would cost two passes and save none; stable: carries values and positions)";
     return "cub-radix";
   }
+  if (facts && profile && n) {
+    const RangeRadixPlan plan = range_radix_plan(key, facts->min_ordered, facts->max_ordered);
+    const std::optional<int> from = radix_whole_from_digits(*profile, key);
+    const int digits = (plan.end_bit + 7) / 8;
+    if (plan.way == RangeRadixWay::offsets && from && digits >= *from) {
+      why = fmt::format("the measured range needs {} of the key's {} 8-bit digits, and on this GPU CUB sorted such "
+                        "ranges' whole keys at least as fast as their offsets from {} digits on (profile {}; stable: "
+                        "carries values and positions)",
+                        digits, key_bytes(key), *from, profile->path.empty() ? std::string("in memory") : profile->path);
+      return "cub-radix";
+    }
+  }
   why = "CUB's radix sort on only the bits the measured range needs (stable: carries values and positions)";
   return "cub-radix-bits";
 }
@@ -79,8 +92,9 @@ double measured_range(std::uint64_t n, const KeyFacts& facts) {
 // What auto runs for a row's input: the GPU choice of `sort --algo auto` for the same facts.
 const Algorithm& auto_choice(const SortProblem& p, std::string* why = nullptr) {
   std::string because;
-  const std::string name = choose_algorithm(Backend::gpu, p.shape.key, p.has_payload(), false,
-                                            measured_range(p.n(), p.facts), p.n(), because);
+  const std::string name =
+      choose_algorithm(Backend::gpu, p.shape.key, p.has_payload(), false, measured_range(p.n(), p.facts), p.n(),
+                       because, &p.facts, p.device && p.device->profile ? p.device->profile.get() : nullptr);
   if (why) *why = because;
   return registry().named(name);
 }
@@ -137,10 +151,14 @@ const Algorithm* pick_algorithm(const SortOnceRequest& q, const InputShape& shap
   const double range = measured_range(shape.n, facts);
   const bool with_values = shape.payload != Payload::none && !q.argsort;
   std::string name = q.algo;
-  if (q.algo == "auto")
-    name = streamed_device_bytes
-               ? choose_streamed_algorithm(shape.key, with_values, q.argsort, range, streamed_device_bytes, shape.n, why)
-               : choose_algorithm(q.backend, shape.key, with_values, q.argsort, range, shape.n, why);
+  if (q.algo == "auto" && streamed_device_bytes) {
+    name = choose_streamed_algorithm(shape.key, with_values, q.argsort, range, streamed_device_bytes, shape.n, why);
+  } else if (q.algo == "auto") {
+    // The profile of the GPU the input was placed on (the current device), where one is bound.
+    const std::shared_ptr<const ChoiceProfile> profile =
+        q.backend == Backend::gpu ? current_device_context(nullptr).profile : nullptr;
+    name = choose_algorithm(q.backend, shape.key, with_values, q.argsort, range, shape.n, why, &facts, profile.get());
+  }
   const Algorithm* a = &registry().named(name);
   const SortProblem probe{shape, facts, {}, RangeMode::given};
   if (auto declined = a->why_unsupported(probe)) {

@@ -13,15 +13,21 @@
 
 #include "sortbench/algo/algorithm.hpp"
 #include "sortbench/algo/registry.hpp"
+#include "sortbench/core/choice_profile.hpp"
+#include "sortbench/core/key_facts.hpp"
 #include "sortbench/core/types.hpp"
 #include "sortbench/input/input_source.hpp"
 #include "sortbench/session/session.hpp"
 
 namespace sb {
 
-// How --algo auto chooses, from the key type, the payload and the measured range and n.
+// How --algo auto chooses, from the key type, the payload and the measured range and n. With
+// the measured extremes (facts) and the GPU's profile, a range CUB would sort as offsets from
+// its minimum goes to the whole keys from the profile's measured digit count on
+// (radix_whole_from_digits); without them, or without that crossover, the built-in rule.
 std::string choose_algorithm(Backend backend, KeyType key, bool with_values, bool argsort, double range,
-                             std::uint64_t n, std::string& why);
+                             std::uint64_t n, std::string& why, const KeyFacts* facts = nullptr,
+                             const ChoiceProfile* profile = nullptr);
 // The same for an input that streams through the GPU: ooc-hp (integer keys alone, a histogram of
 // at most 2^32 bins that fits in half the GPU memory the sort may use), else ooc-sort.
 std::string choose_streamed_algorithm(KeyType key, bool with_values, bool argsort, double range,

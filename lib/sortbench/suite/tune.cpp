@@ -21,7 +21,47 @@ double fit_tiled_crossover(std::vector<TunePoint> points) {
   return crossover;
 }
 
+int fit_radix_crossover(std::vector<RadixPoint> points, int key_digits) {
+  std::sort(points.begin(), points.end(), [](const RadixPoint& a, const RadixPoint& b) { return a.digits < b.digits; });
+  int crossover = key_digits;
+  for (auto it = points.rbegin(); it != points.rend() && it->whole_wins(); ++it) crossover = it->digits;
+  return crossover;
+}
+
 namespace {
+
+// A row that failed verification stops the tune (a crossover would rest on a wrong sort).
+void require_verified(const ResultRow& row, const std::string& where) {
+  if (row.status == RowStatus::verify_failed || row.status == RowStatus::error)
+    throw Error(ExitCode::verification_failed,
+                fmt::format("tune: {} failed at {} ({}); nothing was written", row.algorithm, where, row.reason));
+}
+
+// Both CUB sorts of `key` keys over a range of `digits` 8-bit digits, [2^(w-3), 2^(w-3) + 2^(8
+// digits) - 1) for a key of w bits: away from 0, so that cub-radix-bits maps them to offsets
+// (an unsigned range from 0 would sort on its own bits, with no mapping to pay for).
+RadixPoint measure_radix_point(const TuneRequest& request, KeyType key, int digits) {
+  const int width = static_cast<int>(key_bytes(key) * 8);
+  const wide_t base = wide_t{1} << (width - 3);
+  RunPlan plan;
+  plan.request.n = request.radix_bytes / key_bytes(key);
+  plan.request.key = key;
+  plan.request.min_val = base;
+  plan.request.max_val = base + (wide_t{1} << (8 * digits)) - 1;
+  plan.algorithms = {&registry().named("cub-radix"), &registry().named("cub-radix-bits")};
+  plan.settings = request.settings;
+  RadixPoint p;
+  p.key = key;
+  p.digits = digits;
+  const std::string where = fmt::format("{} keys over {} digits", to_string(key), digits);
+  for (const ResultRow& row : run_benchmark(plan)) {
+    require_verified(row, where);
+    if (row.status == RowStatus::ok) (row.algorithm == "cub-radix" ? p.whole_ms : p.bits_ms) = row.median_ms();
+  }
+  if (p.whole_ms <= 0 || p.bits_ms <= 0)
+    throw Error(ExitCode::internal, fmt::format("tune: a CUB sort did not run on {}", where));
+  return p;
+}
 
 // Both sorts on one generated input; a row that failed verification stops the tune (its
 // crossover would rest on a wrong sort).
@@ -36,10 +76,7 @@ TunePoint measure_point(const TuneRequest& request, double sigma, double delta) 
   p.sigma = sigma;
   p.delta = delta;
   for (const ResultRow& row : run_benchmark(plan)) {
-    if (row.status == RowStatus::verify_failed || row.status == RowStatus::error)
-      throw Error(ExitCode::verification_failed,
-                  fmt::format("tune: {} failed at delta {} sigma {} ({}); nothing was written", row.algorithm, delta,
-                              sigma, row.reason));
+    require_verified(row, fmt::format("delta {} sigma {}", delta, sigma));
     if (row.status != RowStatus::ok) continue;  // unsupported: hp-tiled cannot take this range
     (row.algorithm == "hp-tiled" ? p.tiled_ms : p.cub_ms) = row.median_ms();
   }
@@ -50,7 +87,8 @@ TunePoint measure_point(const TuneRequest& request, double sigma, double delta) 
 
 }  // namespace
 
-TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress) {
+TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
+                            const std::function<void(const RadixPoint&)>& radix_progress) {
   TuneOutcome out;
   for (double sigma : request.sigmas) {
     std::vector<TunePoint> at_sigma;
@@ -66,7 +104,45 @@ TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void
   for (const TunePoint& p : out.points)
     measured.push_back({{"n", request.n}, {"sigma", p.sigma}, {"delta", p.delta}, {"hp-tiled_ms", p.tiled_ms},
                         {"cub-radix-bits_ms", p.cub_ms}});
+  for (KeyType key : request.radix_keys) {
+    const int key_digits = static_cast<int>(key_bytes(key));
+    std::vector<RadixPoint> of_key;
+    for (int digits = 1; digits < key_digits; ++digits) {
+      of_key.push_back(measure_radix_point(request, key, digits));
+      if (radix_progress) radix_progress(of_key.back());
+      const RadixPoint& p = of_key.back();
+      measured.push_back({{"n", request.radix_bytes / key_bytes(key)}, {"key", std::string(to_string(key))},
+                          {"digits", digits}, {"cub-radix_ms", p.whole_ms}, {"cub-radix-bits_ms", p.bits_ms}});
+    }
+    out.profile.radix_whole_from_digits.push_back({key, fit_radix_crossover(of_key, key_digits)});
+    out.radix_points.insert(out.radix_points.end(), of_key.begin(), of_key.end());
+  }
   out.profile.measured = measured.dump();
+  return out;
+}
+
+RadixCheckPoint judge_radix_point(const RadixPoint& p, int whole_from_digits, double tie) {
+  RadixCheckPoint c;
+  c.point = p;
+  c.predicted_whole = p.digits >= whole_from_digits;
+  const bool close = std::abs(p.whole_ms - p.bits_ms) <= tie * std::min(p.whole_ms, p.bits_ms);
+  c.agrees = close || c.predicted_whole == p.whole_wins();
+  return c;
+}
+
+std::vector<RadixCheckPoint> check_radix_crossovers(const ChoiceProfile& profile, const TuneRequest& request,
+                                                    double tie,
+                                                    const std::function<void(const RadixPoint&)>& progress) {
+  std::vector<RadixCheckPoint> out;
+  for (const RadixCrossover& c : profile.radix_whole_from_digits) {
+    const int key_digits = static_cast<int>(key_bytes(c.key));
+    for (int digits : {c.whole_from_digits - 1, c.whole_from_digits}) {
+      if (digits < 1 || digits >= key_digits) continue;  // the built-in rule's side: nothing measured
+      const RadixPoint p = measure_radix_point(request, c.key, digits);
+      if (progress) progress(p);
+      out.push_back(judge_radix_point(p, c.whole_from_digits, tie));
+    }
+  }
   return out;
 }
 

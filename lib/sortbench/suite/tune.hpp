@@ -2,8 +2,10 @@
 // GPU at hand the crossovers the automatic choices depend on and fits a profile
 // (core/choice_profile.hpp) from them. Today it measures hp-auto's boundary between hp-tiled and
 // CUB on the range's bits (cub-radix-bits, where hp-auto hands an input over), for u32 keys
-// alone over a ladder of delta at several sigma; `--check` re-measures the points beside each
-// crossover and says whether the profile still predicts the winner.
+// alone over a ladder of delta at several sigma, and `auto`'s boundary between CUB on the whole
+// keys (cub-radix) and on offsets from the minimum (cub-radix-bits), for integer keys of each
+// width and sign over ranges of 1 to all but one 8-bit digit; `--check` re-measures the points
+// beside each crossover and says whether the profile still predicts the winner.
 #pragma once
 
 #include <cstdint>
@@ -32,21 +34,41 @@ constexpr double kNeverTiled = 1e30;
 // at every larger delta measured; kNeverTiled where it did not win at the largest.
 double fit_tiled_crossover(std::vector<TunePoint> points);
 
+// One measured point of the radix crossover: both CUB sorts of keys of one type whose range needs
+// `digits` 8-bit digits, placed so that cub-radix-bits sorts offsets from the minimum.
+struct RadixPoint {
+  KeyType key = KeyType::u32;
+  int digits = 1;
+  double whole_ms = 0;  // cub-radix
+  double bits_ms = 0;   // cub-radix-bits
+  bool whole_wins() const { return whole_ms <= bits_ms; }
+};
+
+// The crossover of one key type's points: the fewest measured digits from which the whole keys
+// sorted at least as fast at every larger digit count measured; key_digits where they did not
+// at the largest (the built-in rule).
+int fit_radix_crossover(std::vector<RadixPoint> points, int key_digits);
+
 struct TuneRequest {
   std::uint64_t n = std::uint64_t{1} << 27;
   std::vector<double> sigmas{1, 5, 60, 900};
   std::vector<double> deltas{0.25, 0.5, 0.75, 1, 1.5, 2, 3, 6, 24};
+  std::vector<KeyType> radix_keys{KeyType::u32, KeyType::i32, KeyType::u64, KeyType::i64};
+  std::uint64_t radix_bytes = std::uint64_t{1} << 29;  // keys of each radix point: 2^27 of 4 bytes
   MeasureSettings settings;
 };
 
 struct TuneOutcome {
   ChoiceProfile profile;  // the GPU and build fields are the caller's to fill
   std::vector<TunePoint> points;
+  std::vector<RadixPoint> radix_points;
 };
 
 // Measures every (sigma, delta) of the request on the current GPU and fits one crossover a
-// sigma. progress(point) is called after each point.
-TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress);
+// sigma, then every radix point and one crossover a key type. progress(point) and
+// radix_progress(point) are called after each point.
+TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
+                            const std::function<void(const RadixPoint&)>& radix_progress = nullptr);
 
 // --check: the measured points beside each finite crossover of `profile` (the largest ladder
 // delta below it and the smallest at or above it) and whether the profile predicted each winner.
@@ -60,5 +82,17 @@ std::vector<TuneCheckPoint> check_crossovers(const ChoiceProfile& profile, const
                                              const std::function<void(const TunePoint&)>& progress);
 // The check's verdict for one point (used by check_crossovers; CPU-tested).
 TuneCheckPoint judge_point(const TunePoint& p, double min_delta, double tie);
+
+// The same for the radix crossovers: the digit counts beside each one measured crossover below
+// the key's own digit count.
+struct RadixCheckPoint {
+  RadixPoint point;
+  bool predicted_whole = false;
+  bool agrees = false;
+};
+std::vector<RadixCheckPoint> check_radix_crossovers(const ChoiceProfile& profile, const TuneRequest& request,
+                                                    double tie,
+                                                    const std::function<void(const RadixPoint&)>& progress);
+RadixCheckPoint judge_radix_point(const RadixPoint& p, int whole_from_digits, double tie);
 
 }  // namespace sb

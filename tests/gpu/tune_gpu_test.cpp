@@ -1,0 +1,63 @@
+// sortbench tune on a real GPU (issue 50 items 1, 2 and 4): the profile it writes holds both
+// kinds of crossover (hp-tiled against CUB by sigma, the whole keys against offsets by key type)
+// and the points behind them, within the issue's two minutes; --check re-measures beside them
+// and says how many points the profile predicts; and `run --algo auto` reading the profile picks
+// for a u64 range of three digits what the profile's u64 crossover says.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/command.hpp"
+
+namespace {
+
+using sb::test::CommandResult;
+using sb::test::TempDir;
+
+CommandResult sortbench(const std::string& args) {
+  return sb::test::run_command(sb::test::exe() + " " + args, /*split_stderr=*/true);
+}
+
+TEST(TuneGpu, WritesBothCrossoversChecksThemAndAutoReadsThem) {
+  TempDir dir;
+  const std::string profile = dir.file("profile.json");
+  const CommandResult tune = sortbench("tune --budget 0 --reps 1 -o " + profile);
+  ASSERT_EQ(tune.exit_code, 0) << tune.output << tune.err;
+  const nlohmann::json p = nlohmann::json::parse(sb::test::read_text(profile));
+  EXPECT_EQ(p["thresholds"]["hp_tiled_min_delta"].size(), 4u) << p.dump();
+  const nlohmann::json& radix = p["thresholds"]["radix_whole_from_digits"];
+  std::set<std::string> keys;
+  int u64_from = 0;
+  for (const auto& c : radix) {
+    const std::string key = c["key"];
+    const int digits = c["whole_from_digits"], key_digits = key.find("64") != std::string::npos ? 8 : 4;
+    EXPECT_GE(digits, 1) << c.dump();
+    EXPECT_LE(digits, key_digits) << c.dump();
+    keys.insert(key);
+    if (key == "u64") u64_from = digits;
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"u32", "i32", "u64", "i64"}));
+  int radix_points = 0;
+  for (const auto& m : p["measured"]) radix_points += m.contains("cub-radix_ms");
+  EXPECT_EQ(radix_points, 3 + 3 + 7 + 7);
+  EXPECT_LE(p["tune"]["wall_s"].get<double>(), 120.0);
+
+  const CommandResult check = sortbench("tune --check --budget 0 --reps 1 -o " + profile);
+  EXPECT_TRUE(check.exit_code == 0 || check.exit_code == 1) << check.output << check.err;
+  EXPECT_NE(check.output.find("points as the profile predicts"), std::string::npos) << check.output;
+
+  // u64 keys over 2^20 values from 2^61: 3 of 8 digits, sorted by cub-radix-bits as offsets.
+  const std::string json = dir.file("auto.json");
+  const CommandResult run = sortbench("run --algo auto --reps 1 --budget 0 --quiet -n 2^22 --key u64 --min-val 2^61 "
+                                      "--max-val 2305843009214742528 --profile " + profile + " --json " + json);
+  ASSERT_EQ(run.exit_code, 0) << run.output << run.err;
+  const nlohmann::json row = nlohmann::json::parse(sb::test::read_text(json))["results"][0];
+  EXPECT_EQ(row["details"]["variant"], u64_from <= 3 ? "cub-radix" : "cub-radix-bits") << row.dump();
+  EXPECT_EQ(row["details"]["rule"], "profile:" + profile) << row.dump();
+  EXPECT_EQ(row["verification"], "passed") << row.dump();
+}
+
+}  // namespace
