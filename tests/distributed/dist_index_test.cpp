@@ -494,6 +494,65 @@ TEST(DistHpScatter, PiecesTileTheOutputOnceInsideTheirSlices) {
   EXPECT_FALSE(expand_pieces_fit({1000, 0}, 1000, 499));
 }
 
+// dist-hp keys alone as dist_hp.cu runs it on G ranks, simulated on the host: the local
+// histograms reduce-scattered in shares of range / G bins (the last rank's share also the
+// range % G bins after them, all-reduced), each rank's key count from its share, then either
+// each rank expanding its pieces into the slices they belong to, or (a rank's pieces for others
+// past its buffer, less the alignment slack dist_hp.cu keeps) every rank expanding its own
+// slice from all the bins. Every rank's slice must be the sorted input's, for tiny inputs, a
+// range of fewer bins than ranks, and keys all in one rank's share.
+TEST(DistHpScatter, TheRanksSlicesAreTheSortedInput) {
+  std::mt19937_64 rng(9);
+  for (int world : {2, 3, 4, 8}) {
+    for (u64 n : {u64{1}, u64{3}, u64{5}, u64{17}, u64{1000}, u64{4099}}) {
+      for (u64 range : {u64{1}, u64{3}, u64{7}, u64{1000}}) {
+        for (int skew : {0, 1}) {
+          std::vector<u64> keys(n);
+          for (auto& k : keys) k = skew ? rng() % std::max<u64>(1, range / 8) : rng() % range;
+          std::vector<u64> global(range, 0);
+          for (u64 k : keys) ++global[k];
+          const u64 capacity = (n + world - 1) / world, align = 4;
+          std::vector<u64> totals(world, 0);
+          for (int q = 0; q < world; ++q)
+            for (u64 b = scatter_bins_begin(q, range, world); b < scatter_bins_begin(q + 1, range, world); ++b)
+              totals[q] += global[b];
+          // The keys of positions [lo, hi) of bins [first, last), counted from the first bin.
+          auto expand = [&](u64 first, u64 last, u64 lo, u64 hi) {
+            std::vector<u64> out;
+            u64 at = 0;
+            for (u64 b = first; b < last; ++b)
+              for (u64 c = 0; c < global[b]; ++c, ++at)
+                if (at >= lo && at < hi) out.push_back(b);
+            return out;
+          };
+          std::vector<std::vector<u64>> slices(world);
+          for (int d = 0; d < world; ++d) slices[d].assign(slice_size(d, n, world), ~u64{0});
+          if (expand_pieces_fit(totals, n, capacity - std::min<u64>(capacity, align * world))) {
+            u64 before = 0;
+            for (int q = 0; q < world; ++q) {
+              const u64 first = scatter_bins_begin(q, range, world), last = scatter_bins_begin(q + 1, range, world);
+              for (const ExpandPiece& piece : expand_pieces(totals, q, n)) {
+                const std::vector<u64> part = expand(first, last, piece.begin - before, piece.end - before);
+                ASSERT_EQ(part.size(), piece.end - piece.begin);
+                std::copy(part.begin(), part.end(),
+                          slices[piece.dest].begin() + (piece.begin - slice_begin(piece.dest, n, world)));
+              }
+              before += totals[q];
+            }
+          } else {
+            for (int d = 0; d < world; ++d)
+              slices[d] = expand(0, range, slice_begin(d, n, world), slice_begin(d + 1, n, world));
+          }
+          std::sort(keys.begin(), keys.end());
+          std::vector<u64> out;
+          for (const auto& slice : slices) out.insert(out.end(), slice.begin(), slice.end());
+          EXPECT_EQ(out, keys) << "G " << world << " n " << n << " range " << range << " skew " << skew;
+        }
+      }
+    }
+  }
+}
+
 TEST(DistVerify, BoundaryCheckSkipsEmptyRanks) {
   int previous = -1;
   const SliceEnds ordered[] = {{2, 1, 5}, {0, 0, 0}, {3, 5, 9}, {1, 9, 9}};
