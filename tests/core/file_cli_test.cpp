@@ -16,10 +16,7 @@ namespace {
 
 using sb::test::CommandResult;
 using sb::test::TempDir;
-
-CommandResult sortbench(const std::string& args) {
-  return sb::test::run_command(sb::test::exe() + " " + args, /*split_stderr=*/true);
-}
+using sb::test::sortbench;
 
 bool have_numpy() {
   static const bool ok = sb::test::run_command("python3 -c 'import numpy' >/dev/null 2>&1").exit_code == 0;

@@ -36,13 +36,7 @@ TEST(TuneCheck, APointAgreesWhenTheProfilesWinnerWonOrItWasATie) {
   EXPECT_TRUE(judge_point(point(2, 2.0, 3.0), 1.5, 0.03).predicted_tiled);
 }
 
-RadixPoint radix(int digits, double whole_ms, double bits_ms) {
-  RadixPoint p;
-  p.digits = digits;
-  p.whole_ms = whole_ms;
-  p.bits_ms = bits_ms;
-  return p;
-}
+RadixPoint radix(int digits, double whole_ms, double bits_ms) { return {KeyType::u32, digits, whole_ms, bits_ms}; }
 
 TEST(TuneFit, TheRadixCrossoverIsWhereWholeKeysWinFromThereOn) {
   // Offsets win at 1 and 2 digits, the whole keys from 3 of 4 (a tie counts for the whole keys).

@@ -15,10 +15,7 @@ namespace {
 
 using sb::test::CommandResult;
 using sb::test::TempDir;
-
-CommandResult sortbench(const std::string& args) {
-  return sb::test::run_command(sb::test::exe() + " " + args, /*split_stderr=*/true);
-}
+using sb::test::sortbench;
 
 TEST(FileGpu, SortsA2To28KeyFileAndReportsEachPhase) {
   TempDir dir;

@@ -133,8 +133,6 @@ INSTANTIATE_TEST_SUITE_P(Listed, DistributedQuick, testing::ValuesIn(distributed
 
 // The command line's exit paths that need a GPU (docs/usage.md's exit codes): each is one line
 // on stderr with its code, and no output file.
-CommandResult sortbench(const std::string& args) { return run_command(exe() + " " + args, /*split_stderr=*/true); }
-
 std::size_t lines(const std::string& err) { return error_lines(err).size(); }
 
 TEST(CliExitQuick, TheDefaultRunVerifiesAndIsExitZero) {

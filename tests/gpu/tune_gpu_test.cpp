@@ -16,10 +16,7 @@ namespace {
 
 using sb::test::CommandResult;
 using sb::test::TempDir;
-
-CommandResult sortbench(const std::string& args) {
-  return sb::test::run_command(sb::test::exe() + " " + args, /*split_stderr=*/true);
-}
+using sb::test::sortbench;
 
 TEST(TuneGpu, WritesBothCrossoversChecksThemAndAutoReadsThem) {
   TempDir dir;

@@ -27,8 +27,6 @@
 namespace sb::test {
 namespace {
 
-CommandResult sortbench(const std::string& args) { return run_command(exe() + " " + args, true); }
-
 std::vector<std::uint32_t> keys_u32(std::size_t n, std::uint32_t seed) {
   std::vector<std::uint32_t> v(n);
   std::uint64_t x = seed;

@@ -42,6 +42,8 @@ inline std::string source_path(const std::string& relative) { return std::string
 #endif
 #ifdef SORTBENCH_EXE
 inline std::string exe() { return SORTBENCH_EXE; }
+// The executable run with `args`, stderr apart from stdout.
+inline CommandResult sortbench(const std::string& args) { return run_command(exe() + " " + args, true); }
 #endif
 
 }  // namespace sb::test
