@@ -316,7 +316,7 @@ ResultRow Session::run(const Algorithm& a, const MeasureSettings& settings, cons
   row.params = params_for(a, params);
   row.verification = "not run";
   const bool on_gpu = s.options.placement != PlacementKind::host;
-  const DeviceContext* context = s.device ? &s.device->context() : s.streamed ? &s.streamed->context() : nullptr;
+  const DeviceContext* context = device_context();
   SortProblem problem{s.spec.shape(), s.facts, row.params, s.range, context};
   // A distributed algorithm's support checks see how many ranks share the input.
   DeviceContext ranks_context;
@@ -387,6 +387,10 @@ bool Session::verified_on_device() const {
 }
 
 bool Session::streamed() const { return state_->streamed.has_value(); }
+const DeviceContext* Session::device_context() const {
+  const State& s = *state_;
+  return s.device ? &s.device->context() : s.streamed ? &s.streamed->context() : nullptr;
+}
 const std::string& Session::streamed_because() const { return state_->streamed_because; }
 std::uint64_t Session::device_allowance() const {
   if (state_->device) return state_->device->workspace_room();

@@ -121,6 +121,9 @@ class Session {
   // The GPU memory an algorithm may use: streamed, all of it; placed on the device, its
   // workspace beside the input's copies.
   std::uint64_t device_allowance() const;
+  // The context of the GPU the input is on (placed or streamed), its profile with it; null on
+  // the host.
+  const DeviceContext* device_context() const;
 
  private:
   struct State;

@@ -9,7 +9,6 @@
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/algo/registry.hpp"
 #include "sortbench/core/byte_units.hpp"
-#include "sortbench/core/device_context.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/timing/harness.hpp"
 
@@ -147,17 +146,16 @@ constexpr const char* kFallbackSort = "cub-radix";
 // the input falls back to a sort that takes everything. streamed_device_bytes: the GPU memory a
 // streamed sort may use (0: not streamed).
 const Algorithm* pick_algorithm(const SortOnceRequest& q, const InputShape& shape, const KeyFacts& facts,
-                                std::string& why, std::uint64_t streamed_device_bytes) {
+                                const DeviceContext* device, std::string& why, std::uint64_t streamed_device_bytes) {
   const double range = measured_range(shape.n, facts);
   const bool with_values = shape.payload != Payload::none && !q.argsort;
   std::string name = q.algo;
   if (q.algo == "auto" && streamed_device_bytes) {
     name = choose_streamed_algorithm(shape.key, with_values, q.argsort, range, streamed_device_bytes, shape.n, why);
   } else if (q.algo == "auto") {
-    // The profile of the GPU the input was placed on (the current device), where one is bound.
-    const std::shared_ptr<const ChoiceProfile> profile =
-        q.backend == Backend::gpu ? current_device_context(nullptr).profile : nullptr;
-    name = choose_algorithm(q.backend, shape.key, with_values, q.argsort, range, shape.n, why, &facts, profile.get());
+    // The profile of the GPU the input was placed on, where one is bound.
+    const ChoiceProfile* profile = device && device->profile ? device->profile.get() : nullptr;
+    name = choose_algorithm(q.backend, shape.key, with_values, q.argsort, range, shape.n, why, &facts, profile);
   }
   const Algorithm* a = &registry().named(name);
   const SortProblem probe{shape, facts, {}, RangeMode::given};
@@ -228,7 +226,7 @@ SortOnce sort_once(std::shared_ptr<const InputSource> source, const SortOnceRequ
   r.session = std::make_unique<Session>(source, options);
   if (!r.session->streamed()) {
     r.placement = gpu ? "gpu" : "cpu";
-    r.algorithm = pick_algorithm(q, shape, r.session->facts(), r.why, 0);
+    r.algorithm = pick_algorithm(q, shape, r.session->facts(), r.session->device_context(), r.why, 0);
     if (gpu && q.algo == "auto") {
       // auto's choice needs more workspace than is left beside the input: the fallback fits.
       const SortProblem probe{shape, r.session->facts(), {}, RangeMode::given};
@@ -242,7 +240,8 @@ SortOnce sort_once(std::shared_ptr<const InputSource> source, const SortOnceRequ
     }
   } else {
     r.placement = q.stream_to ? "file" : "host";
-    r.algorithm = pick_algorithm(q, shape, r.session->facts(), r.why, r.session->device_allowance());
+    r.algorithm =
+        pick_algorithm(q, shape, r.session->facts(), r.session->device_context(), r.why, r.session->device_allowance());
   }
   if (r.session->streamed() && r.algorithm->min_device_bytes) {
     // A limit below the chosen sort's smallest chunks is the caller's to raise (exit 2).
