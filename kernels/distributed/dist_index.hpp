@@ -71,11 +71,10 @@ SB_HD_INLINE std::uint64_t receive_capacity(std::uint64_t n, std::uint64_t world
 // chunk costs an exchange of its own (the ranks meet on the host, copies start) and a merge launch.
 constexpr int kMaxExchangeChunks = 8;
 constexpr std::uint64_t kMinChunkElements = std::uint64_t{1} << 24;
-SB_HD_INLINE int sort_first_chunks(std::uint64_t n, std::uint64_t world) {
+inline int sort_first_chunks(std::uint64_t n, std::uint64_t world) {
   if (world != 2) return 1;
-  const std::uint64_t per_chunk_piece = n / 4 / kMinChunkElements;  // a piece holds about n / 4
-  return per_chunk_piece >= std::uint64_t(kMaxExchangeChunks) ? kMaxExchangeChunks
-                                                                 : per_chunk_piece ? int(per_chunk_piece) : 1;
+  const std::uint64_t chunks = n / 4 / kMinChunkElements;  // a piece holds about n / 4
+  return int(std::clamp<std::uint64_t>(chunks, 1, kMaxExchangeChunks));
 }
 
 // Index into the G * s sorted samples of chunk boundary j (1 <= j < chunks) of destination d:
