@@ -173,13 +173,24 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
   // of low bits, write the output; per bin: count it; per bin of the rank's share (dist_hp.cu
   // reduce-scatters on two ranks; more ranks all-reduce and scan every bin): reduce, scan,
   // runs, clip, search. The reduce-scatter sends half an all-reduce's bytes; the key counts'
-  // all-gather and the host's read of them add a round trip.
+  // all-gather and the host's read of them add a round trip. Where the received shares fit the
+  // input buffer they travel while the next share is counted (share_in_turn): what is left in
+  // sight is the last turn's send past the counting of the rank's own share (its low bits), and
+  // the sum of the received shares.
   const double per_key = k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0 + k;
   const bool scatter = s.world == 2;  // dist_hp.cu scatter_reduce: more ranks all-reduce
   const double bins = double(s.range), share = scatter ? bins / g : bins;
-  const double local = (m * per_key + bins * s.count_bytes + share * (3.0 * s.count_bytes + k + 8.0)) /
-                       (2.0 * r.copy_gbs * 1e9) / kHpShare;
-  return local + (scatter ? reduce / 2.0 : reduce) + (scatter ? 4.0 : 2.0) * r.latency_s + 14.0 * r.launch_s;
+  const std::uint64_t capacity = (s.n + std::uint64_t(s.world) - 1) / std::uint64_t(s.world);
+  const bool sent_in_turn = scatter && received_shares_fit(s.range, std::uint64_t(s.world),
+                                                           capacity * std::uint64_t(k), std::uint64_t(s.count_bytes));
+  const double rate = 2.0 * r.copy_gbs * 1e9 * kHpShare;
+  const double local =
+      (m * per_key + bins * s.count_bytes + share * (3.0 * s.count_bytes + k + 8.0) +
+       (sent_in_turn ? share * s.count_bytes * (g + 1.0) : 0.0)) / rate;
+  const double in_sight = !scatter ? reduce
+                          : sent_in_turn ? std::max(0.0, reduce / 2.0 / (g - 1.0) - m * 2.0 / g / rate)
+                                         : reduce / 2.0;
+  return local + in_sight + (scatter ? 4.0 : 2.0) * r.latency_s + 14.0 * r.launch_s;
 }
 
 inline double dist_sample_sort_s(const DistShape& s, const DistRates& r) {

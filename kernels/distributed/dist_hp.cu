@@ -105,6 +105,24 @@ __global__ void clip_runs(const Count* run_end, const Count* len, u64 begin, u64
   }
 }
 
+// Own share's counts, A[0, bins), plus the `shares` others' received beside one another.
+template <typename Count>
+__global__ void add_received(Count* A, const Count* received, u64 bins, u32 shares) {
+  for (u64 i = global_thread(); i < bins; i += global_threads()) {
+    Count sum = A[i];
+    for (u32 k = 0; k < shares; ++k) sum += received[k * bins + i];
+    A[i] = sum;
+  }
+}
+
+// The transfer with peer q in a rank's list (one per peer: the pairing of an exchange matches a
+// peer's k-th transfer with the k-th naming this rank there).
+PeerTransfer& transfer_with(std::vector<PeerTransfer>& transfers, int q) {
+  for (PeerTransfer& t : transfers)
+    if (t.peer == q) return t;
+  return transfers.emplace_back(PeerTransfer{q, nullptr, 0, nullptr, 0});
+}
+
 // The keys in the scanned bins: the last run's end.
 template <typename Count>
 __global__ void runs_total(const Count* run_end, const Count* len, u64* total) {
@@ -128,6 +146,14 @@ bool scatter_reduce(const SortProblem& p, int world) {
   return true;
 }
 
+// Whether the scatter's shares travel in turn while counting (their counts fit the input
+// buffer: details.shares = in-turn) or NCCL reduce-scatters them after it (nccl).
+u64 capacity_of(u64 n, int world) { return (n + u64(world) - 1) / u64(world); }
+bool sends_shares_in_turn(const SortProblem& p, int world, u64 capacity) {
+  return received_shares_fit(hp::problem_range(p), u64(world), capacity * key_bytes(p.shape.key),
+                             wide_counts(p) ? 8 : 4);
+}
+
 template <typename Count>
 constexpr ncclDataType_t nccl_count_type() {
   return sizeof(Count) == 8 ? ncclUint64 : ncclUint32;
@@ -146,14 +172,48 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
   const u64 begin = s.begin, count = s.count;  // the output slice is the input slice's positions
   const int world = rank.world(), me = rank.rank();
   HpArrays<W, Count> a(static_cast<char*>(b.workspace), p, local, count, world);
+  const u64 share = range / u64(world), first = scatter_bins_begin(u64(me), range, u64(world));
+  const u64 tail = range - share * u64(world);  // the last rank's bins past G shares
+  const u64 own_bins = scatter_bins_begin(u64(me) + 1, range, u64(world)) - first;
+  const bool scatter = world > 1 && scatter_reduce(p, world);
+  const bool send_shares = scatter && sends_shares_in_turn(p, world, b.capacity);
+  auto widen = [&](const u32* from, u64 bins, u64* to) {
+    widen_counts<<<grid_for(bins, 256, u64(dev.props.multiProcessorCount) * 8), 256, 0, stream>>>(from, bins, to);
+    SB_CUDA_CHECK_LAUNCH();
+  };
+  // The counted shares of the bins: each to its rank while the next is counted (share_in_turn),
+  // own share's counts from the others into the input buffer, whose keys are counted by then.
+  Count* received = static_cast<Count*>(b.keys[0]);
+  hp::BinOrder order;
+  for (int j = 0; j < world; ++j) {
+    const u64 q = u64(share_in_turn(me, j, world));
+    order.bins.emplace_back(scatter_bins_begin(q, range, u64(world)), scatter_bins_begin(q + 1, range, u64(world)));
+  }
+  order.done = [&](std::size_t j, const u32* counts) {
+    const auto [lo, hi] = order.bins[j];
+    const Count* at;
+    if constexpr (sizeof(Count) == 8) {
+      widen(counts + lo, hi - lo, a.global + lo);
+      at = a.global;
+    } else {
+      at = counts;
+    }
+    if (int(j) + 1 == world) return;  // its own share, counted last
+    std::vector<PeerTransfer> transfers;
+    PeerTransfer& to = transfer_with(transfers, share_in_turn(me, int(j), world));
+    to.send = at + lo;
+    to.send_bytes = (hi - lo) * sizeof(Count);
+    PeerTransfer& from = transfer_with(transfers, share_sender(me, int(j), world));
+    from.recv = received + j * own_bins;
+    from.recv_bytes = own_bins * sizeof(Count);
+    rank.exchange_aside(transfers);
+  };
   // hp-tiled's grouped low bits and the hybrid's use the output buffer until the expansion.
-  u32* counts = hp::histogram(local, b.keys[0], count, b.keys[1], a.histogram, dev);
+  u32* counts = hp::histogram(local, b.keys[0], count, b.keys[1], a.histogram, dev, send_shares ? &order : nullptr);
   marks.mark(0, stream);
   Count* A;
   if constexpr (sizeof(Count) == 8) {
-    widen_counts<<<grid_for(range, 256, u64(dev.props.multiProcessorCount) * 8), 256, 0, stream>>>(counts, range,
-                                                                                                 a.global);
-    SB_CUDA_CHECK_LAUNCH();
+    if (!send_shares) widen(counts, range, a.global);
     A = a.global;
   } else {
     A = counts;
@@ -191,16 +251,21 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
     SB_CUDA_CHECK_LAUNCH();
   };
 
-  const u64 share = range / u64(world), first = scatter_bins_begin(u64(me), range, u64(world));
-  const u64 tail = range - share * u64(world);  // the last rank's bins past G shares, all-reduced
-  const bool scatter = world > 1 && scatter_reduce(p, world);
-  if (scatter) {
+  if (send_shares) {
+    rank.join();
+    if (own_bins)
+      add_received<Count><<<grid_for(own_bins, 256, u64(dev.props.multiProcessorCount) * 8), 256, 0, stream>>>(
+          A + first, received, own_bins, u32(world - 1));
+    SB_CUDA_CHECK_LAUNCH();
+  } else if (scatter) {
     if (share)
       SB_NCCL_CHECK(ncclReduceScatter(A, A + first, share, kCount, ncclSum, rank.comm(), stream), me);
     if (tail)
       SB_NCCL_CHECK(
           ncclAllReduce(A + share * world, A + share * world, tail, kCount, ncclSum, rank.comm(), stream), me);
-    scan(first, scatter_bins_begin(u64(me) + 1, range, u64(world)) - first);
+  }
+  if (scatter) {
+    scan(first, own_bins);
     runs_total<Count><<<1, 32, 0, stream>>>(a.run_end, a.len, a.totals + me);
     SB_CUDA_CHECK_LAUNCH();
     SB_NCCL_CHECK(ncclAllGather(a.totals + me, a.totals, 1, ncclUint64, rank.comm(), stream), me);
@@ -215,11 +280,6 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
       for (int q = 0; q < me; ++q) before += totals[q];
       W* aside = static_cast<W*>(b.keys[0]);
       std::vector<PeerTransfer> transfers;
-      auto transfer_with = [&](int q) -> PeerTransfer& {
-        for (PeerTransfer& t : transfers)
-          if (t.peer == q) return t;
-        return transfers.emplace_back(PeerTransfer{q, nullptr, 0, nullptr, 0});
-      };
       u64 aside_used = 0;
       for (const ExpandPiece& piece : expand_pieces(totals, me, s.n)) {
         if (piece.dest == me) {
@@ -227,7 +287,7 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
         } else {
           aside_used = hp::ceil_div(aside_used, kAsideAlign) * kAsideAlign;  // whole 16-byte stores
           expand(piece.begin - before, piece.end - before, aside + aside_used);
-          PeerTransfer& t = transfer_with(piece.dest);
+          PeerTransfer& t = transfer_with(transfers, piece.dest);
           t.send = aside + aside_used;
           t.send_bytes = (piece.end - piece.begin) * sizeof(W);
           aside_used += piece.end - piece.begin;
@@ -239,7 +299,7 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
           if (piece.dest == q) continue;
           any_crosses = true;
           if (piece.dest != me) continue;
-          PeerTransfer& t = transfer_with(q);
+          PeerTransfer& t = transfer_with(transfers, q);
           t.recv = out + (piece.begin - begin);
           t.recv_bytes = (piece.end - piece.begin) * sizeof(W);
         }
@@ -248,8 +308,12 @@ RankResult run_keys(const SortProblem& p, const SortProblem& local, const RankSl
       return {1, count};
     }
     // Some rank's bins hold more of the other slices than its buffer: every rank takes every
-    // share and expands its own slice from all the bins.
+    // share and expands its own slice from all the bins (the tail, sent with the last share,
+    // from the last rank).
     if (share) SB_NCCL_CHECK(ncclAllGather(A + first, A, share, kCount, rank.comm(), stream), me);
+    if (send_shares && tail)
+      SB_NCCL_CHECK(ncclBroadcast(A + share * world, A + share * world, tail, kCount, world - 1, rank.comm(), stream),
+                    me);
   } else {
     SB_NCCL_CHECK(ncclAllReduce(A, A, range, kCount, ncclSum, rank.comm(), stream), me);
     marks.mark(1, stream);
@@ -271,7 +335,7 @@ int world_of(const SortProblem& p) { return p.device ? std::max(p.device->world,
 Algorithm make_dist_hp() {
   RankAlgorithm ranks;
   ranks.phases = {"histogram", "allreduce", "expand"};
-  ranks.capacity = [](const SortProblem&, u64 n, int world) { return (n + world - 1) / world; };
+  ranks.capacity = [](const SortProblem&, u64 n, int world) { return capacity_of(n, world); };
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
     if (p.has_payload()) return dist_hp_pairs_workspace_bytes(p, s, capacity, d.world);
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
@@ -299,7 +363,12 @@ Algorithm make_dist_hp() {
     Details d{{"histogram", hp::histogram_name(slice_keys_problem(p, slice), slice)},
               {"histogram_bins", std::to_string(hp::problem_range(p))},
               {"count_bits", wide_counts(p) ? "64" : "32"}};
-    if (!p.has_payload()) d.emplace_back("reduce", scatter_reduce(p, world) ? "scatter" : "all");
+    if (!p.has_payload()) {
+      const bool scatter = world > 1 && scatter_reduce(p, world);
+      d.emplace_back("reduce", scatter ? "scatter" : "all");
+      const bool in_turn = scatter && sends_shares_in_turn(p, world, capacity_of(p.n(), world));
+      if (scatter) d.emplace_back("shares", in_turn ? "in-turn" : "nccl");
+    }
     return d;
   };
   Algorithm a = distributed_algorithm(

@@ -355,6 +355,21 @@ SB_HD_INLINE std::uint64_t scatter_bins_begin(std::uint64_t q, std::uint64_t ran
   return q >= world ? range : q * (range / world);
 }
 
+// Rather than NCCL's reduce-scatter after the whole histogram, the shares travel while it is
+// counted: rank `me` counts the shares in turn me + 1, ..., me + G - 1 (mod G), then its own, and
+// after the j-th sends it to its rank (over the copy engines, beside the next share's counting)
+// while receiving its own share's counts from rank me - 1 - j, which counted it j-th too.
+SB_HD_INLINE int share_in_turn(int me, int j, int world) { return (me + 1 + j) % world; }
+SB_HD_INLINE int share_sender(int me, int j, int world) { return ((me - 1 - j) % world + world) % world; }
+// Whether the G - 1 received shares fit the input buffer (capacity_bytes; its keys are counted,
+// so free, by then), one slot of the largest share (the last rank's) each. Where they do not (a
+// range of more bins than keys) the ranks reduce-scatter after counting, as NCCL does.
+SB_HD_INLINE bool received_shares_fit(std::uint64_t range, std::uint64_t world, std::uint64_t capacity_bytes,
+                                      std::uint64_t count_bytes) {
+  const std::uint64_t largest = range - scatter_bins_begin(world - 1, range, world);
+  return (world - 1) * largest * count_bytes <= capacity_bytes;
+}
+
 // One slice's part of a rank's positions: [begin, end) of the global order, for rank dest.
 struct ExpandPiece {
   int dest;

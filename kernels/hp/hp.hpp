@@ -2,8 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hp_traffic.hpp"
 #include "sortbench/algo/registry.hpp"
@@ -43,7 +46,15 @@ std::size_t histogram_bytes(const SortProblem& p, std::uint64_t n);
 // 2 where that histogram is hp-tiled's in two levels (the keys partitioned first), else 1.
 unsigned histogram_levels(const SortProblem& p, std::uint64_t n);
 void prepare_histogram(const SortProblem& p, std::uint64_t n, const DeviceContext& device);
+// Bin ranges in the order a histogram should complete them, and what follows each: done(k,
+// counts) is called once range k's counts are whole on the stream (dist-hp sends a share of the
+// bins to its rank while the next share is counted). The hybrid counts the buckets each range
+// reaches in turn; the other variants count every bin, then call done for each range.
+struct BinOrder {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> bins;
+  std::function<void(std::size_t, const std::uint32_t*)> done;
+};
 std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n, void* low, void* workspace,
-                         const DeviceContext& device);
+                         const DeviceContext& device, const BinOrder* order = nullptr);
 
 }  // namespace sb::hp

@@ -117,34 +117,47 @@ void buffered_scatter_launch(const Run<W>& r, const W* x, unsigned parts, u32 bu
   SB_CUDA_CHECK_LAUNCH();
 }
 
-// Step 3 of the hybrid: each bucket's histogram into A, in 16-bit pairs where the bucket's
-// 32-bit counters pass a block's shared memory (2^16 bins, hybrid_low_bits).
+// Step 3 of the hybrid: buckets [first, end)'s histograms into A, in 16-bit pairs where a
+// bucket's 32-bit counters pass a block's shared memory (2^16 bins, hybrid_low_bits).
 template <typename W, typename Count, typename P>
-void bucket_hist_launch(const Run<W>& r, const FastArrays<W, Count>& a, const P* offsets, const std::uint16_t* low) {
+void bucket_hist_launch(const Run<W>& r, const FastArrays<W, Count>& a, const P* offsets, const std::uint16_t* low,
+                        u32 first, u32 end) {
   const std::size_t bins = std::size_t{1} << a.low_bits;
   const bool pairs = bins * sizeof(u32) > r.device.smem_per_block;
   const std::size_t smem = pairs ? bins / 2 * sizeof(u32) : bins * sizeof(u32);
   auto* hist = pairs ? bucket_hist<Count, P, true> : bucket_hist<Count, P, false>;
   hist<<<resident_grid(hist, r.n, kHistBlock, smem, r.device), kHistBlock, smem, r.stream>>>(
-      low, r.n, offsets, static_cast<u32>(a.parts), static_cast<u32>(a.buckets), a.low_bits, a.A);
+      low, r.n, offsets, static_cast<u32>(a.parts), static_cast<u32>(a.buckets), a.low_bits, a.A, first, end);
   SB_CUDA_CHECK_LAUNCH();
 }
 
 // The hybrid: bucket counts, their scan into each (bucket, part)'s offset, the scatter of the low
-// bits, the buckets' histograms into A. Count u64 (2^32 keys or more): the offsets are scanned
-// into 64-bit words and the scatter is the buffered one.
+// bits, the buckets' histograms into A: all buckets at once, or with `order` (4-byte counts,
+// hp::histogram's) the buckets that each of its bin ranges reaches in turn, order->done(k) after
+// range k's. Count u64 (2^32 keys or more): the offsets are scanned into 64-bit words and the
+// scatter is the buffered one.
 template <typename W, typename Count>
-void hist_hybrid_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low) {
+void hist_hybrid_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low,
+                        const BinOrder* order = nullptr) {
   const auto parts = static_cast<unsigned>(a.parts);
   const auto buckets = static_cast<u32>(a.buckets);
   count_parts_launch(r, x, a.low_bits, buckets, parts, a.counts);
   std::size_t temp_bytes = a.temp_bytes;
+  auto count_in_order = [&](const auto* offsets) {
+    if (!order) return bucket_hist_launch(r, a, offsets, low, 0, buckets);
+    std::vector<bool> counted(buckets, false);
+    for (std::size_t k = 0; k < order->bins.size(); ++k) {
+      count_buckets_of(order->bins[k].first, order->bins[k].second, a.low_bits, counted,
+                       [&](u32 first, u32 end) { bucket_hist_launch(r, a, offsets, low, first, end); });
+      if constexpr (std::is_same_v<Count, u32>) order->done(k, a.A);
+    }
+  };
   if constexpr (std::is_same_v<Count, u64>) {
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, WideCounts(a.counts, WidenCount{}),
                                                 a.wide_offsets, static_cast<std::int64_t>(a.parts * a.buckets),
                                                 r.stream));
     buffered_scatter_launch(r, x, parts, buckets, a.low_bits, a.wide_offsets, low);
-    bucket_hist_launch(r, a, a.wide_offsets, low);
+    count_in_order(a.wide_offsets);
   } else {
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.counts, a.counts,
                                                 static_cast<std::int64_t>(a.parts * a.buckets), r.stream));
@@ -155,7 +168,7 @@ void hist_hybrid_launch(const Run<W>& r, const FastArrays<W, Count>& a, const W*
                                                                                     buckets, a.counts, low);
       SB_CUDA_CHECK_LAUNCH();
     }
-    bucket_hist_launch(r, a, a.counts, low);
+    count_in_order(a.counts);
   }
 }
 
@@ -526,7 +539,7 @@ void prepare_histogram(const SortProblem& p, std::uint64_t n, const DeviceContex
 }
 
 std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n, void* low, void* workspace,
-                         const DeviceContext& device) {
+                         const DeviceContext& device, const BinOrder* order) {
   const Histogram h = histogram_for(p, n);
   return dispatch_key<FastKeys>(p.shape.key, [&](auto k) {
     using K = decltype(k);
@@ -535,8 +548,15 @@ std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n
     const Run<W> r{n, problem_range(p), min_word_of<K>(p.facts.min_ordered), device.stream, d,
                    h == Histogram::hybrid ? hybrid_scatter_threads(p, d) : 0};
     FastArrays<W> a = histogram_arrays<W>(p, n, h, workspace, r.device);
+    if (n && h == Histogram::hybrid && order) {
+      SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+      hist_hybrid_launch(r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low), order);
+      return a.A;
+    }
     if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low));
     else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
+    if (order)
+      for (std::size_t k = 0; k < order->bins.size(); ++k) order->done(k, a.A);
     return a.A;
   });
 }

@@ -366,20 +366,25 @@ __device__ __forceinline__ void for_each_low(const std::uint16_t* low, u64 lo, u
   for (u64 i = mid_hi + threadIdx.x; i < hi; i += blockDim.x) f(low[i]);
 }
 
-// Hybrid step 3: the histogram of each bucket in shared memory. Block g takes a slice of
-// the bucketed array; a slice crossing bucket edges handles each bucket in turn. Count and P:
+// Hybrid step 3: the histogram of buckets [first_bucket, end_bucket) in shared memory. Block g
+// takes a slice of their part of the bucketed array; a slice crossing bucket edges handles each
+// bucket in turn (a range of buckets at a time lets dist-hp send bins counted while it counts the
+// next ones; the device holds the buckets' offsets, so the kernel finds their keys). Count and P:
 // the counts' and the offsets' width (u64 from 2^32 keys). Pairs: the bins as 16-bit pairs, for
 // buckets of 2^16 bins, whose 32-bit counters do not fit in a block, counted in steps
 // (pair_step_spill in hp_scatter_index.hpp).
 template <typename Count = u32, typename P = u32, bool Pairs = false>
 __global__ void bucket_hist(const std::uint16_t* low, u64 n, const P* offsets, u32 parts, u32 buckets,
-                            unsigned low_bits, Count* A) {
+                            unsigned low_bits, Count* A, u32 first_bucket, u32 end_bucket) {
   extern __shared__ u32 s_hist[];
   const u32 bins = 1u << low_bits;
   const u32 words = Pairs ? bins / 2 : bins;
   auto bucket_start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * parts] : n; };
+  const u64 first = bucket_start(first_bucket);
   u64 lo, hi;
-  part_bounds(n, gridDim.x, blockIdx.x, 8, lo, hi);
+  part_bounds(bucket_start(end_bucket) - first, gridDim.x, blockIdx.x, 8, lo, hi);
+  lo += first;
+  hi += first;
   for (u32 b = bucket_holding(bucket_start, buckets, lo); lo < hi && b < buckets; ++b) {
     const u64 end = bucket_start(b + 1) < hi ? bucket_start(b + 1) : hi;
     if (end <= lo) continue;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "sortbench/core/hd.hpp"
 
@@ -101,6 +102,25 @@ SB_HD_INLINE PairSpill pair_step_spill(std::uint32_t word) {
 SB_HD_INLINE bool pair_words_spill(std::uint32_t words) {
   constexpr std::uint32_t half = 0xffffu & ~(kPairSpillAt - 1);
   return (words & (half | half << 16)) != 0;
+}
+
+// The hybrid's buckets counted a range of bins at a time (hp::BinOrder, bucket_hist's
+// [first, end)): calls count(first, end) for each run of buckets of 2^low_bits bins that bins
+// [lo, hi) reach and that `counted` does not yet hold, and marks them: after it, every bin of
+// [lo, hi) is whole. A bucket astride two ranges is counted with the first that reaches it.
+template <typename F>
+void count_buckets_of(std::uint64_t lo, std::uint64_t hi, unsigned low_bits, std::vector<bool>& counted, F&& count) {
+  const std::uint64_t reach = (hi + (std::uint64_t{1} << low_bits) - 1) >> low_bits;
+  const std::uint64_t end = reach < counted.size() ? reach : counted.size();
+  for (std::uint64_t b = lo >> low_bits; b < end;) {
+    if (counted[b]) {
+      ++b;
+      continue;
+    }
+    const std::uint64_t first = b;
+    for (; b < end && !counted[b]; ++b) counted[b] = true;
+    count(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(b));
+  }
 }
 
 }  // namespace sb::hp

@@ -553,6 +553,49 @@ TEST(DistHpScatter, TheRanksSlicesAreTheSortedInput) {
   }
 }
 
+// The shares sent while counting: at turn j every rank sends one share and receives one, the
+// sender of its own share being the rank that counts it j-th as well, so each rank's own share
+// summed over its G - 1 slots is the global histogram's share; the slots fit the input buffer
+// exactly when their bytes do.
+TEST(DistHpScatter, SharesSentInTurnSumToTheGlobalShares) {
+  std::mt19937_64 rng(5);
+  for (int world : {2, 3, 4, 8})
+    for (u64 range : {u64{1}, u64{3}, u64{7}, u64{1000}}) {
+      std::vector<std::vector<u64>> local(world, std::vector<u64>(range));
+      std::vector<u64> global(range, 0);
+      for (int q = 0; q < world; ++q)
+        for (u64 b = 0; b < range; ++b) global[b] += local[q][b] = rng() % 5;
+      const u64 largest = range - scatter_bins_begin(world - 1, range, world);
+      std::vector<std::vector<u64>> slots(world, std::vector<u64>((world - 1) * largest, 0));
+      for (int j = 0; j + 1 < world; ++j) {
+        std::vector<int> sent_to(world, -1);
+        for (int me = 0; me < world; ++me) {
+          const int q = share_in_turn(me, j, world);
+          ASSERT_NE(q, me);
+          ASSERT_EQ(share_sender(q, j, world), me) << "turn " << j << " G " << world;
+          const u64 lo = scatter_bins_begin(q, range, world), hi = scatter_bins_begin(q + 1, range, world);
+          const u64 own = hi - lo;
+          std::copy(local[me].begin() + lo, local[me].begin() + hi, slots[q].begin() + j * own);
+          sent_to[me] = q;
+        }
+        std::sort(sent_to.begin(), sent_to.end());
+        for (int q = 0; q < world; ++q) EXPECT_EQ(sent_to[q], q) << "every rank receives once a turn";
+      }
+      for (int me = 0; me < world; ++me) {
+        EXPECT_EQ(share_in_turn(me, world - 1, world), me) << "its own share last";
+        const u64 lo = scatter_bins_begin(me, range, world), own = scatter_bins_begin(me + 1, range, world) - lo;
+        for (u64 i = 0; i < own; ++i) {
+          u64 sum = local[me][lo + i];
+          for (int k = 0; k + 1 < world; ++k) sum += slots[me][k * own + i];
+          EXPECT_EQ(sum, global[lo + i]) << "G " << world << " range " << range << " rank " << me << " bin " << i;
+        }
+      }
+      const u64 need = (world - 1) * largest * 4;
+      EXPECT_TRUE(received_shares_fit(range, world, need, 4));
+      EXPECT_FALSE(received_shares_fit(range, world, need - 1, 4));
+    }
+}
+
 TEST(DistVerify, BoundaryCheckSkipsEmptyRanks) {
   int previous = -1;
   const SliceEnds ordered[] = {{2, 1, 5}, {0, 0, 0}, {3, 5, 9}, {1, 9, 9}};

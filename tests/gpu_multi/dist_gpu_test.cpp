@@ -277,7 +277,12 @@ TEST(DistGpu, DistHpReduceScatterPlacesEveryShare) {
   for (const std::string link : {"copy", "nccl"}) {
     for (const std::string input : {"-n 3000017 --delta 4 --sigma 2", "-n 2000003 --dist zipf --delta 2",
                                     "-n 1000003 --len 1", "-n 1000003 --key i64 --delta 3 --min-val -5000",
-                                    "-n 1000003 --delta 8 --param count_bits=64", "-n 3"}) {
+                                    "-n 1000003 --delta 8 --param count_bits=64", "-n 3",
+                                    // the hybrid's shares counted and sent in turn, 4- and 8-byte counts;
+                                    // more bins than keys: NCCL's reduce-scatter after counting
+                                    "-n 3000017 --delta 3 --sigma 2 --param histogram=hybrid",
+                                    "-n 2000003 --delta 5 --param histogram=hybrid --param count_bits=64",
+                                    "-n 1000003 --delta 0.5"}) {
       for (const std::string reduce : {"scatter", "all"}) {
         const std::string args = "--algo dist-hp --param link=" + link + " --param reduce=" + reduce + " " + input;
         if (reduce == "scatter" && test_ranks() > 2) {  // verified on two ranks only (dist_hp.cu scatter_reduce)
@@ -288,7 +293,13 @@ TEST(DistGpu, DistHpReduceScatterPlacesEveryShare) {
         }
         const auto doc = run_ranks(args);
         expect_all_ok(doc, input + " reduce=" + reduce + " over " + link);
-        for (const auto& row : doc["results"]) EXPECT_EQ(detail(row, "reduce"), reduce) << row.dump();
+        for (const auto& row : doc["results"]) {
+          EXPECT_EQ(detail(row, "reduce"), reduce) << row.dump();
+          if (reduce == "scatter") {
+            const bool more_bins_than_keys = input.find("--delta 0.5") != std::string::npos;
+            EXPECT_EQ(detail(row, "shares"), more_bins_than_keys ? "nccl" : "in-turn") << row.dump();
+          }
+        }
       }
     }
   }

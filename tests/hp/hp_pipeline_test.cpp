@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "../../kernels/hp/hp_index.hpp"
@@ -141,7 +142,13 @@ std::vector<u32> bucket_part_offsets(const std::vector<u32>& x, u32 min_word, u6
   return offsets;
 }
 
-std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range, const Shape& s) {
+using BinRanges = std::vector<std::pair<u64, u64>>;
+
+// order: bin ranges whose buckets bucket_hist counts in turn (hp::BinOrder, count_buckets_of);
+// null: all buckets in one launch. After each range, its bins must already hold their final
+// counts (dist-hp sends them then).
+std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range, const Shape& s,
+                              const BinRanges* order = nullptr) {
   const u64 n = x.size();
   const u64 buckets = buckets_for(range, s.low_bits);
   const std::vector<u32> offsets = bucket_part_offsets(x, min_word, buckets, s);
@@ -178,25 +185,43 @@ std::vector<u32> hybrid_model(const std::vector<u32>& x, u32 min_word, u64 range
   // bucket's span read as a scalar head, 8-value vectors and a scalar tail
   std::vector<u32> A(range, 0);
   auto start = [&](u32 b) -> u64 { return b < buckets ? offsets[u64{b} * s.parts] : n; };
-  for (u64 g = 0; g < s.slices; ++g) {
-    u64 lo, hi;
-    part_bounds(n, s.slices, g, 8, lo, hi);
-    for (u32 b = lo < n ? bucket_holding(start, u32(buckets), lo) : 0; lo < hi && b < buckets; ++b) {
-      const u64 end = std::min<u64>(start(b + 1), hi);
-      if (end <= lo) continue;
-      if (s.pair_step) {
-        pair_step_hist(low, lo, end, s.pair_step, u64{b} << s.low_bits, u64{1} << s.low_bits, A);
+  auto bucket_hist = [&](u32 first_bucket, u32 end_bucket) {
+    const u64 first = start(first_bucket), keys = start(end_bucket) - first;
+    for (u64 g = 0; g < s.slices; ++g) {
+      u64 lo, hi;
+      part_bounds(keys, s.slices, g, 8, lo, hi);
+      lo += first;
+      hi += first;
+      for (u32 b = lo < n ? bucket_holding(start, u32(buckets), lo) : 0; lo < hi && b < buckets; ++b) {
+        const u64 end = std::min<u64>(start(b + 1), hi);
+        if (end <= lo) continue;
+        if (s.pair_step) {
+          pair_step_hist(low, lo, end, s.pair_step, u64{b} << s.low_bits, u64{1} << s.low_bits, A);
+          lo = end;
+          continue;
+        }
+        u64 mid_lo, mid_hi;
+        aligned_span(lo, end, 8, mid_lo, mid_hi);
+        for (u64 i = lo; i < mid_lo; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
+        for (u64 v = mid_lo; v < mid_hi; v += 8)
+          for (u64 i = v; i < v + 8; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
+        for (u64 i = mid_hi; i < end; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
         lo = end;
-        continue;
       }
-      u64 mid_lo, mid_hi;
-      aligned_span(lo, end, 8, mid_lo, mid_hi);
-      for (u64 i = lo; i < mid_lo; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
-      for (u64 v = mid_lo; v < mid_hi; v += 8)
-        for (u64 i = v; i < v + 8; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
-      for (u64 i = mid_hi; i < end; ++i) ++A.at((u64{b} << s.low_bits) + low[i]);
-      lo = end;
     }
+  };
+  if (!order) {
+    bucket_hist(0, u32(buckets));
+  } else {
+    std::vector<u32> whole(range, 0);
+    for (u32 v : x) ++whole[key_offset(v, min_word)];
+    std::vector<bool> counted(buckets, false);
+    for (const auto& [bin_lo, bin_hi] : *order) {
+      count_buckets_of(bin_lo, bin_hi, s.low_bits, counted, bucket_hist);
+      for (u64 i = bin_lo; i < bin_hi; ++i)
+        EXPECT_EQ(A[i], whole[i]) << "bin " << i << " of [" << bin_lo << ", " << bin_hi << ")";
+    }
+    EXPECT_EQ(A, whole);
   }
   // fused scan: runs of the non-empty bins
   std::vector<u32> run_end, run_val;
@@ -255,6 +280,33 @@ TEST(HpPipelineModel, HybridMatchesStdSort) {
                 << "n=" << n << " range=" << range << " len=" << len << " min=" << min_word << " low=" << s.low_bits;
           }
       }
+}
+
+// dist-hp's order: rank r of G counts share r+1, ..., share r-1, then its own (shares of
+// range / G bins, the last with the rest), so a share's counts can travel
+// while the next is counted. Each share's bins are whole when its turn ends, shares astride a
+// bucket edge included, and the keys sort as with one launch.
+TEST(HpPipelineModel, HybridCountsSharesOfTheBinsInTurn) {
+  const std::vector<Shape> shapes{{4, 3, 5, 16, 7}, {6, 7, 2, 64, 64, 4}, {3, 16, 9, 8, 8, 1}};
+  unsigned seed = 7;
+  for (u64 n : {1ull, 5ull, 1001ull, 40000ull})
+    for (u64 range : {1ull, 3ull, 17ull, 1000ull, 70000ull})
+      for (u64 world : {2ull, 3ull, 4ull, 8ull})
+        for (u64 me = 0; me < world; ++me)
+          for (const Shape& s : shapes) {
+            if (n == 1 && range > 1) continue;
+            const std::vector<u32> x = make_keys(n, 0, range, std::min<u64>(n, range), seed++);
+            auto share_begin = [&](u64 q) { return q >= world ? range : q * (range / world); };
+            BinRanges order;
+            for (u64 k = 1; k <= world; ++k) {
+              const u64 q = (me + k) % world;
+              order.emplace_back(share_begin(q), share_begin(q + 1));
+            }
+            std::vector<u32> want = x;
+            std::sort(want.begin(), want.end());
+            ASSERT_EQ(hybrid_model(x, 0, range, s, &order), want)
+                << "n=" << n << " range=" << range << " G=" << world << " rank " << me << " low=" << s.low_bits;
+          }
 }
 
 // The hybrid's 2^16-bin histograms in 16-bit pairs, a step at a time: every key counted, no half

@@ -16,11 +16,11 @@ namespace sb {
 namespace {
 std::string failed_file(const std::string& dir, int rank) { return dir + "/failed-" + std::to_string(rank); }
 // Raw bytes as NCCL elements (keys of any width travel as bytes): Rank::exchange's NCCL link.
-ncclResult_t send_bytes(const void* p, std::size_t bytes, int peer, const Rank& r) {
-  return ncclSend(p, bytes, ncclUint8, peer, r.comm(), r.stream());
+ncclResult_t send_bytes(const void* p, std::size_t bytes, int peer, const Rank& r, cudaStream_t stream) {
+  return ncclSend(p, bytes, ncclUint8, peer, r.comm(), stream);
 }
-ncclResult_t recv_bytes(void* p, std::size_t bytes, int peer, const Rank& r) {
-  return ncclRecv(p, bytes, ncclUint8, peer, r.comm(), r.stream());
+ncclResult_t recv_bytes(void* p, std::size_t bytes, int peer, const Rank& r, cudaStream_t stream) {
+  return ncclRecv(p, bytes, ncclUint8, peer, r.comm(), stream);
 }
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
@@ -146,15 +146,21 @@ void Rank::join() const {
   SB_CUDA_CHECK(cudaStreamWaitEvent(ctx_.stream, side_.done, 0));
 }
 
-void Rank::exchange(const std::vector<PeerTransfer>& transfers) const {
+void Rank::exchange(const std::vector<PeerTransfer>& transfers) const { exchange_on(stream(), transfers); }
+
+void Rank::exchange_aside(const std::vector<PeerTransfer>& transfers) const {
+  exchange_on(fork_aside(), transfers);
+}
+
+void Rank::exchange_on(cudaStream_t on, const std::vector<PeerTransfer>& transfers) const {
   if (peers_) {
-    peers_->exchange(rank(), stream(), transfers);
+    peers_->exchange(rank(), on, transfers);
     return;
   }
   SB_NCCL_CHECK(ncclGroupStart(), rank());
   for (const PeerTransfer& t : transfers) {
-    if (t.send_bytes) SB_NCCL_CHECK(send_bytes(t.send, t.send_bytes, t.peer, *this), rank());
-    if (t.recv_bytes) SB_NCCL_CHECK(recv_bytes(t.recv, t.recv_bytes, t.peer, *this), rank());
+    if (t.send_bytes) SB_NCCL_CHECK(send_bytes(t.send, t.send_bytes, t.peer, *this, on), rank());
+    if (t.recv_bytes) SB_NCCL_CHECK(recv_bytes(t.recv, t.recv_bytes, t.peer, *this, on), rank());
   }
   SB_NCCL_CHECK(ncclGroupEnd(), rank());
 }

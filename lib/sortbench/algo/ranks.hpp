@@ -164,8 +164,14 @@ class Rank {
   // One exchange of every rank (all call it at once, as a collective) on the rank's stream: over
   // peer copies where the run has them, else NCCL's grouped send/receive.
   void exchange(const std::vector<PeerTransfer>& transfers) const;
+  // The same exchange on the side stream, ordered after the main stream's work so far, so the
+  // main stream goes on meanwhile (dist-hp counts the next bins while a share travels); join()
+  // waits for it.
+  void exchange_aside(const std::vector<PeerTransfer>& transfers) const;
 
  private:
+  void exchange_on(cudaStream_t on, const std::vector<PeerTransfer>& transfers) const;
+
   DeviceContext ctx_;
   RunFailure* failure_;
   Side side_;
