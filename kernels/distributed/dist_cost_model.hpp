@@ -180,7 +180,7 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
   const double per_key = k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0 + k;
   const bool scatter = s.world == 2;  // dist_hp.cu scatter_reduce: more ranks all-reduce
   const double bins = double(s.range), share = scatter ? bins / g : bins;
-  const std::uint64_t capacity = (s.n + std::uint64_t(s.world) - 1) / std::uint64_t(s.world);
+  const std::uint64_t capacity = largest_slice(s.n, std::uint64_t(s.world));  // dist-hp's buffers
   const bool sent_in_turn = scatter && received_shares_fit(s.range, std::uint64_t(s.world),
                                                            capacity * std::uint64_t(k), std::uint64_t(s.count_bytes));
   const double rate = 2.0 * r.copy_gbs * 1e9 * kHpShare;

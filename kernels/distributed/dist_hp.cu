@@ -148,7 +148,6 @@ bool scatter_reduce(const SortProblem& p, int world) {
 
 // Whether the scatter's shares travel in turn while counting (their counts fit the input
 // buffer: details.shares = in-turn) or NCCL reduce-scatters them after it (nccl).
-u64 capacity_of(u64 n, int world) { return (n + u64(world) - 1) / u64(world); }
 bool sends_shares_in_turn(const SortProblem& p, int world, u64 capacity) {
   return received_shares_fit(hp::problem_range(p), u64(world), capacity * key_bytes(p.shape.key),
                              wide_counts(p) ? 8 : 4);
@@ -335,7 +334,7 @@ int world_of(const SortProblem& p) { return p.device ? std::max(p.device->world,
 Algorithm make_dist_hp() {
   RankAlgorithm ranks;
   ranks.phases = {"histogram", "allreduce", "expand"};
-  ranks.capacity = [](const SortProblem&, u64 n, int world) { return capacity_of(n, world); };
+  ranks.capacity = [](const SortProblem&, u64 n, int world) { return largest_slice(n, u64(world)); };
   ranks.workspace_bytes = [](const SortProblem& p, const RankSlice& s, u64 capacity, const DeviceContext& d) {
     if (p.has_payload()) return dist_hp_pairs_workspace_bytes(p, s, capacity, d.world);
     return dispatch_key<HpKeys>(p.shape.key, [&](auto k) {
@@ -366,7 +365,7 @@ Algorithm make_dist_hp() {
     if (!p.has_payload()) {
       const bool scatter = world > 1 && scatter_reduce(p, world);
       d.emplace_back("reduce", scatter ? "scatter" : "all");
-      const bool in_turn = scatter && sends_shares_in_turn(p, world, capacity_of(p.n(), world));
+      const bool in_turn = scatter && sends_shares_in_turn(p, world, largest_slice(p.n(), u64(world)));
       if (scatter) d.emplace_back("shares", in_turn ? "in-turn" : "nccl");
     }
     return d;

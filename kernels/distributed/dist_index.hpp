@@ -54,7 +54,7 @@ SB_HD_INLINE std::uint64_t splitter_sample(std::uint64_t d, std::uint64_t per_ra
 // share of rank q's run by (s + 1) consecutive gaps of ceil(m_q / (s + 1)) elements, i.e.
 // n / G + G * ceil(m_max / (s + 1)) over all ranks; the exchange checks the real counts.
 SB_HD_INLINE std::uint64_t receive_capacity(std::uint64_t n, std::uint64_t world, std::uint64_t samples) {
-  const std::uint64_t m_max = (n + world - 1) / world;
+  const std::uint64_t m_max = largest_slice(n, world);
   return m_max + world * ((m_max + samples) / (samples + 1)) + world;
 }
 
@@ -336,7 +336,7 @@ SB_HD_INLINE std::uint64_t stratified_sample_position(std::uint64_t j, std::uint
 inline std::uint64_t partition_receive_capacity(std::uint64_t n, std::uint64_t world, std::uint64_t samples,
                                                 std::uint64_t exact_below) {
   if (n <= exact_below || world <= 1) return n;
-  const std::uint64_t m_max = (n + world - 1) / world;
+  const std::uint64_t m_max = largest_slice(n, world);
   const double margin = 6.0 * std::sqrt(double(world) / double(samples)) * double(m_max);
   const std::uint64_t c = m_max + static_cast<std::uint64_t>(std::ceil(margin)) + world;
   return c < n ? c : n;

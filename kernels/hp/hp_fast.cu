@@ -318,14 +318,15 @@ void tiled_pairs_launch(const Run<W>& r, const FastArrays<W>& a, const W* x, con
 
 // Counts x[0, r.n) into A (zeroed first where the variant adds into it) with histogram
 // variant h. With `runs` (keys only) hp-tiled may write the runs instead (hist_tiled_launch):
-// returns whether it did. 64-bit counts: hp-tiled and the hybrid.
+// returns whether it did. 64-bit counts: hp-tiled and the hybrid. The hybrid counts in `order`
+// where one is given (hist_hybrid_launch).
 template <typename W, typename Count>
 bool launch_histogram(Histogram h, const Run<W>& r, const FastArrays<W, Count>& a, const W* x, std::uint16_t* low,
-                      bool runs = false) {
+                      bool runs = false, const BinOrder* order = nullptr) {
   if (tiles(h)) return hist_tiled_launch(r, a, x, low, runs);
   SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(Count), r.stream));
   if (h == Histogram::hybrid) {
-    hist_hybrid_launch(r, a, x, low);
+    hist_hybrid_launch(r, a, x, low, order);
   } else if constexpr (std::is_same_v<Count, u32>) {
     if (h == Histogram::shared) {
       hist_shared_launch(r, x, a.A);
@@ -548,14 +549,10 @@ std::uint32_t* histogram(const SortProblem& p, const void* keys, std::uint64_t n
     const Run<W> r{n, problem_range(p), min_word_of<K>(p.facts.min_ordered), device.stream, d,
                    h == Histogram::hybrid ? hybrid_scatter_threads(p, d) : 0};
     FastArrays<W> a = histogram_arrays<W>(p, n, h, workspace, r.device);
-    if (n && h == Histogram::hybrid && order) {
-      SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-      hist_hybrid_launch(r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low), order);
-      return a.A;
-    }
-    if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low));
+    if (n) launch_histogram(h, r, a, static_cast<const W*>(keys), static_cast<std::uint16_t*>(low), false, order);
     else SB_CUDA_CHECK(cudaMemsetAsync(a.A, 0, r.range * sizeof(u32), r.stream));
-    if (order)
+    const bool done_in_order = n && h == Histogram::hybrid;  // the hybrid called done as it went
+    if (order && !done_in_order)
       for (std::size_t k = 0; k < order->bins.size(); ++k) order->done(k, a.A);
     return a.A;
   });

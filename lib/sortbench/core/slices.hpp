@@ -19,6 +19,8 @@ SB_HD_INLINE std::uint64_t slice_begin(std::uint64_t r, std::uint64_t n, std::ui
 SB_HD_INLINE std::uint64_t slice_size(std::uint64_t r, std::uint64_t n, std::uint64_t world) {
   return slice_begin(r + 1, n, world) - slice_begin(r, n, world);
 }
+// The most elements one rank's slice holds: ceil(n / G).
+SB_HD_INLINE std::uint64_t largest_slice(std::uint64_t n, std::uint64_t world) { return (n + world - 1) / world; }
 // The rank whose slice holds global position pos < n.
 SB_HD_INLINE std::uint64_t slice_owner(std::uint64_t pos, std::uint64_t n, std::uint64_t world) {
   std::uint64_t lo = 0, hi = world - 1;  // the last rank r with slice_begin(r) <= pos
