@@ -7,6 +7,7 @@
 
 #include "hp.hpp"
 #include "hp_fast_plan.hpp"
+#include "hp_auto_rule.hpp"
 #include "hp_index.hpp"
 #include "hp_scatter_index.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"

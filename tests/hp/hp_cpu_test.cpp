@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "../../kernels/hp/hp_auto_rule.hpp"
 #include "../../kernels/hp/hp_index.hpp"
 #include "../../kernels/hp/hp_scatter_index.hpp"
 #include "../../kernels/hp/hp_pairs_cpu.hpp"

@@ -1,9 +1,9 @@
-// hp-auto with a GPU profile (issue 50 item 2; kernels/hp/hp_index.hpp, measured_tiled_choice):
+// hp-auto with a GPU profile (issue 50 item 2; kernels/hp/hp_auto_rule.hpp, measured_tiled_choice):
 // the measured crossover between hp-tiled and CUB replaces the built-in one for integer keys
 // alone, and nothing else.
 #include <gtest/gtest.h>
 
-#include "../../kernels/hp/hp_index.hpp"
+#include "../../kernels/hp/hp_auto_rule.hpp"
 
 namespace sb::hp {
 namespace {
