@@ -2,7 +2,8 @@
 # Issue 50's bars for the automatic choices, on a host with two GPUs (NCCL_NVLS_ENABLE=0), merged
 # into one JSON document (scripts/merge_results.py) whose context records the tune
 # ("tune": {"wall_s", "profile"}); every row verified, single-GPU rows on --device 0:
-#   tune   `sortbench tune -o` a profile that every later run reads (--profile). Bar: wall_s <= 120.
+#   tune   `sortbench tune -o` a profile that every later run reads (--profile); with the dist group,
+#          `tune --gpus 2` (dist-auto's ways measured against its predictions). Bar: wall_s <= 120.
 #   grid   n = 2^27 and 2^29, u32 keys, delta in {0.5, 1, 2, 3, 6, 24, 96, 700} x sigma in {1, 5, 60,
 #          900} where delta * sigma >= 1: hp-auto beside every H-P variant it can pick,
 #          cub-radix-bits and cub-radix. Bar: hp-auto <= 1.03x the fastest row of the point.
@@ -10,6 +11,8 @@
 #          f64 with --dist real over [0, 1000) and over their whole real range: `auto` (what
 #          `sort --algo auto` and Python's sort() run) beside cub-radix, cub-radix-bits and, on
 #          32-bit integer keys, hp-auto. Bar: auto <= 1.03x the fastest of them.
+#   pairs  n = 2^26, u32 keys with u32 values, delta in {16, 64, 256} x sigma in {4, 50, 1024}: hp-auto
+#          beside hp-tiled and cub-radix-bits. Bar: hp-auto <= 1.03x the fastest row of the point.
 #   dist   n = 2^26, 2^28, 2^30, delta = sigma = 50, keys alone and with u32 and index payloads:
 #          dist-auto on both GPUs beside cub-radix, cub-radix-bits and hp-auto on one. Bar:
 #          dist-auto >= 0.95x the best single-GPU row, or within 0.5 ms of it.
@@ -18,16 +21,16 @@
 #   scripts/auto-grid.sh OUT.json [GROUP...]   (default: every group; SORTBENCH: the executable;
 #                                               BUDGET: seconds per row, default 0.3)
 set -euo pipefail
-out=${1:?usage: scripts/auto-grid.sh OUT.json [tune] [grid] [keys] [dist]}
+out=${1:?usage: scripts/auto-grid.sh OUT.json [tune] [grid] [keys] [pairs] [dist]}
 shift
-groups=${*:-tune grid keys dist}
+groups=${*:-tune grid keys pairs dist}
 source "$(dirname "$0")/bench_runs.sh"
 budget=${BUDGET:-0.3}
 export NCCL_NVLS_ENABLE=0
 for group in $groups; do
   case $group in
-    tune | grid | keys | dist) ;;
-    *) echo "auto-grid: unknown group $group; give tune, grid, keys or dist" >&2; exit 2 ;;
+    tune | grid | keys | pairs | dist) ;;
+    *) echo "auto-grid: unknown group $group; give tune, grid, keys, pairs or dist" >&2; exit 2 ;;
   esac
 done
 wanted() { [[ " $groups " == *" $1 "* ]]; }
@@ -35,7 +38,9 @@ wanted() { [[ " $groups " == *" $1 "* ]]; }
 profile_args=()
 if wanted tune; then
   profile="$tmp/profile.json"
-  "$sortbench" tune -o "$profile"
+  tune_gpus=()
+  if wanted dist; then tune_gpus=(--gpus 2); fi
+  "$sortbench" tune -o "$profile" "${tune_gpus[@]}"
   profile_args=(--profile "$profile")
 fi
 # Each case apart: one that cannot run leaves the others' rows.
@@ -73,6 +78,15 @@ if wanted keys; then
   case_args f64-narrow "${one[@]}" --key f64 --dist real --min-val 0 --max-val 1000 --algo $cub
   case_args f64-wide "${one[@]}" --key f64 --dist real --min-val -2251799813685247 --max-val 2251799813685247 \
       --algo $cub
+fi
+
+if wanted pairs; then
+  for sigma in 4 50 1024; do
+    for delta in 16 64 256; do
+      case_args "pairs-$delta-$sigma" -n 2^26 --delta "$delta" --sigma "$sigma" --payload u32 --device 0 \
+          --algo hp-auto,hp-tiled,cub-radix-bits
+    done
+  done
 fi
 
 if wanted dist; then

@@ -27,7 +27,8 @@ struct TuneOptions {
 };
 
 std::string point_line(const TunePoint& p) {
-  return fmt::format("  sigma {:>4g}  delta {:>5g}  hp-tiled {:>9}  cub-radix-bits {:>8.3f} ms  {}", p.sigma, p.delta,
+  return fmt::format("  {}sigma {:>4g}  delta {:>5g}  hp-tiled {:>9}  cub-radix-bits {:>8.3f} ms  {}",
+                     p.payload == Payload::none ? "" : "pairs  ", p.sigma, p.delta,
                      p.tiled_ms > 0 ? fmt::format("{:.3f} ms", p.tiled_ms) : std::string("unsupported"), p.cub_ms,
                      p.tiled_wins() ? "hp-tiled" : "CUB");
 }
@@ -36,6 +37,12 @@ std::string radix_line(const RadixPoint& p) {
   return fmt::format("  {:<3}  {} digit{}  cub-radix {:>8.3f} ms  cub-radix-bits {:>8.3f} ms  {}", to_string(p.key),
                      p.digits, p.digits == 1 ? " " : "s", p.whole_ms, p.bits_ms,
                      p.whole_wins() ? "whole keys" : "offsets");
+}
+
+std::string dist_line(const DistPoint& p) {
+  return fmt::format("  {} GPUs  n = {:<10}  {:<5}  {:<16}  {:>8.3f} ms  predicted {:>8.3f} ms  x{:.2f}", p.world, p.n,
+                     p.payload == Payload::none ? "keys" : "pairs", p.way, p.measured_ms, p.predicted_ms,
+                     p.predicted_ms > 0 ? p.measured_ms / p.predicted_ms : 0.0);
 }
 
 int run_tune(const TuneOptions& o) {
@@ -48,6 +55,8 @@ int run_tune(const TuneOptions& o) {
   request.settings.max_noise = 0.02;
   auto progress = [](const TunePoint& p) { std::cerr << point_line(p) << "\n"; };
   auto radix_progress = [](const RadixPoint& p) { std::cerr << radix_line(p) << "\n"; };
+  auto dist_progress = [](const DistPoint& p) { std::cerr << dist_line(p) << "\n"; };
+  if (!o.where.devices.empty() || o.where.gpus > 1) request.devices = rank_devices(o.where);
 
   if (o.check) {
     // The profile the automatic choices read here: pinned (--profile), -o FILE, or the cached one.
@@ -72,7 +81,20 @@ int run_tune(const TuneOptions& o) {
       std::cout << fmt::format("{}  predicted {}{}\n", radix_line(c.point),
                                c.predicted_whole ? "whole keys" : "offsets", c.agrees ? "" : "  WRONG");
     }
-    const std::size_t points = checked.size() + radix_checked.size();
+    std::size_t dist_checked = 0;
+    if (request.devices.size() > 1)
+      for (const Payload payload : {Payload::none, Payload::u32})
+        for (const std::uint64_t n : request.dist_ns) {
+          const std::vector<DistPoint> points = measure_dist_points(request, payload, n);
+          for (const DistPoint& p : points) dist_progress(p);
+          const DistCheck c = judge_dist_points(points, *binding.profile, 0.03);
+          ++dist_checked;
+          wrong += !c.agrees;
+          std::cout << fmt::format("  {} GPUs  n = {:<10}  {:<5}  fastest {:<16}  predicted {}{}\n", c.world, c.n,
+                                   c.payload == Payload::none ? "keys" : "pairs", c.fastest, c.predicted,
+                                   c.agrees ? "" : "  WRONG");
+        }
+    const std::size_t points = checked.size() + radix_checked.size() + dist_checked;
     std::cout << fmt::format("tune --check: {} of {} points as the profile predicts{}\n", points - wrong, points,
                              wrong ? "; run sortbench tune again" : "");
     return wrong ? 1 : 0;
@@ -84,10 +106,17 @@ int run_tune(const TuneOptions& o) {
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   }
   check_writable(path);
-  std::cout << fmt::format("tune: {} ({} SMs): hp-tiled against cub-radix-bits, n = {}, u32 keys alone; then "
-                           "cub-radix against cub-radix-bits on offsets, {} MiB of keys a point\n",
-                           gpu.name, gpu.sm_count, request.n, request.radix_bytes >> 20);
-  TuneOutcome out = tune_crossovers(request, progress, radix_progress);
+  std::cout << fmt::format("tune: {} ({} SMs): hp-tiled against cub-radix-bits, n = {}, u32 keys alone, and n = {} "
+                           "with u32 values; then cub-radix against cub-radix-bits on offsets, {} MiB of keys a point\n",
+                           gpu.name, gpu.sm_count, request.n, request.pair_n, request.radix_bytes >> 20);
+  if (request.devices.size() > 1) {
+    std::string sizes;
+    for (const std::uint64_t n : request.dist_ns) sizes += fmt::format("{}{}", sizes.empty() ? "" : ", ", n);
+    std::cout << fmt::format("tune: then dist-auto's ways on {} GPUs against their predictions, n = {}, delta = "
+                             "sigma = 50, keys alone and with u32 values\n",
+                             request.devices.size(), sizes);
+  }
+  TuneOutcome out = tune_crossovers(request, progress, radix_progress, dist_progress);
   ChoiceProfile& p = out.profile;
   p.gpu_name = gpu.name;
   p.sm_count = gpu.sm_count;
@@ -95,14 +124,19 @@ int run_tune(const TuneOptions& o) {
   p.driver = format_cuda_version(gpu.driver_version);
   p.version = build_version();
   p.commit = build_git_commit();
-  for (const TiledCrossover& c : p.hp_tiled_min_delta)
-    std::cout << fmt::format("  sigma {:>4g}: hp-tiled from delta {}\n", c.sigma,
-                             c.min_delta >= kNeverTiled ? std::string("(never: CUB)") : fmt::format("{:g}", c.min_delta));
+  for (const auto& [crossovers, what] : {std::pair{&p.hp_tiled_min_delta, ""}, {&p.hp_pairs_min_delta, " (pairs)"}})
+    for (const TiledCrossover& c : *crossovers)
+      std::cout << fmt::format("  sigma {:>4g}: hp-tiled{} from delta {}\n", c.sigma, what,
+                               c.min_delta >= kNeverTiled ? std::string("(never: CUB)")
+                                                          : fmt::format("{:g}", c.min_delta));
   for (const RadixCrossover& c : p.radix_whole_from_digits)
     std::cout << fmt::format("  {}: whole keys from {} of {} digits{}\n", to_string(c.key), c.whole_from_digits,
                              key_bytes(c.key),
                              c.whole_from_digits >= int(key_bytes(c.key)) ? " (only all of them: the built-in rule)"
                                                                           : "");
+  for (const DistScale& c : p.dist_scales)
+    std::cout << fmt::format("  {} GPUs, {}: {} at {:.2f}x its prediction\n", c.world,
+                             c.values ? "with values" : "keys alone", c.way, c.scale);
   p.tune_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_file_atomically(path, choice_profile_text(p));
   std::cout << fmt::format("tune: wrote {} in {:.1f} s\n", path, p.tune_wall_s);
@@ -115,6 +149,7 @@ Command add_tune(CLI::App& app) {
   auto* cmd = app.add_subcommand("tune", "measure this GPU's crossovers for the automatic choices and write its profile");
   auto o = std::make_shared<TuneOptions>();
   add_device_option(*cmd, o->where);
+  add_rank_options(*cmd, o->where);
   cmd->add_option("-o,--output", o->output,
                   "write the profile here (default: this GPU's cached profile, $XDG_CACHE_HOME/sortbench/); with "
                   "--check, the profile to check");

@@ -1,12 +1,15 @@
 // dist-auto (issue 38): the distributed sort a user should have picked. When the ranks have met
 // it measures their fabric (algo/fabric_rates.hpp: the copy rate, the all-to-all rate, the
 // latencies), predicts dist-hp, dist-sample-sort and one GPU with the rule of dist_cost_model.hpp
-// (CPU-tested), and runs the fastest; the row records the choice (details.variant) and the
-// predictions beside the measured rates. "One GPU" gathers every slice on rank 0, which sorts
+// (CPU-tested), scales each prediction by what the GPU's profile measured of that way (`tune
+// --gpus N`, issue 50), and runs the fastest; the row records the choice (details.variant) and
+// the predictions beside the measured rates. "One GPU" gathers every slice on rank 0, which sorts
 // the whole input with CUB on the range's bits (cub-radix-bits): the choice for inputs so small
-// that collectives cost more than the sort.
+// that collectives cost more than the sort. `--param variant=WAY` runs one way whatever the rule
+// says (tune measures each way so).
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -14,7 +17,10 @@
 #include "dist_cost_model.hpp"
 #include "distributed.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
+#include "sortbench/core/choice_profile.hpp"
 #include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/device_buffer.hpp"
+#include "sortbench/core/errors.hpp"
 #include "sortbench/core/random.hpp"
 #include "sortbench/algo/fabric_rates.hpp"
 
@@ -109,13 +115,50 @@ DistShape shape_of(const SortProblem& p, const Members& m, int world, const Fabr
 
 DistRates rates_of(const FabricRates& f) { return {f.copy_gbs, f.exchange_gbs, f.latency_s, f.launch_s}; }
 
+constexpr DistChoice kWays[] = {DistChoice::one_gpu, DistChoice::hp, DistChoice::sample_sort};
+
+// The profile's scales of the ways for this world and payload (1 where it measured none), the
+// same on every rank: the largest any rank's profile gives, so that ranks whose GPUs read
+// different profiles still choose alike.
+DistScales agreed_scales(const SortProblem& p, const Rank& rank) {
+  double scale[3] = {1, 1, 1};
+  if (const auto& profile = rank.ctx().profile)
+    for (int i = 0; i < 3; ++i)
+      scale[i] = dist_scale(*profile, rank.world(), p.has_payload(), dist_choice_name(kWays[i])).value_or(1.0);
+  if (rank.world() > 1) {
+    DeviceBuffer d_scale(sizeof scale);
+    SB_CUDA_CHECK(cudaMemcpyAsync(d_scale.get(), scale, sizeof scale, cudaMemcpyHostToDevice, rank.stream()));
+    SB_NCCL_CHECK(ncclAllReduce(d_scale.get(), d_scale.get(), 3, ncclFloat64, ncclMax, rank.comm(), rank.stream()),
+                  rank.rank());
+    rank.to_host(scale, d_scale.get(), sizeof scale);
+  }
+  return {scale[0], scale[1], scale[2]};
+}
+
+// --param variant=WAY, where given: the way to run whatever the rule says. UsageError for a name
+// that is not a way, or dist-hp where it does not take the input (`hp_takes_it`).
+std::optional<DistChoice> forced_way(const SortProblem& p, bool hp_takes_it) {
+  const auto it = p.params.find("variant");
+  if (it == p.params.end()) return std::nullopt;
+  for (DistChoice c : kWays)
+    if (it->second == dist_choice_name(c)) {
+      if (c == DistChoice::hp && !hp_takes_it)
+        throw UsageError("dist-auto: --param variant=dist-hp, but dist-hp does not take this input (it needs integer "
+                         "keys whose range an H-P histogram counts); drop the variant or pick another");
+      return c;
+    }
+  throw UsageError(fmt::format("dist-auto: --param variant={} is not one-gpu, dist-hp or dist-sample-sort", it->second));
+}
+
 // Where plan recorded the choice; before it (the harness's first look at the memory a rank
 // needs), the sample sort, which takes every input.
 const RankAlgorithm& chosen(const SortProblem& p, const Members& m) {
   const auto it = p.params.find("variant");
   if (it == p.params.end() || it->second == dist_choice_name(DistChoice::sample_sort)) return *m.sample_sort.ranks;
-  if (it->second == dist_choice_name(DistChoice::hp)) return *m.hp.ranks;
-  return *m.one_gpu;
+  if (it->second == dist_choice_name(DistChoice::hp))  // one forced where dist-hp cannot go: plan refuses it
+    return m.hp.why_unsupported(p) ? *m.sample_sort.ranks : *m.hp.ranks;
+  if (it->second == dist_choice_name(DistChoice::one_gpu)) return *m.one_gpu;
+  return *m.sample_sort.ranks;
 }
 
 }  // namespace
@@ -128,10 +171,16 @@ Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort) {
     const FabricRates f = measure_fabric(rank);
     const DistShape shape = shape_of(p, *m, rank.world(), f);
     const DistRates r = rates_of(f);
-    p.params["variant"] = dist_choice_name(dist_choice(shape, r));
+    const DistScales scales = agreed_scales(p, rank);
+    const std::optional<DistChoice> forced = forced_way(p, shape.hp);
+    p.params["variant"] = dist_choice_name(forced ? *forced : dist_choice(shape, r, scales));
+    // The model's predictions as they are (tune divides measured times by them); the scales beside.
     p.params["predicted_sample_sort_ms"] = fmt::format("{:.4f}", dist_sample_sort_s(shape, r) * 1e3);
     if (shape.hp) p.params["predicted_hp_ms"] = fmt::format("{:.4f}", dist_hp_s(shape, r) * 1e3);
     if (shape.one_gpu) p.params["predicted_one_gpu_ms"] = fmt::format("{:.4f}", dist_one_gpu_s(shape, r) * 1e3);
+    for (DistChoice c : kWays)
+      if (scales.of(c) != 1.0)
+        p.params[fmt::format("scale_{}", dist_choice_name(c))] = fmt::format("{:.3f}", scales.of(c));
     for (const auto& [name, value] : fabric_details(f)) p.params[name] = value;
   };
   ranks.capacity = [m](const SortProblem& p, u64 n, int world) { return chosen(p, *m).capacity(p, n, world); };
@@ -151,8 +200,9 @@ Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort) {
     d.emplace_back("variant_phases", phases);
     if (member.details)
       for (auto& kv : member.details(p, world)) d.push_back(std::move(kv));
-    for (const char* name : {"predicted_hp_ms", "predicted_sample_sort_ms", "predicted_one_gpu_ms", "fabric_copy_gbs",
-                             "fabric_exchange_gbs", "fabric_latency_us", "fabric_launch_us"})
+    for (const char* name : {"predicted_hp_ms", "predicted_sample_sort_ms", "predicted_one_gpu_ms", "scale_one-gpu",
+                             "scale_dist-hp", "scale_dist-sample-sort", "fabric_copy_gbs", "fabric_exchange_gbs",
+                             "fabric_latency_us", "fabric_launch_us"})
       if (p.params.count(name)) d.emplace_back(name, p.params.at(name));
     return d;
   };
@@ -163,9 +213,15 @@ Algorithm make_dist_auto(const Algorithm& hp, const Algorithm& sample_sort) {
       std::move(ranks));
   a.constraints = "every scalar key type (dist-hp only where it takes the input)";
   a.params = sample_sort.params;
+  a.params.push_back("variant");
   for (const auto& name : hp.params)
     if (std::find(a.params.begin(), a.params.end(), name) == a.params.end()) a.params.push_back(name);
   declare_types<ScalarKeys, AllValues>(a);
+  // A bad --param variant: a usage error before any rank starts.
+  a.unsupported = [m](const SortProblem& p) -> std::optional<std::string> {
+    forced_way(p, !m->hp.why_unsupported(p));
+    return std::nullopt;
+  };
   a.stable = true;  // each way is, with a payload: dist-hp and dist-sample-sort (their notes), CUB on one GPU
   return a;
 }

@@ -199,12 +199,24 @@ inline double dist_sample_sort_s(const DistShape& s, const DistRates& r) {
          exchange_and_merge_s(s, r, sort_first_chunks(s.n, std::uint64_t(s.world)));
 }
 
-// The fastest way by the predictions (ties to the one that moves fewer keys).
-inline DistChoice dist_choice(const DistShape& s, const DistRates& r) {
+// What a GPU's profile measured of each way against its prediction (`sortbench tune --gpus N`:
+// the median of measured / predicted time over the sizes it sorted, for this world and with or
+// without values): the model's rates are the GPU's own, but how much of them each way's kernels
+// and collectives reach differs from card to card and link to link.
+struct DistScales {
+  double one_gpu = 1, hp = 1, sample_sort = 1;
+  double of(DistChoice c) const {
+    return c == DistChoice::one_gpu ? one_gpu : c == DistChoice::hp ? hp : sample_sort;
+  }
+};
+
+// The fastest way by the predictions, each scaled by the profile's measure of it (ties to the
+// one that moves fewer keys).
+inline DistChoice dist_choice(const DistShape& s, const DistRates& r, const DistScales& scales = {}) {
   DistChoice best = DistChoice::sample_sort;
-  double t = dist_sample_sort_s(s, r);
-  if (s.hp && dist_hp_s(s, r) <= t) best = DistChoice::hp, t = dist_hp_s(s, r);
-  if (s.one_gpu && dist_one_gpu_s(s, r) < t) best = DistChoice::one_gpu;
+  double t = scales.sample_sort * dist_sample_sort_s(s, r);
+  if (s.hp && scales.hp * dist_hp_s(s, r) <= t) best = DistChoice::hp, t = scales.hp * dist_hp_s(s, r);
+  if (s.one_gpu && scales.one_gpu * dist_one_gpu_s(s, r) < t) best = DistChoice::one_gpu;
   return best;
 }
 

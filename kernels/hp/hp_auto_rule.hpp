@@ -118,4 +118,17 @@ inline AutoChoice measured_tiled_choice(AutoChoice built, const AutoInput& in, d
   return AutoChoice::cub;
 }
 
+// The same for pairs with 4-byte values (tune's pairs ladder measures u32 values; index
+// positions are 4 bytes too): hp-tiled from min_delta keys a bin up, CUB below, in place of the
+// built-in keys-a-bin and bins-a-value thresholds, which the ladder measures a sigma at a time.
+// The range limits of hp-tiled's pair path stand (it takes no other range); 2^32 keys or more
+// keep the built-in rule (their pairs go to CUB).
+inline AutoChoice measured_pairs_choice(AutoChoice built, const AutoInput& in, const AutoRule& rule,
+                                        double min_delta) {
+  if (!in.payload || !in.integer_keys || in.n >= kMaxRange) return built;
+  if (in.range < rule.pairs_min_range || in.range > rule.pairs_max_range) return built;
+  const double delta = static_cast<double>(in.n) / static_cast<double>(in.range);
+  return delta >= min_delta ? AutoChoice::tiled : AutoChoice::cub;
+}
+
 }  // namespace sb::hp

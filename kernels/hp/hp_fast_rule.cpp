@@ -290,13 +290,20 @@ Choice choose(const SortProblem& p) {
   const bool integer_keys =
       dispatch_key<ScalarKeys>(p.shape.key, [](auto k) { return !KeyTraits<decltype(k)>::is_float; });
   const AutoInput in{p.n(), problem_range(p), integer_keys, p.has_payload(), p.facts.len};
-  const Choice built = auto_choice(in, full_rule(p));
+  const AutoRule rule = full_rule(p);
+  const Choice built = auto_choice(in, rule);
   if (!p.device || !p.device->profile || in.range == 0) return built;
   const double distinct = static_cast<double>(in.len ? in.len : std::min(in.n, in.range));
-  const auto min_delta = tiled_min_delta(*p.device->profile, static_cast<double>(in.range) / std::max(distinct, 1.0));
+  const double sigma = static_cast<double>(in.range) / std::max(distinct, 1.0);
+  // The pairs crossover was measured with 4-byte values; 8-byte ones keep the built-in rule.
+  const bool pairs = p.has_payload();
+  if (pairs && payload_bytes(p.shape.payload) != 4) return built;
+  const auto min_delta =
+      pairs ? pairs_min_delta(*p.device->profile, sigma) : tiled_min_delta(*p.device->profile, sigma);
   if (!min_delta) return built;
   // hp-tiled's support check only where the profile would hand it an input the rule did not.
-  const Choice measured = measured_tiled_choice(built, in, *min_delta, true);
+  const Choice measured = pairs ? measured_pairs_choice(built, in, rule, *min_delta)
+                                : measured_tiled_choice(built, in, *min_delta, true);
   if (measured == Choice::tiled && built != Choice::tiled && tiled_unsupported(p, false)) return built;
   return measured;
 }

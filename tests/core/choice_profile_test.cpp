@@ -63,6 +63,56 @@ TEST(ChoiceProfile, ReadsTheGpuTheBuildAndTheCrossoversInSigmaOrder) {
   EXPECT_EQ(again.hp_tiled_min_delta.size(), 2u);
   EXPECT_NE(again.measured.find("hp-tiled"), std::string::npos);
   EXPECT_FALSE(tiled_min_delta(parse_choice_profile(profile_text("G", "1", ""), "none.json"), 4));
+  EXPECT_FALSE(pairs_min_delta(p, 4));  // no pairs ladder: the built-in pairs rule
+}
+
+// The pairs crossovers (4-byte values): their own list, read in sigma order and written back.
+TEST(ChoiceProfile, ReadsThePairsCrossoversBesideTheKeysOnes) {
+  std::string text = profile_text("NVIDIA H200", "0.1.0", R"({"sigma": 1, "min_delta": 0.75})");
+  text.insert(text.find("\"hp_tiled_min_delta\""),
+              R"("hp_pairs_min_delta": [{"sigma": 64, "min_delta": 16}, {"sigma": 4, "min_delta": 1e30}], )");
+  const ChoiceProfile p = parse_choice_profile(text, "p.json");
+  ASSERT_EQ(p.hp_pairs_min_delta.size(), 2u);
+  EXPECT_EQ(pairs_min_delta(p, 1), 1e30);  // below every sigma: the first
+  EXPECT_EQ(pairs_min_delta(p, 100), 16);
+  EXPECT_EQ(tiled_min_delta(p, 100), 0.75);
+  const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");
+  ASSERT_EQ(again.hp_pairs_min_delta.size(), 2u);
+  EXPECT_EQ(again.hp_pairs_min_delta[1].min_delta, 16);
+  std::string bad = text;
+  const std::string sixteen = R"("min_delta": 16)";
+  bad.replace(bad.find(sixteen), sixteen.size(), R"("min_delta": -1)");
+  try {
+    parse_choice_profile(bad, "bad.json");
+    ADD_FAILURE() << "a negative pairs crossover was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("hp_pairs_min_delta"), std::string::npos) << e.what();
+  }
+}
+
+// dist-auto's scales by world, values and way: read, written back, refused when not positive.
+TEST(ChoiceProfile, ReadsTheDistributedScales) {
+  std::string text = profile_text("NVIDIA H200", "0.1.0", R"({"sigma": 1, "min_delta": 1})");
+  const std::string scales =
+      R"("dist_scale": [{"world": 2, "values": true, "way": "dist-hp", "scale": 1.25}, )"
+      R"({"world": 4, "values": false, "way": "dist-sample-sort", "scale": 0.8}], )";
+  text.insert(text.find("\"hp_tiled_min_delta\""), scales);
+  const ChoiceProfile p = parse_choice_profile(text, "p.json");
+  EXPECT_EQ(dist_scale(p, 2, true, "dist-hp"), 1.25);
+  EXPECT_EQ(dist_scale(p, 4, false, "dist-sample-sort"), 0.8);
+  EXPECT_FALSE(dist_scale(p, 2, false, "dist-hp"));
+  const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");
+  ASSERT_EQ(again.dist_scales.size(), 2u);
+  EXPECT_EQ(dist_scale(again, 2, true, "dist-hp"), 1.25);
+  for (const char* bad : {R"("scale": 0})", R"("scale": "fast"})"}) {
+    std::string t = text;
+    const std::string from = R"("scale": 0.8})";
+    t.replace(t.find(from), from.size(), bad);
+    EXPECT_THROW(parse_choice_profile(t, "bad.json"), std::runtime_error) << bad;
+  }
+  std::string one_gpu = text;
+  one_gpu.replace(one_gpu.find(R"("world": 4)"), 10, R"("world": 1)");
+  EXPECT_THROW(parse_choice_profile(one_gpu, "bad.json"), std::runtime_error);
 }
 
 // The radix crossovers by key type: read, written back, and only for the integer keys that

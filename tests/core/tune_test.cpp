@@ -1,5 +1,6 @@
 // sortbench tune's fit and check on the CPU (suite/tune.hpp, issue 50 items 1 and 4): the
-// crossover from measured points, and when a re-measured point agrees with the profile.
+// crossover from measured points, the distributed ways' scales, and when a re-measured point
+// agrees with the profile.
 #include <gtest/gtest.h>
 
 #include "sortbench/suite/tune.hpp"
@@ -54,6 +55,44 @@ TEST(TuneCheck, ARadixPointAgreesWhenThePredictedSortWonOrItWasATie) {
   EXPECT_TRUE(judge_radix_point(radix(2, 2.5, 2.0), 3, 0.03).agrees);   // predicted offsets, they won
   EXPECT_TRUE(judge_radix_point(radix(2, 2.02, 2.0), 3, 0.03).agrees);  // within 3 %: a tie
   EXPECT_FALSE(judge_radix_point(radix(2, 2.0, 2.5), 3, 0.03).predicted_whole);
+}
+
+DistPoint way(const char* name, std::uint64_t n, double measured_ms, double predicted_ms,
+              Payload payload = Payload::none) {
+  return {2, payload, n, name, measured_ms, predicted_ms};
+}
+
+TEST(TuneFit, EachDistributedWayGetsTheMedianOfItsMeasuredOverPredicted) {
+  const std::vector<DistScale> scales =
+      fit_dist_scales({way("dist-hp", 1, 3.0, 2.0), way("dist-hp", 2, 1.0, 1.0), way("dist-hp", 3, 12.0, 4.0),
+                       way("dist-sample-sort", 1, 2.0, 4.0), way("dist-sample-sort", 2, 3.0, 4.0),
+                       way("dist-hp", 1, 2.0, 1.0, Payload::u32), way("one-gpu", 1, 0, 1.0)});
+  ASSERT_EQ(scales.size(), 3u);  // a way with no measured time gets no scale
+  ChoiceProfile p;
+  p.dist_scales = scales;
+  EXPECT_EQ(dist_scale(p, 2, false, "dist-hp"), 1.5);           // median of 1.5, 1, 3
+  EXPECT_EQ(dist_scale(p, 2, false, "dist-sample-sort"), 0.625);  // mean of the middle two
+  EXPECT_EQ(dist_scale(p, 2, true, "dist-hp"), 2.0);
+  EXPECT_FALSE(dist_scale(p, 2, false, "one-gpu"));
+  EXPECT_FALSE(dist_scale(p, 4, false, "dist-hp"));
+}
+
+TEST(TuneCheck, ADistributedPointAgreesWhenTheScaledPredictionPicksTheFastestOrATie) {
+  ChoiceProfile p;
+  // Predicted dist-hp (1.0 against 2.0), and it was the fastest.
+  EXPECT_TRUE(judge_dist_points({way("dist-hp", 1, 1.0, 1.0), way("dist-sample-sort", 1, 2.0, 2.0)}, p, 0.03).agrees);
+  // Predicted dist-hp, but the sample sort won by more than the tie.
+  const DistCheck wrong = judge_dist_points({way("dist-hp", 1, 3.0, 1.0), way("dist-sample-sort", 1, 2.0, 2.0)}, p, 0.03);
+  EXPECT_FALSE(wrong.agrees);
+  EXPECT_EQ(wrong.predicted, "dist-hp");
+  EXPECT_EQ(wrong.fastest, "dist-sample-sort");
+  // The profile's scale for dist-hp (measured 3x its prediction) moves the prediction to the winner.
+  p.dist_scales = {{2, false, "dist-hp", 3.0}};
+  EXPECT_TRUE(judge_dist_points({way("dist-hp", 1, 3.0, 1.0), way("dist-sample-sort", 1, 2.0, 2.0)}, p, 0.03).agrees);
+  // Within 3 %: a tie.
+  EXPECT_TRUE(
+      judge_dist_points({way("dist-hp", 1, 2.05, 1.0), way("dist-sample-sort", 1, 2.0, 4.0)}, ChoiceProfile{}, 0.03)
+          .agrees);
 }
 
 }  // namespace

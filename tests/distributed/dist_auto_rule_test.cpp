@@ -133,6 +133,30 @@ TEST(DistAutoRule, TinyInputsGoToOneGpu) {
   EXPECT_NE(dist_choice(s, kNvlink), DistChoice::one_gpu);
 }
 
+// A profile's measure of each way (tune --gpus N) scales its prediction: a way measured three
+// times slower than predicted loses to the next one, and unit scales leave the choice as it was.
+TEST(DistAutoRule, AProfilesScalesMoveTheChoice) {
+  DistShape s = uint_keys(std::uint64_t{1} << 28, std::uint64_t{1} << 22);
+  s.hp = true;
+  s.range = std::uint64_t{1} << 22;
+  ASSERT_EQ(dist_choice(s, kNvlink), DistChoice::hp);
+  EXPECT_EQ(dist_choice(s, kNvlink, DistScales{}), DistChoice::hp);
+  DistScales slow_hp;
+  slow_hp.hp = 1.0 + dist_sample_sort_s(s, kNvlink) / dist_hp_s(s, kNvlink);
+  EXPECT_EQ(dist_choice(s, kNvlink, slow_hp), DistChoice::sample_sort);
+  EXPECT_EQ(slow_hp.of(DistChoice::hp), slow_hp.hp);
+  EXPECT_EQ(slow_hp.of(DistChoice::one_gpu), 1.0);
+  // A gather measured far faster than predicted takes a small input that may be gathered.
+  DistShape small = uint_keys(std::uint64_t{1} << 22, std::uint64_t{1} << 32);
+  small.one_gpu = true;
+  DistScales fast_gather;
+  fast_gather.one_gpu = 1e-3;
+  EXPECT_EQ(dist_choice(small, kNvlink, fast_gather), DistChoice::one_gpu);
+  // ... but never one that may not.
+  small.one_gpu = false;
+  EXPECT_NE(dist_choice(small, kNvlink, fast_gather), DistChoice::one_gpu);
+}
+
 TEST(DistAutoRule, TheLinkDecides) {
   // 8 M keys that may be gathered: a link 15x slower makes both ways that ship keys dearer,
   // and the choice is still the cheaper of the two on that link.

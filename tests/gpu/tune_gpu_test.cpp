@@ -25,6 +25,7 @@ TEST(TuneGpu, WritesBothCrossoversChecksThemAndAutoReadsThem) {
   ASSERT_EQ(tune.exit_code, 0) << tune.output << tune.err;
   const nlohmann::json p = nlohmann::json::parse(sb::test::read_text(profile));
   EXPECT_EQ(p["thresholds"]["hp_tiled_min_delta"].size(), 4u) << p.dump();
+  EXPECT_EQ(p["thresholds"]["hp_pairs_min_delta"].size(), 5u) << p.dump();
   const nlohmann::json& radix = p["thresholds"]["radix_whole_from_digits"];
   std::set<std::string> keys;
   int u64_from = 0;

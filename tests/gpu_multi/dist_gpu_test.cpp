@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -209,15 +210,59 @@ TEST(DistGpu, DistAutoChoosesByItsPredictions) {
       if (*c.expected) EXPECT_EQ(variant, c.expected) << c.args << ": " << row.dump();
       EXPECT_FALSE(detail(row, "speedup_vs_best_single").empty()) << row.dump();
       EXPECT_FALSE(detail(row, "fabric_exchange_gbs").empty()) << row.dump();
+      // Each prediction scaled by the profile's measure of its way, where one was read.
       double best = 1e300;
       std::string best_name;
       for (const auto& [key, name] : {std::pair<std::string, std::string>{"predicted_hp_ms", "dist-hp"},
                                       {"predicted_sample_sort_ms", "dist-sample-sort"},
-                                      {"predicted_one_gpu_ms", "one-gpu"}})
-        if (const std::string t = detail(row, key); !t.empty() && std::stod(t) < best) best = std::stod(t), best_name = name;
+                                      {"predicted_one_gpu_ms", "one-gpu"}}) {
+        const std::string t = detail(row, key), scale = detail(row, "scale_" + name);
+        const double scaled = t.empty() ? 0 : std::stod(t) * (scale.empty() ? 1.0 : std::stod(scale));
+        if (!t.empty() && scaled < best) best = scaled, best_name = name;
+      }
       EXPECT_EQ(variant, best_name) << c.args << ": " << row.dump();
     }
   }
+}
+
+// tune on the ranks (issue 50): it measures dist-auto's ways against their predictions and
+// writes one scale a way; dist-auto reads a profile's scales (a dist-hp measured 100 times its
+// prediction loses to the sample sort where it would win), records them, and --param variant
+// forces a way or is exit 2 naming the ways.
+TEST(DistGpu, TuneOnTheRanksScalesDistAuto) {
+  TempDir dir;
+  const std::string profile = dir.file("profile.json");
+  const CommandResult tune = run_command(exe() + " tune" + gpus_option() + "--budget 0 --reps 1 -o " + profile, true);
+  ASSERT_EQ(tune.exit_code, 0) << tune.output << tune.err;
+  nlohmann::json doc = nlohmann::json::parse(read_text(profile));
+  std::set<std::string> ways;
+  for (const auto& c : doc["thresholds"]["dist_scale"]) {
+    EXPECT_EQ(c["world"], test_ranks()) << c.dump();
+    EXPECT_GT(c["scale"].get<double>(), 0) << c.dump();
+    ways.insert(std::string(c["way"]) + (c["values"].get<bool>() ? "+values" : ""));
+  }
+  for (const char* way : {"dist-hp", "dist-sample-sort", "one-gpu", "dist-hp+values", "dist-sample-sort+values"})
+    EXPECT_TRUE(ways.count(way)) << way << ": " << doc["thresholds"].dump();
+
+  const char* input = "--algo dist-auto -n 2^26 --delta 50 --sigma 50";
+  doc["thresholds"]["dist_scale"] = {{{"world", test_ranks()}, {"values", false}, {"way", "dist-hp"}, {"scale", 100}}};
+  const std::string slow_hp = dir.file("slow-hp.json");
+  write_text(slow_hp, doc.dump());
+  const auto scaled = run_ranks(std::string(input) + " --profile " + slow_hp);
+  expect_all_ok(scaled, input);
+  ASSERT_EQ(scaled["results"].size(), 1u);
+  const auto& row = scaled["results"][0];
+  EXPECT_EQ(detail(row, "variant"), "dist-sample-sort") << row.dump();
+  EXPECT_EQ(detail(row, "scale_dist-hp"), "100.000") << row.dump();
+  EXPECT_EQ(detail(row, "rule"), "profile:" + slow_hp) << row.dump();
+
+  const auto forced = run_ranks(std::string(input) + " --profile none --param variant=one-gpu");
+  expect_all_ok(forced, input);
+  EXPECT_EQ(detail(forced["results"][0], "variant"), "one-gpu") << forced.dump();
+  const CommandResult bad = run_command(
+      exe() + " run" + gpus_option() + "--quiet --reps 1 --budget 0 " + input + " --param variant=fastest", true);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output << bad.err;
+  EXPECT_NE(bad.err.find("one-gpu, dist-hp or dist-sample-sort"), std::string::npos) << bad.err;
 }
 
 // NCCL's connections are made before the first timed sample: with no warm-up the first sample

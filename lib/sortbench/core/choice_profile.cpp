@@ -39,6 +39,39 @@ double number_of(const nlohmann::json& j, const char* key, const char* where) {
   return v.get<double>();
 }
 
+// thresholds.<name>: crossovers by sigma, in ascending sigma (none where it is absent).
+std::vector<TiledCrossover> crossovers_of(const nlohmann::json& thresholds, const char* name) {
+  std::vector<TiledCrossover> out;
+  if (!thresholds.contains(name)) return out;
+  const nlohmann::json& list = thresholds.at(name);
+  if (!list.is_array()) throw std::runtime_error(fmt::format("thresholds.{} is not a list", name));
+  for (const nlohmann::json& c : list) {
+    TiledCrossover x{number_of(c, "sigma", "a crossover"), number_of(c, "min_delta", "a crossover")};
+    if (!(x.sigma >= 1) || !(x.min_delta > 0))
+      throw std::runtime_error(fmt::format("has a crossover ({}) at sigma {} with min_delta {} (sigma >= 1, min_delta > 0)",
+                                           name, x.sigma, x.min_delta));
+    out.push_back(x);
+  }
+  std::sort(out.begin(), out.end(), [](const TiledCrossover& a, const TiledCrossover& b) { return a.sigma < b.sigma; });
+  return out;
+}
+
+nlohmann::json crossovers_json(const std::vector<TiledCrossover>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TiledCrossover& c : list) out.push_back({{"sigma", c.sigma}, {"min_delta", c.min_delta}});
+  return out;
+}
+
+// The crossover that governs `sigma`: the one measured at the largest sigma not above it (the
+// first one below every measured sigma).
+std::optional<double> governing_min_delta(const std::vector<TiledCrossover>& list, double sigma) {
+  if (list.empty()) return std::nullopt;
+  const TiledCrossover* governing = &list.front();
+  for (const TiledCrossover& c : list)
+    if (c.sigma <= sigma) governing = &c;
+  return governing->min_delta;
+}
+
 std::shared_ptr<const ChoiceProfile> read_profile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot be opened");
@@ -69,19 +102,8 @@ ChoiceProfile parse_choice_profile(const std::string& text, const std::string& p
   p.version = text_of(build, "version", "sortbench");
   p.commit = build.value("commit", "");
   const nlohmann::json& thresholds = member(doc, "thresholds", "the profile");
-  if (thresholds.contains("hp_tiled_min_delta")) {
-    const nlohmann::json& list = thresholds.at("hp_tiled_min_delta");
-    if (!list.is_array()) throw std::runtime_error("thresholds.hp_tiled_min_delta is not a list");
-    for (const nlohmann::json& c : list) {
-      TiledCrossover x{number_of(c, "sigma", "a crossover"), number_of(c, "min_delta", "a crossover")};
-      if (!(x.sigma >= 1) || !(x.min_delta > 0))
-        throw std::runtime_error(
-            fmt::format("has a crossover at sigma {} with min_delta {} (sigma >= 1, min_delta > 0)", x.sigma, x.min_delta));
-      p.hp_tiled_min_delta.push_back(x);
-    }
-    std::sort(p.hp_tiled_min_delta.begin(), p.hp_tiled_min_delta.end(),
-              [](const TiledCrossover& a, const TiledCrossover& b) { return a.sigma < b.sigma; });
-  }
+  p.hp_tiled_min_delta = crossovers_of(thresholds, "hp_tiled_min_delta");
+  p.hp_pairs_min_delta = crossovers_of(thresholds, "hp_pairs_min_delta");
   if (thresholds.contains("radix_whole_from_digits")) {
     const nlohmann::json& list = thresholds.at("radix_whole_from_digits");
     if (!list.is_array()) throw std::runtime_error("thresholds.radix_whole_from_digits is not a list");
@@ -99,6 +121,24 @@ ChoiceProfile parse_choice_profile(const std::string& text, const std::string& p
       p.radix_whole_from_digits.push_back({*key, static_cast<int>(digits)});
     }
   }
+  if (thresholds.contains("dist_scale")) {
+    const nlohmann::json& list = thresholds.at("dist_scale");
+    if (!list.is_array()) throw std::runtime_error("thresholds.dist_scale is not a list");
+    for (const nlohmann::json& c : list) {
+      DistScale x;
+      const double world = number_of(c, "world", "a dist scale");
+      x.world = static_cast<int>(world);
+      const nlohmann::json& values = member(c, "values", "a dist scale");
+      if (!values.is_boolean()) throw std::runtime_error("a dist scale's values is not true or false");
+      x.values = values.get<bool>();
+      x.way = text_of(c, "way", "a dist scale");
+      x.scale = number_of(c, "scale", "a dist scale");
+      if (!(world >= 2) || world != x.world || !(x.scale > 0))
+        throw std::runtime_error(fmt::format("has a dist scale for {} on {} GPUs of {} (2 GPUs or more, a scale > 0)",
+                                             x.way, world, x.scale));
+      p.dist_scales.push_back(x);
+    }
+  }
   if (doc.contains("measured")) p.measured = doc.at("measured").dump();
   if (doc.contains("tune") && doc.at("tune").is_object()) p.tune_wall_s = doc.at("tune").value("wall_s", 0.0);
   return p;
@@ -109,29 +149,38 @@ std::string choice_profile_text(const ChoiceProfile& p) {
   doc["schema"] = kSchema;
   doc["gpu"] = {{"name", p.gpu_name}, {"sm_count", p.sm_count}, {"memory_bytes", p.memory_bytes}, {"driver", p.driver}};
   doc["sortbench"] = {{"version", p.version}, {"commit", p.commit}};
-  nlohmann::json crossovers = nlohmann::json::array();
-  for (const TiledCrossover& c : p.hp_tiled_min_delta) crossovers.push_back({{"sigma", c.sigma}, {"min_delta", c.min_delta}});
-  doc["thresholds"]["hp_tiled_min_delta"] = crossovers;
+  doc["thresholds"]["hp_tiled_min_delta"] = crossovers_json(p.hp_tiled_min_delta);
+  if (!p.hp_pairs_min_delta.empty()) doc["thresholds"]["hp_pairs_min_delta"] = crossovers_json(p.hp_pairs_min_delta);
   nlohmann::json radix = nlohmann::json::array();
   for (const RadixCrossover& c : p.radix_whole_from_digits)
     radix.push_back({{"key", std::string(to_string(c.key))}, {"whole_from_digits", c.whole_from_digits}});
   if (!radix.empty()) doc["thresholds"]["radix_whole_from_digits"] = radix;
+  nlohmann::json scales = nlohmann::json::array();
+  for (const DistScale& c : p.dist_scales)
+    scales.push_back({{"world", c.world}, {"values", c.values}, {"way", c.way}, {"scale", c.scale}});
+  if (!scales.empty()) doc["thresholds"]["dist_scale"] = scales;
   doc["measured"] = nlohmann::json::parse(p.measured);
   if (p.tune_wall_s > 0) doc["tune"] = {{"wall_s", p.tune_wall_s}};
   return doc.dump(2) + "\n";
 }
 
 std::optional<double> tiled_min_delta(const ChoiceProfile& p, double sigma) {
-  if (p.hp_tiled_min_delta.empty()) return std::nullopt;
-  const TiledCrossover* governing = &p.hp_tiled_min_delta.front();
-  for (const TiledCrossover& c : p.hp_tiled_min_delta)
-    if (c.sigma <= sigma) governing = &c;
-  return governing->min_delta;
+  return governing_min_delta(p.hp_tiled_min_delta, sigma);
+}
+
+std::optional<double> pairs_min_delta(const ChoiceProfile& p, double sigma) {
+  return governing_min_delta(p.hp_pairs_min_delta, sigma);
 }
 
 std::optional<int> radix_whole_from_digits(const ChoiceProfile& p, KeyType key) {
   for (const RadixCrossover& c : p.radix_whole_from_digits)
     if (c.key == key) return c.whole_from_digits;
+  return std::nullopt;
+}
+
+std::optional<double> dist_scale(const ChoiceProfile& p, int world, bool values, const std::string& way) {
+  for (const DistScale& c : p.dist_scales)
+    if (c.world == world && c.values == values && c.way == way) return c.scale;
   return std::nullopt;
 }
 

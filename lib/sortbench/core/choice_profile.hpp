@@ -32,6 +32,15 @@ struct RadixCrossover {
   int whole_from_digits = 4;
 };
 
+// dist-auto's measure of one way of sorting on `world` GPUs, with or without values (`tune
+// --gpus N`): the median over the sizes measured of the way's time over its prediction.
+struct DistScale {
+  int world = 2;
+  bool values = false;
+  std::string way;  // dist-auto's name for it: one-gpu, dist-hp, dist-sample-sort
+  double scale = 1;
+};
+
 struct ChoiceProfile {
   std::string path;  // where it was read ("" for one made in memory)
   // The GPU and the build that measured it.
@@ -44,9 +53,14 @@ struct ChoiceProfile {
   // hp-auto, keys alone: the tiled-against-CUB crossover by sigma, in ascending sigma; empty:
   // the built-in rule decides.
   std::vector<TiledCrossover> hp_tiled_min_delta;
+  // hp-auto with 4-byte values (u32 or index): the same crossover for pairs, measured with u32
+  // values; empty: the built-in rule.
+  std::vector<TiledCrossover> hp_pairs_min_delta;
   // sort --algo auto, run --algo auto and Python's sort(): whole keys or offsets, by key type;
   // empty: the built-in rule.
   std::vector<RadixCrossover> radix_whole_from_digits;
+  // dist-auto: its predictions' scales by world, values and way; empty: the predictions as they are.
+  std::vector<DistScale> dist_scales;
   // The measured points behind the thresholds, as JSON text (kept as read, written as given).
   std::string measured = "[]";
   double tune_wall_s = 0;  // how long the tune that wrote it took (0: unknown)
@@ -61,9 +75,14 @@ std::string choice_profile_text(const ChoiceProfile& p);
 // The measured crossover that governs `sigma`: the one measured at the largest sigma not above
 // it (the first one below every measured sigma); nullopt where none was measured.
 std::optional<double> tiled_min_delta(const ChoiceProfile& p, double sigma);
+// The same for pairs with 4-byte values.
+std::optional<double> pairs_min_delta(const ChoiceProfile& p, double sigma);
 
 // The measured radix crossover of a key type; nullopt where none was measured.
 std::optional<int> radix_whole_from_digits(const ChoiceProfile& p, KeyType key);
+
+// The measured scale of one of dist-auto's ways; nullopt where none was measured.
+std::optional<double> dist_scale(const ChoiceProfile& p, int world, bool values, const std::string& way);
 
 // Which profile the runs of this process read.
 struct ProfilePolicy {

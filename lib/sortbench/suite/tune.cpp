@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -26,6 +28,38 @@ int fit_radix_crossover(std::vector<RadixPoint> points, int key_digits) {
   int crossover = key_digits;
   for (auto it = points.rbegin(); it != points.rend() && it->whole_wins(); ++it) crossover = it->digits;
   return crossover;
+}
+
+std::vector<DistScale> fit_dist_scales(const std::vector<DistPoint>& points) {
+  std::map<std::tuple<int, bool, std::string>, std::vector<double>> ratios;
+  for (const DistPoint& p : points)
+    if (p.measured_ms > 0 && p.predicted_ms > 0)
+      ratios[{p.world, p.payload != Payload::none, p.way}].push_back(p.measured_ms / p.predicted_ms);
+  std::vector<DistScale> out;
+  for (auto& [key, r] : ratios) {
+    std::sort(r.begin(), r.end());
+    const std::size_t h = r.size() / 2;
+    const double median = r.size() % 2 ? r[h] : (r[h - 1] + r[h]) / 2;
+    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), median});
+  }
+  return out;
+}
+
+DistCheck judge_dist_points(const std::vector<DistPoint>& points, const ChoiceProfile& profile, double tie) {
+  DistCheck c;
+  if (points.empty()) return c;
+  c.world = points.front().world;
+  c.payload = points.front().payload;
+  c.n = points.front().n;
+  double predicted = 0, fastest = 0, predicted_measured = 0;
+  for (const DistPoint& p : points) {
+    const double scaled =
+        p.predicted_ms * dist_scale(profile, p.world, p.payload != Payload::none, p.way).value_or(1.0);
+    if (c.predicted.empty() || scaled < predicted) c.predicted = p.way, predicted = scaled, predicted_measured = p.measured_ms;
+    if (c.fastest.empty() || p.measured_ms < fastest) c.fastest = p.way, fastest = p.measured_ms;
+  }
+  c.agrees = predicted_measured <= (1 + tie) * fastest;
+  return c;
 }
 
 namespace {
@@ -63,47 +97,105 @@ RadixPoint measure_radix_point(const TuneRequest& request, KeyType key, int digi
   return p;
 }
 
-// Both sorts on one generated input; a row that failed verification stops the tune (its
-// crossover would rest on a wrong sort).
-TunePoint measure_point(const TuneRequest& request, double sigma, double delta) {
+// Both sorts on one generated input (u32 keys, with u32 values for the pairs ladder); a row
+// that failed verification stops the tune (its crossover would rest on a wrong sort).
+TunePoint measure_point(const TuneRequest& request, Payload payload, double sigma, double delta) {
   RunPlan plan;
-  plan.request.n = request.n;
+  plan.request.n = payload == Payload::none ? request.n : request.pair_n;
   plan.request.delta = delta;
   plan.request.sigma = sigma;
+  plan.request.payload = payload;
   plan.algorithms = {&registry().named("hp-tiled"), &registry().named("cub-radix-bits")};
   plan.settings = request.settings;
   TunePoint p;
+  p.payload = payload;
   p.sigma = sigma;
   p.delta = delta;
+  const std::string where =
+      fmt::format("delta {} sigma {}{}", delta, sigma, payload == Payload::none ? "" : " with u32 values");
   for (const ResultRow& row : run_benchmark(plan)) {
-    require_verified(row, fmt::format("delta {} sigma {}", delta, sigma));
+    require_verified(row, where);
     if (row.status != RowStatus::ok) continue;  // unsupported: hp-tiled cannot take this range
     (row.algorithm == "hp-tiled" ? p.tiled_ms : p.cub_ms) = row.median_ms();
   }
-  if (p.cub_ms <= 0)
-    throw Error(ExitCode::internal, fmt::format("tune: cub-radix-bits did not run at delta {} sigma {}", delta, sigma));
+  if (p.cub_ms <= 0) throw Error(ExitCode::internal, fmt::format("tune: cub-radix-bits did not run at {}", where));
   return p;
+}
+
+// One ladder (keys alone or pairs): its points, sigma by sigma, and one crossover a sigma.
+std::vector<TiledCrossover> measure_ladder(const TuneRequest& request, Payload payload,
+                                           const std::function<void(const TunePoint&)>& progress,
+                                           std::vector<TunePoint>& points) {
+  const bool pairs = payload != Payload::none;
+  std::vector<TiledCrossover> crossovers;
+  for (double sigma : pairs ? request.pair_sigmas : request.sigmas) {
+    std::vector<TunePoint> at_sigma;
+    for (double delta : pairs ? request.pair_deltas : request.deltas) {
+      if (delta * sigma < 1) continue;  // more distinct values than keys: no such input
+      at_sigma.push_back(measure_point(request, payload, sigma, delta));
+      if (progress) progress(at_sigma.back());
+    }
+    crossovers.push_back({sigma, fit_tiled_crossover(at_sigma)});
+    points.insert(points.end(), at_sigma.begin(), at_sigma.end());
+  }
+  return crossovers;
 }
 
 }  // namespace
 
-TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
-                            const std::function<void(const RadixPoint&)>& radix_progress) {
-  TuneOutcome out;
-  for (double sigma : request.sigmas) {
-    std::vector<TunePoint> at_sigma;
-    for (double delta : request.deltas) {
-      if (delta * sigma < 1) continue;  // more distinct values than keys: no such input
-      at_sigma.push_back(measure_point(request, sigma, delta));
-      if (progress) progress(at_sigma.back());
+std::vector<DistPoint> measure_dist_points(const TuneRequest& request, Payload payload, std::uint64_t n) {
+  const std::string where = fmt::format("{} on {} GPUs, n = {}{}", "dist-auto's ways", request.devices.size(), n,
+                                        payload == Payload::none ? "" : " with u32 values");
+  // dist-auto runs each way by --param variant; its details hold every way's prediction.
+  auto run_way = [&](const std::string& algorithm, const std::string& way) {
+    RunPlan plan;
+    plan.request.n = n;
+    plan.request.delta = 50;
+    plan.request.sigma = 50;
+    plan.request.payload = payload;
+    plan.algorithms = {&registry().named(algorithm)};
+    if (algorithm == "dist-auto") plan.params["variant"] = way;
+    plan.devices = request.devices;
+    plan.settings = request.settings;
+    const std::vector<ResultRow> rows = run_benchmark(plan);
+    if (rows.size() != 1 || rows.front().status != RowStatus::ok) {
+      if (!rows.empty()) require_verified(rows.front(), where);
+      throw Error(ExitCode::internal, fmt::format("tune: {} did not run at {}{}", way, where,
+                                                  rows.empty() ? "" : ": " + rows.front().reason));
     }
-    out.profile.hp_tiled_min_delta.push_back({sigma, fit_tiled_crossover(at_sigma)});
-    out.points.insert(out.points.end(), at_sigma.begin(), at_sigma.end());
-  }
+    return rows.front();
+  };
+  auto detail = [](const ResultRow& row, const char* name) {
+    for (const auto& [key, value] : row.details)
+      if (key == name) return std::stod(value);
+    return 0.0;
+  };
+  std::vector<DistPoint> out;
+  const int world = static_cast<int>(request.devices.size());
+  const ResultRow sample_sort = run_way("dist-auto", "dist-sample-sort");
+  out.push_back({world, payload, n, "dist-sample-sort", sample_sort.median_ms(),
+                 detail(sample_sort, "predicted_sample_sort_ms")});
+  if (const double predicted = detail(sample_sort, "predicted_hp_ms"); predicted > 0)
+    out.push_back({world, payload, n, "dist-hp", run_way("dist-hp", "dist-hp").median_ms(), predicted});
+  // One GPU only where dist-auto may gather (its details hold that prediction only there).
+  if (const double predicted = detail(sample_sort, "predicted_one_gpu_ms"); predicted > 0)
+    out.push_back({world, payload, n, "one-gpu", run_way("dist-auto", "one-gpu").median_ms(), predicted});
+  return out;
+}
+
+TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
+                            const std::function<void(const RadixPoint&)>& radix_progress,
+                            const std::function<void(const DistPoint&)>& dist_progress) {
+  TuneOutcome out;
+  out.profile.hp_tiled_min_delta = measure_ladder(request, Payload::none, progress, out.points);
+  out.profile.hp_pairs_min_delta = measure_ladder(request, Payload::u32, progress, out.points);
   nlohmann::json measured = nlohmann::json::array();
-  for (const TunePoint& p : out.points)
-    measured.push_back({{"n", request.n}, {"sigma", p.sigma}, {"delta", p.delta}, {"hp-tiled_ms", p.tiled_ms},
+  for (const TunePoint& p : out.points) {
+    const bool pairs = p.payload != Payload::none;
+    measured.push_back({{"n", pairs ? request.pair_n : request.n}, {"payload", std::string(to_string(p.payload))},
+                        {"sigma", p.sigma}, {"delta", p.delta}, {"hp-tiled_ms", p.tiled_ms},
                         {"cub-radix-bits_ms", p.cub_ms}});
+  }
   for (KeyType key : request.radix_keys) {
     const int key_digits = static_cast<int>(key_bytes(key));
     std::vector<RadixPoint> of_key;
@@ -116,6 +208,18 @@ TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void
     }
     out.profile.radix_whole_from_digits.push_back({key, fit_radix_crossover(of_key, key_digits)});
     out.radix_points.insert(out.radix_points.end(), of_key.begin(), of_key.end());
+  }
+  if (request.devices.size() > 1) {
+    for (const Payload payload : {Payload::none, Payload::u32})
+      for (const std::uint64_t n : request.dist_ns)
+        for (const DistPoint& p : measure_dist_points(request, payload, n)) {
+          if (dist_progress) dist_progress(p);
+          out.dist_points.push_back(p);
+          measured.push_back({{"n", p.n}, {"gpus", p.world}, {"payload", std::string(to_string(p.payload))},
+                              {"delta", 50}, {"sigma", 50}, {"way", p.way}, {"measured_ms", p.measured_ms},
+                              {"predicted_ms", p.predicted_ms}});
+        }
+    out.profile.dist_scales = fit_dist_scales(out.dist_points);
   }
   out.profile.measured = measured.dump();
   return out;
@@ -158,20 +262,23 @@ TuneCheckPoint judge_point(const TunePoint& p, double min_delta, double tie) {
 std::vector<TuneCheckPoint> check_crossovers(const ChoiceProfile& profile, const TuneRequest& request, double tie,
                                              const std::function<void(const TunePoint&)>& progress) {
   std::vector<TuneCheckPoint> out;
-  std::vector<double> ladder = request.deltas;
-  std::sort(ladder.begin(), ladder.end());
-  for (const TiledCrossover& c : profile.hp_tiled_min_delta) {
-    if (c.min_delta >= kNeverTiled) continue;
-    // The ladder's delta below the crossover and the one at or above it.
-    const auto at = std::lower_bound(ladder.begin(), ladder.end(), c.min_delta);
-    std::vector<double> beside;
-    if (at != ladder.begin()) beside.push_back(*(at - 1));
-    if (at != ladder.end()) beside.push_back(*at);
-    for (double delta : beside) {
-      if (delta * c.sigma < 1) continue;
-      const TunePoint p = measure_point(request, c.sigma, delta);
-      if (progress) progress(p);
-      out.push_back(judge_point(p, c.min_delta, tie));
+  for (const Payload payload : {Payload::none, Payload::u32}) {
+    const bool pairs = payload != Payload::none;
+    std::vector<double> ladder = pairs ? request.pair_deltas : request.deltas;
+    std::sort(ladder.begin(), ladder.end());
+    for (const TiledCrossover& c : pairs ? profile.hp_pairs_min_delta : profile.hp_tiled_min_delta) {
+      if (c.min_delta >= kNeverTiled) continue;
+      // The ladder's delta below the crossover and the one at or above it.
+      const auto at = std::lower_bound(ladder.begin(), ladder.end(), c.min_delta);
+      std::vector<double> beside;
+      if (at != ladder.begin()) beside.push_back(*(at - 1));
+      if (at != ladder.end()) beside.push_back(*at);
+      for (double delta : beside) {
+        if (delta * c.sigma < 1) continue;
+        const TunePoint p = measure_point(request, payload, c.sigma, delta);
+        if (progress) progress(p);
+        out.push_back(judge_point(p, c.min_delta, tie));
+      }
     }
   }
   return out;

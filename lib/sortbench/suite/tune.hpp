@@ -2,10 +2,14 @@
 // GPU at hand the crossovers the automatic choices depend on and fits a profile
 // (core/choice_profile.hpp) from them. Today it measures hp-auto's boundary between hp-tiled and
 // CUB on the range's bits (cub-radix-bits, where hp-auto hands an input over), for u32 keys
-// alone over a ladder of delta at several sigma, and `auto`'s boundary between CUB on the whole
+// alone and for u32 keys with u32 values, each over a ladder of delta at several sigma, and
+// `auto`'s boundary between CUB on the whole
 // keys (cub-radix) and on offsets from the minimum (cub-radix-bits), for integer keys of each
-// width and sign over ranges of 1 to all but one 8-bit digit; `--check` re-measures the points
-// beside each crossover and says whether the profile still predicts the winner.
+// width and sign over ranges of 1 to all but one 8-bit digit; with several GPUs (`--gpus N`),
+// each of dist-auto's ways (dist-hp, dist-sample-sort, and one GPU where it may gather) against
+// its cost model's prediction by n, keys alone and with u32 values, fitting one scale a way;
+// `--check` re-measures the points beside each crossover (and the distributed points) and says
+// whether the profile still predicts the winner.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +24,7 @@ namespace sb {
 
 // One measured point: both sorts' medians on one generated input (every row verified).
 struct TunePoint {
+  Payload payload = Payload::none;  // u32: the pairs ladder
   double sigma = 1;
   double delta = 1;
   double tiled_ms = 0;  // 0: hp-tiled did not run there (unsupported), so CUB is the winner
@@ -49,29 +54,71 @@ struct RadixPoint {
 // at the largest (the built-in rule).
 int fit_radix_crossover(std::vector<RadixPoint> points, int key_digits);
 
+// One distributed point: one of dist-auto's ways on `world` GPUs at one n, measured and as its
+// cost model predicted it (dist-auto's details.predicted_*_ms), every row verified.
+struct DistPoint {
+  int world = 2;
+  Payload payload = Payload::none;
+  std::uint64_t n = 0;
+  std::string way;  // one-gpu, dist-hp, dist-sample-sort
+  double measured_ms = 0;
+  double predicted_ms = 0;
+};
+
+// One scale a (world, values, way): the median of measured / predicted over its points.
+std::vector<DistScale> fit_dist_scales(const std::vector<DistPoint>& points);
+
 struct TuneRequest {
   std::uint64_t n = std::uint64_t{1} << 27;
   std::vector<double> sigmas{1, 5, 60, 900};
   std::vector<double> deltas{0.25, 0.5, 0.75, 1, 1.5, 2, 3, 6, 24};
+  // The pairs ladder (u32 values): n and deltas where hp-tiled's pair path takes the range
+  // (2^16..2^22 bins at n = 2^26).
+  std::uint64_t pair_n = std::uint64_t{1} << 26;
+  std::vector<double> pair_sigmas{1, 4, 16, 64, 1024};
+  std::vector<double> pair_deltas{16, 32, 64, 128, 512};
   std::vector<KeyType> radix_keys{KeyType::u32, KeyType::i32, KeyType::u64, KeyType::i64};
   std::uint64_t radix_bytes = std::uint64_t{1} << 29;  // keys of each radix point: 2^27 of 4 bytes
+  // --gpus N: the distributed ways on these GPUs (none: not measured), over u32 keys with delta =
+  // sigma = 50 (an input every way takes) at these sizes, keys alone and with u32 values.
+  std::vector<int> devices;
+  std::vector<std::uint64_t> dist_ns{std::uint64_t{1} << 22, std::uint64_t{1} << 25, std::uint64_t{1} << 28};
   MeasureSettings settings;
 };
 
 struct TuneOutcome {
   ChoiceProfile profile;  // the GPU and build fields are the caller's to fill
-  std::vector<TunePoint> points;
+  std::vector<TunePoint> points;  // keys alone, then the pairs ladder
   std::vector<RadixPoint> radix_points;
+  std::vector<DistPoint> dist_points;
 };
 
 // Measures every (sigma, delta) of the request on the current GPU and fits one crossover a
-// sigma, then every radix point and one crossover a key type. progress(point) and
+// sigma, the same for the pairs ladder, then every radix point and one crossover a key type.
+// progress(point) and
 // radix_progress(point) are called after each point.
 TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
-                            const std::function<void(const RadixPoint&)>& radix_progress = nullptr);
+                            const std::function<void(const RadixPoint&)>& radix_progress = nullptr,
+                            const std::function<void(const DistPoint&)>& dist_progress = nullptr);
 
-// --check: the measured points beside each finite crossover of `profile` (the largest ladder
-// delta below it and the smallest at or above it) and whether the profile predicted each winner.
+// The distributed points of one n and payload on the request's devices (all of dist-auto's ways
+// that take the input); the tune's and --check's measurement.
+std::vector<DistPoint> measure_dist_points(const TuneRequest& request, Payload payload, std::uint64_t n);
+
+// --check for the distributed points: whether the way the scaled predictions pick measured
+// fastest, or within `tie` of the fastest.
+struct DistCheck {
+  int world = 2;
+  Payload payload = Payload::none;
+  std::uint64_t n = 0;
+  std::string predicted, fastest;
+  bool agrees = false;
+};
+DistCheck judge_dist_points(const std::vector<DistPoint>& points, const ChoiceProfile& profile, double tie);
+
+// --check: the measured points beside each finite crossover of `profile`, keys alone and pairs
+// (the largest ladder delta below it and the smallest at or above it), and whether the profile
+// predicted each winner.
 struct TuneCheckPoint {
   TunePoint point;
   bool predicted_tiled = false;
