@@ -54,9 +54,13 @@ TEST(ChoiceProfile, ReadsTheGpuTheBuildAndTheCrossoversInSigmaOrder) {
   EXPECT_EQ(p.version, "0.1.0");
   ASSERT_EQ(p.hp_tiled_min_delta.size(), 2u);
   EXPECT_EQ(p.hp_tiled_min_delta[0].sigma, 1);
-  // The crossover measured at the largest sigma not above the input's; below every one, the first.
+  // The crossover measured at the sigma nearest the input's on a log scale (sqrt(60) = 7.75 between
+  // 1 and 60); beyond the ends, the end's.
+  EXPECT_EQ(tiled_min_delta(p, 0.5), 0.75);
   EXPECT_EQ(tiled_min_delta(p, 1), 0.75);
-  EXPECT_EQ(tiled_min_delta(p, 59), 0.75);
+  EXPECT_EQ(tiled_min_delta(p, 7.5), 0.75);
+  EXPECT_EQ(tiled_min_delta(p, 8), 3);
+  EXPECT_EQ(tiled_min_delta(p, 59), 3);
   EXPECT_EQ(tiled_min_delta(p, 900), 3);
   // Written and read back, the measured points too.
   const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");
@@ -74,6 +78,7 @@ TEST(ChoiceProfile, ReadsThePairsCrossoversBesideTheKeysOnes) {
   const ChoiceProfile p = parse_choice_profile(text, "p.json");
   ASSERT_EQ(p.hp_pairs_min_delta.size(), 2u);
   EXPECT_EQ(pairs_min_delta(p, 1), 1e30);  // below every sigma: the first
+  EXPECT_EQ(pairs_min_delta(p, 50), 16);   // nearer 64 than 4 on a log scale
   EXPECT_EQ(pairs_min_delta(p, 100), 16);
   EXPECT_EQ(tiled_min_delta(p, 100), 0.75);
   const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");

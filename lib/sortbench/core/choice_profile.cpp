@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -62,13 +63,14 @@ nlohmann::json crossovers_json(const std::vector<TiledCrossover>& list) {
   return out;
 }
 
-// The crossover that governs `sigma`: the one measured at the largest sigma not above it (the
-// first one below every measured sigma).
+// The crossover that governs `sigma`: the one measured at the sigma nearest it on a log scale
+// (the crossovers move by octaves of sigma: between 16 and 64 the pairs' one halves on an H200),
+// the lower one where two are as near.
 std::optional<double> governing_min_delta(const std::vector<TiledCrossover>& list, double sigma) {
   if (list.empty()) return std::nullopt;
   const TiledCrossover* governing = &list.front();
   for (const TiledCrossover& c : list)
-    if (c.sigma <= sigma) governing = &c;
+    if (std::abs(std::log(c.sigma / sigma)) < std::abs(std::log(governing->sigma / sigma))) governing = &c;
   return governing->min_delta;
 }
 

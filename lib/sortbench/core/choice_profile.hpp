@@ -72,8 +72,8 @@ ChoiceProfile parse_choice_profile(const std::string& text, const std::string& p
 // The profile as JSON text (what `tune` writes; parse_choice_profile reads it back).
 std::string choice_profile_text(const ChoiceProfile& p);
 
-// The measured crossover that governs `sigma`: the one measured at the largest sigma not above
-// it (the first one below every measured sigma); nullopt where none was measured.
+// The measured crossover that governs `sigma`: the one measured at the sigma nearest it on a log
+// scale (the lower of two as near); nullopt where none was measured.
 std::optional<double> tiled_min_delta(const ChoiceProfile& p, double sigma);
 // The same for pairs with 4-byte values.
 std::optional<double> pairs_min_delta(const ChoiceProfile& p, double sigma);
