@@ -107,7 +107,8 @@ int run_tune(const TuneOptions& o) {
   }
   check_writable(path);
   std::cout << fmt::format("tune: {} ({} SMs): hp-tiled against cub-radix-bits, n = {}, u32 keys alone, and n = {} "
-                           "with u32 values; then cub-radix against cub-radix-bits on offsets, {} MiB of keys a point\n",
+                           "with u32 values; then cub-radix against cub-radix-bits on offsets, {} MiB of keys a "
+                           "point\n",
                            gpu.name, gpu.sm_count, request.n, request.pair_n, request.radix_bytes >> 20);
   if (request.devices.size() > 1) {
     std::string sizes;

@@ -147,7 +147,8 @@ std::optional<DistChoice> forced_way(const SortProblem& p, bool hp_takes_it) {
                          "keys whose range an H-P histogram counts); drop the variant or pick another");
       return c;
     }
-  throw UsageError(fmt::format("dist-auto: --param variant={} is not one-gpu, dist-hp or dist-sample-sort", it->second));
+  throw UsageError(
+      fmt::format("dist-auto: --param variant={} is not one-gpu, dist-hp or dist-sample-sort", it->second));
 }
 
 // Where plan recorded the choice; before it (the harness's first look at the memory a rank

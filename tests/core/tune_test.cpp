@@ -82,7 +82,8 @@ TEST(TuneCheck, ADistributedPointAgreesWhenTheScaledPredictionPicksTheFastestOrA
   // Predicted dist-hp (1.0 against 2.0), and it was the fastest.
   EXPECT_TRUE(judge_dist_points({way("dist-hp", 1, 1.0, 1.0), way("dist-sample-sort", 1, 2.0, 2.0)}, p, 0.03).agrees);
   // Predicted dist-hp, but the sample sort won by more than the tie.
-  const DistCheck wrong = judge_dist_points({way("dist-hp", 1, 3.0, 1.0), way("dist-sample-sort", 1, 2.0, 2.0)}, p, 0.03);
+  const DistCheck wrong =
+      judge_dist_points({way("dist-hp", 1, 3.0, 1.0), way("dist-sample-sort", 1, 2.0, 2.0)}, p, 0.03);
   EXPECT_FALSE(wrong.agrees);
   EXPECT_EQ(wrong.predicted, "dist-hp");
   EXPECT_EQ(wrong.fastest, "dist-sample-sort");

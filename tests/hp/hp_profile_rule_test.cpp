@@ -60,8 +60,8 @@ TEST(HpProfileRule, APairsProfileThatSaysTiledWinsBelowTheBuiltInDeltaMakesHpAut
 TEST(HpProfileRule, APairsProfileKeepsHpTiledsRangesAndLeavesKeysAlone) {
   constexpr std::uint64_t n = std::uint64_t{1} << 28;
   // Past 2^22 bins or below 2^16 hp-tiled's pair path does not take the range: the rule stands.
-  EXPECT_EQ(measured_pairs_choice(AutoChoice::cub, AutoInput{n, std::uint64_t{1} << 23, true, true, 0}, pairs_rule(), 1),
-            AutoChoice::cub);
+  const AutoInput past{n, std::uint64_t{1} << 23, true, true, 0};
+  EXPECT_EQ(measured_pairs_choice(AutoChoice::cub, past, pairs_rule(), 1), AutoChoice::cub);
   EXPECT_EQ(measured_pairs_choice(AutoChoice::cub, AutoInput{n, 1000, true, true, 0}, pairs_rule(), 1),
             AutoChoice::cub);
   // Keys alone, float keys and 2^32 keys: not the pairs crossover's.

@@ -49,8 +49,8 @@ std::vector<TiledCrossover> crossovers_of(const nlohmann::json& thresholds, cons
   for (const nlohmann::json& c : list) {
     TiledCrossover x{number_of(c, "sigma", "a crossover"), number_of(c, "min_delta", "a crossover")};
     if (!(x.sigma >= 1) || !(x.min_delta > 0))
-      throw std::runtime_error(fmt::format("has a crossover ({}) at sigma {} with min_delta {} (sigma >= 1, min_delta > 0)",
-                                           name, x.sigma, x.min_delta));
+      throw std::runtime_error(fmt::format(
+          "has a crossover ({}) at sigma {} with min_delta {} (sigma >= 1, min_delta > 0)", name, x.sigma, x.min_delta));
     out.push_back(x);
   }
   std::sort(out.begin(), out.end(), [](const TiledCrossover& a, const TiledCrossover& b) { return a.sigma < b.sigma; });

@@ -55,7 +55,8 @@ DistCheck judge_dist_points(const std::vector<DistPoint>& points, const ChoicePr
   for (const DistPoint& p : points) {
     const double scaled =
         p.predicted_ms * dist_scale(profile, p.world, p.payload != Payload::none, p.way).value_or(1.0);
-    if (c.predicted.empty() || scaled < predicted) c.predicted = p.way, predicted = scaled, predicted_measured = p.measured_ms;
+    if (c.predicted.empty() || scaled < predicted)
+      c.predicted = p.way, predicted = scaled, predicted_measured = p.measured_ms;
     if (c.fastest.empty() || p.measured_ms < fastest) c.fastest = p.way, fastest = p.measured_ms;
   }
   c.agrees = predicted_measured <= (1 + tie) * fastest;
@@ -144,7 +145,7 @@ std::vector<TiledCrossover> measure_ladder(const TuneRequest& request, Payload p
 }  // namespace
 
 std::vector<DistPoint> measure_dist_points(const TuneRequest& request, Payload payload, std::uint64_t n) {
-  const std::string where = fmt::format("{} on {} GPUs, n = {}{}", "dist-auto's ways", request.devices.size(), n,
+  const std::string where = fmt::format("dist-auto's ways on {} GPUs, n = {}{}", request.devices.size(), n,
                                         payload == Payload::none ? "" : " with u32 values");
   // dist-auto runs each way by --param variant; its details hold every way's prediction.
   auto run_way = [&](const std::string& algorithm, const std::string& way) {
