@@ -81,20 +81,14 @@ int run_tune(const TuneOptions& o) {
       std::cout << fmt::format("{}  predicted {}{}\n", radix_line(c.point),
                                c.predicted_whole ? "whole keys" : "offsets", c.agrees ? "" : "  WRONG");
     }
-    std::size_t dist_checked = 0;
-    if (request.devices.size() > 1)
-      for (const Payload payload : {Payload::none, Payload::u32})
-        for (const std::uint64_t n : request.dist_ns) {
-          const std::vector<DistPoint> points = measure_dist_points(request, payload, n);
-          for (const DistPoint& p : points) dist_progress(p);
-          const DistCheck c = judge_dist_points(points, *binding.profile, 0.03);
-          ++dist_checked;
-          wrong += !c.agrees;
-          std::cout << fmt::format("  {} GPUs  n = {:<10}  {:<5}  fastest {:<16}  predicted {}{}\n", c.world, c.n,
-                                   c.payload == Payload::none ? "keys" : "pairs", c.fastest, c.predicted,
-                                   c.agrees ? "" : "  WRONG");
-        }
-    const std::size_t points = checked.size() + radix_checked.size() + dist_checked;
+    const auto dist_checked = check_dist_points(*binding.profile, request, 0.03, dist_progress);
+    for (const DistCheck& c : dist_checked) {
+      wrong += !c.agrees;
+      std::cout << fmt::format("  {} GPUs  n = {:<10}  {:<5}  fastest {:<16}  predicted {}{}\n", c.world, c.n,
+                               c.payload == Payload::none ? "keys" : "pairs", c.fastest, c.predicted,
+                               c.agrees ? "" : "  WRONG");
+    }
+    const std::size_t points = checked.size() + radix_checked.size() + dist_checked.size();
     std::cout << fmt::format("tune --check: {} of {} points as the profile predicts{}\n", points - wrong, points,
                              wrong ? "; run sortbench tune again" : "");
     return wrong ? 1 : 0;

@@ -19,7 +19,6 @@
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/choice_profile.hpp"
 #include "sortbench/core/cuda_check.hpp"
-#include "sortbench/core/device_buffer.hpp"
 #include "sortbench/core/errors.hpp"
 #include "sortbench/core/random.hpp"
 #include "sortbench/algo/fabric_rates.hpp"
@@ -125,13 +124,7 @@ DistScales agreed_scales(const SortProblem& p, const Rank& rank) {
   if (const auto& profile = rank.ctx().profile)
     for (int i = 0; i < 3; ++i)
       scale[i] = dist_scale(*profile, rank.world(), p.has_payload(), dist_choice_name(kWays[i])).value_or(1.0);
-  if (rank.world() > 1) {
-    DeviceBuffer d_scale(sizeof scale);
-    SB_CUDA_CHECK(cudaMemcpyAsync(d_scale.get(), scale, sizeof scale, cudaMemcpyHostToDevice, rank.stream()));
-    SB_NCCL_CHECK(ncclAllReduce(d_scale.get(), d_scale.get(), 3, ncclFloat64, ncclMax, rank.comm(), rank.stream()),
-                  rank.rank());
-    rank.to_host(scale, d_scale.get(), sizeof scale);
-  }
+  agree_max(rank, scale, 3);
   return {scale[0], scale[1], scale[2]};
 }
 

@@ -78,12 +78,7 @@ FabricRates measure_fabric(const Rank& rank) {
                }) / 50;
   // The slowest rank's times (and the smallest L2) on every rank.
   double agreed[5] = {seconds[0], seconds[1], seconds[2], seconds[3], -double(rank.ctx().props.l2CacheSize)};
-  if (world > 1) {
-    DeviceBuffer d_agreed(sizeof agreed);
-    SB_CUDA_CHECK(cudaMemcpyAsync(d_agreed.get(), agreed, sizeof agreed, cudaMemcpyHostToDevice, stream));
-    SB_NCCL_CHECK(ncclAllReduce(d_agreed.get(), d_agreed.get(), 5, ncclFloat64, ncclMax, rank.comm(), stream), me);
-    rank.to_host(agreed, d_agreed.get(), sizeof agreed);
-  }
+  agree_max(rank, agreed, 5);
   FabricRates r;
   r.copy_gbs = copy_bytes / agreed[0] / 1e9;
   r.exchange_gbs = world > 1 ? per_peer * double(world - 1) / agreed[1] / 1e9 : 0;
@@ -91,6 +86,17 @@ FabricRates measure_fabric(const Rank& rank) {
   r.launch_s = agreed[3];
   r.l2_bytes = -agreed[4];
   return r;
+}
+
+void agree_max(const Rank& rank, double* values, int count) {
+  if (rank.world() <= 1) return;
+  const std::size_t bytes = sizeof(double) * std::size_t(count);
+  DeviceBuffer d_values(bytes);
+  SB_CUDA_CHECK(cudaMemcpyAsync(d_values.get(), values, bytes, cudaMemcpyHostToDevice, rank.stream()));
+  SB_NCCL_CHECK(
+      ncclAllReduce(d_values.get(), d_values.get(), count, ncclFloat64, ncclMax, rank.comm(), rank.stream()),
+      rank.rank());
+  rank.to_host(values, d_values.get(), bytes);
 }
 
 Details fabric_details(const FabricRates& r) {

@@ -20,6 +20,10 @@ struct FabricRates {
 // rank's rates and latencies, agreed by an all-reduce. About 20 ms; untimed.
 FabricRates measure_fabric(const Rank& rank);
 
+// Every rank calls it at once: each of `values` becomes the largest any rank holds (a rule's
+// inputs agreed, so that every rank decides alike).
+void agree_max(const Rank& rank, double* values, int count);
+
 // The rates as a row's details: fabric_copy_gbs, fabric_exchange_gbs, fabric_latency_us, fabric_launch_us.
 Details fabric_details(const FabricRates& rates);
 

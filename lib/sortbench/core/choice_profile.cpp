@@ -40,13 +40,18 @@ double number_of(const nlohmann::json& j, const char* key, const char* where) {
   return v.get<double>();
 }
 
+// thresholds.<name> as a list: empty where it is absent.
+nlohmann::json list_of(const nlohmann::json& thresholds, const char* name) {
+  if (!thresholds.contains(name)) return nlohmann::json::array();
+  const nlohmann::json& list = thresholds.at(name);
+  if (!list.is_array()) throw std::runtime_error(fmt::format("thresholds.{} is not a list", name));
+  return list;
+}
+
 // thresholds.<name>: crossovers by sigma, in ascending sigma (none where it is absent).
 std::vector<TiledCrossover> crossovers_of(const nlohmann::json& thresholds, const char* name) {
   std::vector<TiledCrossover> out;
-  if (!thresholds.contains(name)) return out;
-  const nlohmann::json& list = thresholds.at(name);
-  if (!list.is_array()) throw std::runtime_error(fmt::format("thresholds.{} is not a list", name));
-  for (const nlohmann::json& c : list) {
+  for (const nlohmann::json& c : list_of(thresholds, name)) {
     TiledCrossover x{number_of(c, "sigma", "a crossover"), number_of(c, "min_delta", "a crossover")};
     if (!(x.sigma >= 1) || !(x.min_delta > 0))
       throw std::runtime_error(fmt::format(
@@ -106,40 +111,32 @@ ChoiceProfile parse_choice_profile(const std::string& text, const std::string& p
   const nlohmann::json& thresholds = member(doc, "thresholds", "the profile");
   p.hp_tiled_min_delta = crossovers_of(thresholds, "hp_tiled_min_delta");
   p.hp_pairs_min_delta = crossovers_of(thresholds, "hp_pairs_min_delta");
-  if (thresholds.contains("radix_whole_from_digits")) {
-    const nlohmann::json& list = thresholds.at("radix_whole_from_digits");
-    if (!list.is_array()) throw std::runtime_error("thresholds.radix_whole_from_digits is not a list");
-    for (const nlohmann::json& c : list) {
-      const std::string name = text_of(c, "key", "a radix crossover");
-      const std::optional<KeyType> key = parse_key_type(name);
-      if (!key || (*key != KeyType::u32 && *key != KeyType::i32 && *key != KeyType::u64 && *key != KeyType::i64))
-        throw std::runtime_error(fmt::format("has a radix crossover for key \"{}\" (u32, i32, u64 or i64)", name));
-      const double digits = number_of(c, "whole_from_digits", "a radix crossover");
-      const int key_digits = static_cast<int>(key_bytes(*key));
-      if (!(digits >= 1 && digits <= key_digits) || digits != static_cast<int>(digits))
-        throw std::runtime_error(
-            fmt::format("has a radix crossover for {} from {} digits (a whole number from 1 to {})", name, digits,
-                        key_digits));
-      p.radix_whole_from_digits.push_back({*key, static_cast<int>(digits)});
-    }
+  for (const nlohmann::json& c : list_of(thresholds, "radix_whole_from_digits")) {
+    const std::string name = text_of(c, "key", "a radix crossover");
+    const std::optional<KeyType> key = parse_key_type(name);
+    if (!key || (*key != KeyType::u32 && *key != KeyType::i32 && *key != KeyType::u64 && *key != KeyType::i64))
+      throw std::runtime_error(fmt::format("has a radix crossover for key \"{}\" (u32, i32, u64 or i64)", name));
+    const double digits = number_of(c, "whole_from_digits", "a radix crossover");
+    const int key_digits = static_cast<int>(key_bytes(*key));
+    if (!(digits >= 1 && digits <= key_digits) || digits != static_cast<int>(digits))
+      throw std::runtime_error(
+          fmt::format("has a radix crossover for {} from {} digits (a whole number from 1 to {})", name, digits,
+                      key_digits));
+    p.radix_whole_from_digits.push_back({*key, static_cast<int>(digits)});
   }
-  if (thresholds.contains("dist_scale")) {
-    const nlohmann::json& list = thresholds.at("dist_scale");
-    if (!list.is_array()) throw std::runtime_error("thresholds.dist_scale is not a list");
-    for (const nlohmann::json& c : list) {
-      DistScale x;
-      const double world = number_of(c, "world", "a dist scale");
-      x.world = static_cast<int>(world);
-      const nlohmann::json& values = member(c, "values", "a dist scale");
-      if (!values.is_boolean()) throw std::runtime_error("a dist scale's values is not true or false");
-      x.values = values.get<bool>();
-      x.way = text_of(c, "way", "a dist scale");
-      x.scale = number_of(c, "scale", "a dist scale");
-      if (!(world >= 2) || world != x.world || !(x.scale > 0))
-        throw std::runtime_error(fmt::format("has a dist scale for {} on {} GPUs of {} (2 GPUs or more, a scale > 0)",
-                                             x.way, world, x.scale));
-      p.dist_scales.push_back(x);
-    }
+  for (const nlohmann::json& c : list_of(thresholds, "dist_scale")) {
+    DistScale x;
+    const double world = number_of(c, "world", "a dist scale");
+    x.world = static_cast<int>(world);
+    const nlohmann::json& values = member(c, "values", "a dist scale");
+    if (!values.is_boolean()) throw std::runtime_error("a dist scale's values is not true or false");
+    x.values = values.get<bool>();
+    x.way = text_of(c, "way", "a dist scale");
+    x.scale = number_of(c, "scale", "a dist scale");
+    if (!(world >= 2) || world != x.world || !(x.scale > 0))
+      throw std::runtime_error(fmt::format("has a dist scale for {} on {} GPUs of {} (2 GPUs or more, a scale > 0)",
+                                           x.way, world, x.scale));
+    p.dist_scales.push_back(x);
   }
   if (doc.contains("measured")) p.measured = doc.at("measured").dump();
   if (doc.contains("tune") && doc.at("tune").is_object()) p.tune_wall_s = doc.at("tune").value("wall_s", 0.0);

@@ -142,8 +142,8 @@ std::vector<TiledCrossover> measure_ladder(const TuneRequest& request, Payload p
   return crossovers;
 }
 
-}  // namespace
-
+// The distributed points of one n and payload on the request's devices: every one of dist-auto's
+// ways that takes the input, beside its prediction.
 std::vector<DistPoint> measure_dist_points(const TuneRequest& request, Payload payload, std::uint64_t n) {
   const std::string where = fmt::format("dist-auto's ways on {} GPUs, n = {}{}", request.devices.size(), n,
                                         payload == Payload::none ? "" : " with u32 values");
@@ -184,6 +184,17 @@ std::vector<DistPoint> measure_dist_points(const TuneRequest& request, Payload p
   return out;
 }
 
+// The inputs the distributed points are measured on: keys alone and with u32 values, each n.
+std::vector<std::pair<Payload, std::uint64_t>> dist_inputs(const TuneRequest& request) {
+  std::vector<std::pair<Payload, std::uint64_t>> out;
+  if (request.devices.size() < 2) return out;
+  for (const Payload payload : {Payload::none, Payload::u32})
+    for (const std::uint64_t n : request.dist_ns) out.emplace_back(payload, n);
+  return out;
+}
+
+}  // namespace
+
 TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
                             const std::function<void(const RadixPoint&)>& radix_progress,
                             const std::function<void(const DistPoint&)>& dist_progress) {
@@ -210,18 +221,15 @@ TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void
     out.profile.radix_whole_from_digits.push_back({key, fit_radix_crossover(of_key, key_digits)});
     out.radix_points.insert(out.radix_points.end(), of_key.begin(), of_key.end());
   }
-  if (request.devices.size() > 1) {
-    for (const Payload payload : {Payload::none, Payload::u32})
-      for (const std::uint64_t n : request.dist_ns)
-        for (const DistPoint& p : measure_dist_points(request, payload, n)) {
-          if (dist_progress) dist_progress(p);
-          out.dist_points.push_back(p);
-          measured.push_back({{"n", p.n}, {"gpus", p.world}, {"payload", std::string(to_string(p.payload))},
-                              {"delta", 50}, {"sigma", 50}, {"way", p.way}, {"measured_ms", p.measured_ms},
-                              {"predicted_ms", p.predicted_ms}});
-        }
-    out.profile.dist_scales = fit_dist_scales(out.dist_points);
-  }
+  for (const auto& [payload, n] : dist_inputs(request))
+    for (const DistPoint& p : measure_dist_points(request, payload, n)) {
+      if (dist_progress) dist_progress(p);
+      out.dist_points.push_back(p);
+      measured.push_back({{"n", p.n}, {"gpus", p.world}, {"payload", std::string(to_string(p.payload))},
+                          {"delta", 50}, {"sigma", 50}, {"way", p.way}, {"measured_ms", p.measured_ms},
+                          {"predicted_ms", p.predicted_ms}});
+    }
+  out.profile.dist_scales = fit_dist_scales(out.dist_points);
   out.profile.measured = measured.dump();
   return out;
 }
@@ -281,6 +289,18 @@ std::vector<TuneCheckPoint> check_crossovers(const ChoiceProfile& profile, const
         out.push_back(judge_point(p, c.min_delta, tie));
       }
     }
+  }
+  return out;
+}
+
+std::vector<DistCheck> check_dist_points(const ChoiceProfile& profile, const TuneRequest& request, double tie,
+                                         const std::function<void(const DistPoint&)>& progress) {
+  std::vector<DistCheck> out;
+  for (const auto& [payload, n] : dist_inputs(request)) {
+    const std::vector<DistPoint> points = measure_dist_points(request, payload, n);
+    if (progress)
+      for (const DistPoint& p : points) progress(p);
+    out.push_back(judge_dist_points(points, profile, tie));
   }
   return out;
 }

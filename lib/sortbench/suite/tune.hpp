@@ -101,10 +101,6 @@ TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void
                             const std::function<void(const RadixPoint&)>& radix_progress = nullptr,
                             const std::function<void(const DistPoint&)>& dist_progress = nullptr);
 
-// The distributed points of one n and payload on the request's devices (all of dist-auto's ways
-// that take the input); the tune's and --check's measurement.
-std::vector<DistPoint> measure_dist_points(const TuneRequest& request, Payload payload, std::uint64_t n);
-
 // --check for the distributed points: whether the way the scaled predictions pick measured
 // fastest, or within `tie` of the fastest.
 struct DistCheck {
@@ -115,6 +111,10 @@ struct DistCheck {
   bool agrees = false;
 };
 DistCheck judge_dist_points(const std::vector<DistPoint>& points, const ChoiceProfile& profile, double tie);
+// Every distributed input of the request re-measured on its devices (none with fewer than two)
+// and judged against the profile; progress(point) after each way.
+std::vector<DistCheck> check_dist_points(const ChoiceProfile& profile, const TuneRequest& request, double tie,
+                                         const std::function<void(const DistPoint&)>& progress);
 
 // --check: the measured points beside each finite crossover of `profile`, keys alone and pairs
 // (the largest ladder delta below it and the smallest at or above it), and whether the profile
