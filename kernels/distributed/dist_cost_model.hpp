@@ -76,7 +76,8 @@ inline double predict_sample_sort_s(double n, double key_bytes, const LocalRates
 //                payload it sorts the pairs on the range's bits and exchanges them once on
 //                exact splitters (dist_hp_pairs.cu): the sample sort's exchange and merges
 //                after a shorter local sort (6.17 against 6.48 ms at 2^28 pairs, delta =
-//                sigma = 50, over peer copies on 2 H200s);
+//                sigma = 50, over peer copies on 2 H200s); on two ranks it splits first, and
+//                the exchange travels beside the kept piece's sort;
 //   sample sort: always possible.
 // Times are bytes of memory traffic over the copy rate (a copy reads and writes each byte, so
 // it moves 2 bytes a byte copied), scaled by how much of it each kind of kernel reaches, plus
@@ -166,6 +167,20 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
     const double histogram =
         (m * (k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0) + double(s.range) * s.count_bytes) /
         (2.0 * r.copy_gbs * 1e9) / kHpShare;
+    if (s.world == 2) {
+      // Split first: the rank's counts below the boundary bins (a read of its bins), the split
+      // (a counting read of the keys, a read and a write of the pairs), the peer's piece
+      // crossing beside the kept piece's sort, the received piece's sort and one merge; three
+      // collectives and two host round trips.
+      const double e = k + s.value_bytes, sent = m * (g - 1) / g;
+      const double split =
+          (double(s.range) * s.count_bytes + m * (k + 2.0 * e)) / (2.0 * r.copy_gbs * 1e9) / kHpShare;
+      const double kept_sort = radix_sort_s(m - sent, s.range_bits, s.key_bytes, s.value_bytes, r);
+      const double received_sort = radix_sort_s(sent, s.range_bits, s.key_bytes, s.value_bytes, r);
+      const double merge = m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare;
+      return histogram + reduce + split + std::max(sent * e / (r.exchange_gbs * 1e9), kept_sort) + received_sort +
+             merge + 3.0 * r.latency_s + 2.0 * 2.0 * r.latency_s + 6.0 * r.launch_s;
+    }
     return histogram + radix_sort_s(m, s.range_bits, s.key_bytes, s.value_bytes, r) + reduce + r.latency_s +
            exchange_and_merge_s(s, r);
   }

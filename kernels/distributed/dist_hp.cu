@@ -362,6 +362,7 @@ Algorithm make_dist_hp() {
     Details d{{"histogram", hp::histogram_name(slice_keys_problem(p, slice), slice)},
               {"histogram_bins", std::to_string(hp::problem_range(p))},
               {"count_bits", wide_counts(p) ? "64" : "32"}};
+    if (p.has_payload()) d.emplace_back("exchange", dist_hp_pairs_splits_first(p, world) ? "partition" : "sort");
     if (!p.has_payload()) {
       const bool scatter = world > 1 && scatter_reduce(p, world);
       d.emplace_back("reduce", scatter ? "scatter" : "all");
@@ -381,7 +382,9 @@ Algorithm make_dist_hp() {
   // reduce: scatter (the default on two ranks) or all, how keys alone combine the histograms. link: how
   // pairs, and the keys of one rank's bins that other slices hold, cross to other ranks
   // (ranks.hpp ExchangeLink).
-  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits", "link", "reduce"};
+  // exchange: with a payload on two ranks, partition (split by the boundary keys, the exchange
+  // beside the kept piece's sort; the default) or sort (sort, then exchange and merge).
+  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits", "link", "reduce", "exchange"};
   declare_types<HpKeys, AllValues>(a);
   a.stable = true;  // with a payload (dist_hp_pairs.cu): stable local sort, cuts in rank order, lower ranks first
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
@@ -393,6 +396,7 @@ Algorithm make_dist_hp() {
         throw UsageError("dist-hp: count_bits=32 cannot count 2^32 keys or more; use 64");
     }
     if (!p.has_payload()) scatter_reduce(p, world_of(p));  // a bad --param reduce: a usage error before any rank starts
+    dist_hp_pairs_splits_first(p, world_of(p));          // and a bad --param exchange
     if (p.has_payload() && p.n() >= (u64{1} << 32))
       return std::string("with a payload the global counts are 4 bytes: fewer than 2^32 pairs; use dist-sample-sort");
     const u64 slice = slice_size(0, p.n(), world_of(p));

@@ -10,11 +10,22 @@
 //      and one all-gather of those 2 (G - 1) words gives every rank every rank's cut:
 //      below + below_in_bin(B_d, S_b, P_{q,b}, c_{q,b}) (dist_index.hpp hp_pair_send_counts);
 //   3. the all-to-all of pairs and the pairwise merges of the sample sort (dist_exchange.cuh).
+// On two ranks (issue 50) the cuts come before any sort, so the exchange overlaps one
+// (`--param exchange=partition`, the default there; `sort` for the path above):
+//   1. the local histogram; its all-reduce into a second array, whose scan finds the boundary
+//      bins as above, and the rank's counts below and in them summed from its own histogram;
+//   2. the slice split stably by where its keys fall around the boundary keys, own piece first
+//      (dist_sample_sort_partition.cu, BoundarySlots): the pieces of the sorted run, unsorted;
+//   3. the peer's piece crosses while the kept piece is sorted on the range's bits; the
+//      received piece is sorted, and the two runs merge, lower rank first among equal keys.
+// The split needs a third region of the rank's size for the received piece.
 // Every rank ends with exactly its slice [r n/G, (r + 1) n/G) of the global order, and the
 // result is stable: the local sort is, a bin's elements are cut in rank order, and the merge
 // takes lower ranks first among equal keys.
 // Phases: dist-hp's names, with "histogram" covering the histogram and the local sort,
-// "allreduce" the all-reduce and the boundary search, "expand" the exchange and the merge.
+// "allreduce" the all-reduce and the boundary search, "expand" the exchange and the merge;
+// partition first, "histogram" the histogram alone, "allreduce" up to the split's end, and
+// "expand" the exchange, the sorts and the merge.
 // Limits as dist-hp's: n < 2^32, range <= 2^32 bins (4-byte bin counts); the positions and
 // piece sizes themselves are 64-bit.
 #include <thrust/iterator/counting_iterator.h>
@@ -26,13 +37,17 @@
 #include <algorithm>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "../hp/hp.hpp"
 #include "../hp/hp_index.hpp"
 #include "dist_exchange.cuh"
 #include "dist_index.hpp"
+#include "dist_sample_sort_partition.hpp"
 #include "distributed.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/cuda_check.hpp"
+#include "sortbench/core/errors.hpp"
 #include "sortbench/core/launch.hpp"
 
 namespace sb::dist {
@@ -61,6 +76,20 @@ struct RecordBoundaryBins {
 };
 
 using CountsIn = thrust::transform_iterator<BinCount, thrust::counting_iterator<u64>>;
+
+// For each boundary bin, the rank's elements in lower bins and in the bin from its own
+// histogram: out[d] and out[bounds + d] (zeroed before). Partition first has no sorted run to
+// search.
+__global__ void count_below_bins(const std::uint32_t* histogram, const u64* bin, int bounds, u64* out) {
+  for (int d = 0; d < bounds; ++d) {
+    u64 sum = 0;
+    for (u64 i = blockIdx.x * u64{blockDim.x} + threadIdx.x; i < bin[d]; i += u64{gridDim.x} * blockDim.x)
+      sum += histogram[i];
+    for (int lane = 16; lane > 0; lane /= 2) sum += __shfl_down_sync(0xffffffffu, sum, lane);
+    if ((threadIdx.x & 31) == 0 && sum) atomicAdd(reinterpret_cast<unsigned long long*>(out + d), sum);
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[bounds + d] = histogram[bin[d]];
+  }
+}
 using BinsOut = thrust::tabulate_output_iterator<RecordBoundaryBins>;
 
 // For each boundary bin, how many of the rank's sorted keys lie in lower bins and in the bin:
@@ -79,26 +108,33 @@ __global__ void count_around_bins(const K* sorted, u64 count, const u64* bin, in
 // The rank's workspace: hp's histogram workspace (the histogram, global after the
 // all-reduce), one temporary region for the local sort, the scan and the merge (they run one
 // after another), and the boundary words: bin and start of each boundary (2 (G - 1)), then
-// every rank's (below, in bin) counts (2 (G - 1) per rank, this rank's at its row).
+// every rank's (below, in bin) counts (2 (G - 1) per rank, this rank's at its row). Split
+// first: the global histogram apart from the rank's own, a temporary region for the scan
+// alone, and the split's workspace.
 template <typename K, typename V>
 struct PairArrays {
   void* histogram;
+  std::uint32_t* global = nullptr;
   void* temp;
   std::size_t temp_bytes = 0;
   u64* words;
+  void* split = nullptr;
   std::size_t bytes = 0;
-  PairArrays(char* base, const SortProblem& p, u64 count, u64 capacity, int world) {
-    const u64 range = hp::problem_range(p);
+  PairArrays(char* base, const SortProblem& p, const RankSlice& s, u64 capacity, int world, bool split_first) {
+    const u64 range = hp::problem_range(p), count = s.count;
     std::size_t scan_bytes = 0;
     SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes,
                                                 CountsIn(thrust::counting_iterator<u64>(0), BinCount{}),
                                                 BinsOut(RecordBoundaryBins{}), static_cast<std::int64_t>(range)));
-    temp_bytes =
-        std::max({range_radix_sort_bytes(slice_problem(p, count)), scan_bytes, merge_temp_bytes<K, V>(capacity)});
+    temp_bytes = split_first ? scan_bytes
+                             : std::max({range_radix_sort_bytes(slice_problem(p, count)), scan_bytes,
+                                         merge_temp_bytes<K, V>(capacity)});
     Carve c;
     histogram = base + c.take(hp::histogram_bytes(slice_keys_problem(p, count), count));
+    if (split_first) global = reinterpret_cast<std::uint32_t*>(base + c.take(range * sizeof(std::uint32_t)));
     temp = base + c.take(temp_bytes);
     words = reinterpret_cast<u64*>(base + c.take((2 + 2 * std::size_t(world)) * (world - 1) * sizeof(u64)));
+    if (split_first) split = base + c.take(boundary_split_workspace_bytes(p, s, capacity, world));
     bytes = c.used;
   }
 };
@@ -110,20 +146,24 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
   const cudaStream_t stream = rank.stream();
   const int world = rank.world(), me = rank.rank();
   const u64 range = hp::problem_range(p), count = s.count, n = s.n;
-  PairArrays<K, V> a(static_cast<char*>(b.workspace), p, count, b.capacity, world);
+  const bool split_first = dist_hp_pairs_splits_first(p, world);
+  PairArrays<K, V> a(static_cast<char*>(b.workspace), p, s, b.capacity, world, split_first);
 
   // The hybrid's 2-byte low bits use keys[1] before the sort needs it.
   const bool exchange = world > 1 && n > 0;
   std::uint32_t* histogram =
       exchange ? hp::histogram(slice_keys_problem(p, count), b.keys[0], count, b.keys[1], a.histogram, dev) : nullptr;
-  DeviceBuffers sort_buffers;
-  sort_buffers.keys[0] = b.keys[0], sort_buffers.keys[1] = b.keys[1];
-  sort_buffers.vals[0] = b.values[0], sort_buffers.vals[1] = b.values[1];
-  sort_buffers.workspace = a.temp;
-  sort_buffers.workspace_bytes = a.temp_bytes;
-  sort_buffers.stream = stream;
-  sort_buffers.device = &dev;
-  const int sorted_buffer = range_radix_sort(slice_problem(p, count), sort_buffers);
+  int sorted_buffer = 0;
+  if (!split_first) {
+    DeviceBuffers sort_buffers;
+    sort_buffers.keys[0] = b.keys[0], sort_buffers.keys[1] = b.keys[1];
+    sort_buffers.vals[0] = b.values[0], sort_buffers.vals[1] = b.values[1];
+    sort_buffers.workspace = a.temp;
+    sort_buffers.workspace_bytes = a.temp_bytes;
+    sort_buffers.stream = stream;
+    sort_buffers.device = &dev;
+    sorted_buffer = range_radix_sort(slice_problem(p, count), sort_buffers);
+  }
   marks.mark(0, stream);
   if (!exchange) {
     marks.mark(1, stream);
@@ -131,20 +171,27 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
     return {sorted_buffer, count};
   }
 
-  SB_NCCL_CHECK(ncclAllReduce(histogram, histogram, range, ncclUint32, ncclSum, rank.comm(), stream), me);
+  // Split first, the rank's own histogram stays for its counts below the boundary bins.
+  std::uint32_t* global = split_first ? a.global : histogram;
+  SB_NCCL_CHECK(ncclAllReduce(histogram, global, range, ncclUint32, ncclSum, rank.comm(), stream), me);
   const int bounds = world - 1;
   u64* d_bin = a.words;
   u64* d_start = a.words + bounds;
   u64* d_around = a.words + 2 * bounds;  // [rank][below (bounds), in bin (bounds)]
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-      a.temp, temp_bytes, CountsIn(thrust::counting_iterator<u64>(0), BinCount{histogram}),
-      BinsOut(RecordBoundaryBins{histogram, n, u64(world), d_bin, d_start}), static_cast<std::int64_t>(range), stream));
-  count_around_bins<K><<<1, 32 * ((bounds + 31) / 32), 0, stream>>>(static_cast<const K*>(b.keys[sorted_buffer]),
-                                                                      count, d_bin, bounds, p.facts.min_ordered,
-                                                                      d_around + 2 * bounds * me);
+      a.temp, temp_bytes, CountsIn(thrust::counting_iterator<u64>(0), BinCount{global}),
+      BinsOut(RecordBoundaryBins{global, n, u64(world), d_bin, d_start}), static_cast<std::int64_t>(range), stream));
+  u64* around = d_around + 2 * bounds * me;
+  if (split_first) {
+    SB_CUDA_CHECK(cudaMemsetAsync(around, 0, 2 * bounds * sizeof(u64), stream));
+    count_below_bins<<<grid_for(range, 256, 1024), 256, 0, stream>>>(histogram, d_bin, bounds, around);
+  } else {
+    count_around_bins<K><<<1, 32 * ((bounds + 31) / 32), 0, stream>>>(
+        static_cast<const K*>(b.keys[sorted_buffer]), count, d_bin, bounds, p.facts.min_ordered, around);
+  }
   SB_CUDA_CHECK_LAUNCH();
-  SB_NCCL_CHECK(ncclAllGather(d_around + 2 * bounds * me, d_around, 2 * bounds, ncclUint64, rank.comm(), stream), me);
+  SB_NCCL_CHECK(ncclAllGather(around, d_around, 2 * bounds, ncclUint64, rank.comm(), stream), me);
   std::vector<u64> words(2 * bounds + 2 * std::size_t(bounds) * world);
   rank.to_host(words.data(), a.words, words.size() * sizeof(u64));
   std::vector<u64> below(std::size_t(bounds) * world), in_bin(std::size_t(bounds) * world);
@@ -157,17 +204,27 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
   hp_pair_send_counts(n, world, words.data() + bounds, below.data(), in_bin.data(), counts.data());
   std::vector<u64> cut(world + 1, 0);
   for (int d = 0; d < world; ++d) cut[d + 1] = cut[d] + counts[me * world + d];
+  if (split_first) {
+    BoundarySplit split{boundary_keys_of(words.data(), bounds, p.facts.min_ordered), std::move(counts),
+                        std::move(cut), 1, 2};
+    return run_boundary_split(p, s, b, a.split, rank, marks, split);
+  }
   marks.mark(1, stream);
   return exchange_and_merge<K, V>(b, sorted_buffer, cut, counts, a.temp, a.temp_bytes, rank, marks, 2, 2);
 }
 
-using PairValues = TypeList<std::uint32_t, std::uint64_t>;
-
 }  // namespace
+
+bool dist_hp_pairs_splits_first(const SortProblem& p, int world) {
+  const auto it = p.params.find("exchange");
+  if (it != p.params.end() && it->second != "sort" && it->second != "partition")
+    throw UsageError(fmt::format("dist-hp: --param exchange={} is not sort or partition", it->second));
+  return world == 2 && (it == p.params.end() || it->second == "partition");
+}
 
 std::size_t dist_hp_pairs_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity, int world) {
   return dispatch_element<IntegerKeys, PairValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
-    return PairArrays<decltype(k), decltype(v)>(nullptr, p, s.count, capacity, world).bytes;
+    return PairArrays<decltype(k), decltype(v)>(nullptr, p, s, capacity, world, dist_hp_pairs_splits_first(p, world)).bytes;
   });
 }
 

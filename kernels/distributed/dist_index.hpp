@@ -469,4 +469,39 @@ inline void hp_pair_send_counts(std::uint64_t n, std::uint64_t world, const std:
   }
 }
 
+// ---- H-P with a payload, partition first on two ranks ----
+// The cuts are known before any sort (the boundary bins, and each rank's counts below and in
+// them from its own histogram), so a rank splits its unsorted slice stably by where its
+// elements fall in the key order: below the first boundary key, equal to it, between it and the
+// next, ... (2 U + 1 slots for U distinct boundary keys). The slot of a boundary key keeps its
+// elements in input order, so its first (cut - below) elements are the ones the sorted run
+// would have sent below the cut: every piece is a contiguous range [cut_d, cut_{d+1}) of the
+// split, as of the sorted run.
+SB_HD_INLINE std::uint32_t boundary_key_slot(std::uint64_t ordered, const std::uint64_t* boundary_keys,
+                                             std::uint32_t keys) {
+  std::uint32_t lo = 0, hi = keys;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (boundary_keys[mid] < ordered) lo = mid + 1;
+    else hi = mid;
+  }
+  return 2 * lo + (lo < keys && boundary_keys[lo] == ordered ? 1u : 0u);
+}
+
+// The split's place of an element at `at` in the key order, turned so the rank's own piece
+// (from `own_begin`) comes first and the pieces of the ranks after it follow, wrapping around:
+// destination_slot's order, which the partition-first exchange sends from.
+SB_HD_INLINE std::uint64_t own_first_place(std::uint64_t at, std::uint64_t own_begin, std::uint64_t count) {
+  return at >= own_begin ? at - own_begin : at + (count - own_begin);
+}
+
+// The distinct ordered keys of the boundary bins (bins[d], non-decreasing in d), ascending.
+inline std::vector<std::uint64_t> boundary_keys_of(const std::uint64_t* bins, std::size_t bounds,
+                                                   std::uint64_t min_ordered) {
+  std::vector<std::uint64_t> keys;
+  for (std::size_t d = 0; d < bounds; ++d)
+    if (keys.empty() || keys.back() != min_ordered + bins[d]) keys.push_back(min_ordered + bins[d]);
+  return keys;
+}
+
 }  // namespace sb::dist

@@ -15,6 +15,9 @@
 //      ncclSend/ncclRecv group), and the sort of the kept part on the side stream beside it;
 //   4. the sort of the received parts (one CUB sort of their concatenation), then one CUB merge
 //      of the kept and the received runs, for any G.
+// dist-hp with a payload on two ranks (dist_hp_pairs.cu, issue 50) takes steps 2 to 4 with exact
+// cuts instead of splitters: the stable split by the boundary keys (BoundarySlots) and the
+// kept and received sorts on the range's bits (SortRangeBits).
 // Phases: "local" ends when the split and its counts are known, "exchange" when both the
 // all-to-all and the kept part's sort have, "merge" after the received part's sort and the
 // merge. Keys are compared by their ordered (radix) bits throughout, as in sort-first.
@@ -40,8 +43,11 @@
 #include <fmt/format.h>
 
 #include "../hp/hp_index.hpp"
+#include "dist_exchange.cuh"
 #include "dist_index.hpp"
 #include "dist_split_in_two.cuh"
+#include "distributed.hpp"
+#include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/cuda_check.hpp"
 #include "sortbench/core/launch.hpp"
 
@@ -63,15 +69,8 @@ constexpr int kBlock = 256;
 constexpr int kItems = 8;
 constexpr u64 kTile = u64{kBlock} * kItems;
 constexpr int kWarps = kBlock / 32;
-// The split keeps per-destination counters in shared memory: (1 + warps) * G words.
+// The split keeps per-slot counters in shared memory: (1 + items * warps) words a slot.
 constexpr int kMaxWorld = 256;
-
-struct OrderedLess {
-  template <typename K>
-  __host__ __device__ bool operator()(const K& a, const K& b) const {
-    return KeyTraits<K>::ordered(a) < KeyTraits<K>::ordered(b);
-  }
-};
 
 template <typename V>
 constexpr bool kHasValues = !std::is_same_v<V, NoValue>;
@@ -101,30 +100,18 @@ struct PartitionArrays {
   u64* slot_offsets;    // their exclusive scan: where each tile's part of each slot starts
   u64* counts;          // [q][d] elements rank q sends rank d, all-gathered
   u64* ends;            // G = 2: places split_in_two has taken at the front and at the back
+  u64* boundary_keys;   // dist-hp: the distinct boundary keys (at most G - 1)
   K* received_keys;     // capacity: the remote parts, by source rank
   V* received_vals;     // capacity, with values only
   std::size_t bytes = 0;
-  PartitionArrays(char* base, u64 count, u64 capacity, int world) {
-    const u64 scanned = u64(world) * tiles_of(count) + 1;
-    std::size_t sort_bytes = 0, merge_bytes = 0, scan_bytes = 0;
-    cub::DoubleBuffer<K> keys(nullptr, nullptr);
-    if constexpr (kHasValues<V>) {
-      cub::DoubleBuffer<V> vals(nullptr, nullptr);
-      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, vals, std::int64_t(capacity)));
-      SB_CUDA_CHECK(cub::DeviceMerge::MergePairs(nullptr, merge_bytes, static_cast<const K*>(nullptr),
-                                                 static_cast<const V*>(nullptr), std::int64_t(capacity),
-                                                 static_cast<const K*>(nullptr), static_cast<const V*>(nullptr),
-                                                 std::int64_t(capacity), static_cast<K*>(nullptr),
-                                                 static_cast<V*>(nullptr), OrderedLess{}));
-    } else {
-      SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys, std::int64_t(capacity)));
-      SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, merge_bytes, static_cast<const K*>(nullptr),
-                                                std::int64_t(capacity), static_cast<const K*>(nullptr),
-                                                std::int64_t(capacity), static_cast<K*>(nullptr), OrderedLess{}));
-    }
+  // sort_bytes: the temporary storage of the caller's sort of up to `capacity` elements.
+  PartitionArrays(char* base, u64 count, u64 capacity, int world, std::size_t sort_bytes) {
+    // Up to 2 G - 1 slots: the boundary keys' split (BoundarySlots).
+    const u64 scanned = u64(2 * world - 1) * tiles_of(count) + 1;
+    std::size_t scan_bytes = 0;
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const u64*>(nullptr),
                                                 static_cast<u64*>(nullptr), std::int64_t(scanned)));
-    temp_bytes = std::max({sort_bytes, merge_bytes, scan_bytes});
+    temp_bytes = std::max({sort_bytes, merge_temp_bytes<K, V>(capacity), scan_bytes});
     Carve c;
     temp = base + c.take(temp_bytes);
     samples = reinterpret_cast<TaggedSample*>(base + c.take(world * kSamplesPerRank * sizeof(TaggedSample)));
@@ -133,6 +120,7 @@ struct PartitionArrays {
     slot_offsets = reinterpret_cast<u64*>(base + c.take(scanned * sizeof(u64)));
     counts = reinterpret_cast<u64*>(base + c.take(std::size_t(world) * world * sizeof(u64)));
     ends = reinterpret_cast<u64*>(base + c.take(2 * sizeof(u64)));
+    boundary_keys = reinterpret_cast<u64*>(base + c.take(std::max(world - 1, 1) * sizeof(u64)));
     received_keys = reinterpret_cast<K*>(base + c.take(capacity * sizeof(K)));
     received_vals = nullptr;
     if constexpr (kHasValues<V>) received_vals = reinterpret_cast<V*>(base + c.take(capacity * sizeof(V)));
@@ -152,42 +140,76 @@ __global__ void take_stratified_samples(const K* keys, u64 count, u64 samples, u
   }
 }
 
-// Dynamic shared memory of the split kernels: the splitters, then per-slot words.
-std::size_t split_shared_bytes(int world) {
-  return (world - 1) * sizeof(Splitter) + (1 + kItems * kWarps) * std::size_t(world) * sizeof(u64);
-}
-
 __device__ void load_splitters(const Splitter* from, Splitter* to, u32 count) {
   for (u32 i = threadIdx.x; i < count; i += blockDim.x) to[i] = from[i];
 }
 
-// The destination slots of a tile's elements, striped (item j of thread t is element
-// tile * kTile + j * kBlock + t, so consecutive threads read consecutive keys); past the
-// slice, slot `world` (none).
-template <typename K>
-__device__ void tile_slots(const K (&keys)[kItems], u64 tile_begin, u64 count, const Splitter* splitters, u32 world,
-                           u32 me, u32 (&slot)[kItems]) {
+// Where the stable split puts an element, as a policy of its kernels: `slots()` slots, the
+// table staged in shared memory (`table_bytes`), an element's slot from its ordered key and
+// index in the slice, and its place in the output from its place in slot order.
+//
+// The sample sort's: the destination by the splitters (destination_of), own part first.
+struct SplitterSlots {
+  const Splitter* splitters;
+  u32 world, me;
+  __host__ __device__ u32 slots() const { return world; }
+  __host__ __device__ std::size_t table_bytes() const { return (world - 1) * sizeof(Splitter); }
+  __device__ SplitterSlots staged(void* shared) const {
+    load_splitters(splitters, static_cast<Splitter*>(shared), world - 1);
+    return {static_cast<const Splitter*>(shared), world, me};
+  }
+  __device__ u32 of(u64 ordered, u64 index) const {
+    return destination_slot(destination_of(ordered, me, index, splitters, world - 1), me, world);
+  }
+  __device__ u64 place(u64 at) const { return at; }
+};
+
+// dist-hp's with a payload: the slot in key order around the boundary keys
+// (boundary_key_slot), each place turned so the rank's own piece comes first (own_first_place).
+struct BoundarySlots {
+  const u64* keys;
+  u32 count;  // distinct boundary keys
+  u64 own_begin, elements;
+  __host__ __device__ u32 slots() const { return 2 * count + 1; }
+  __host__ __device__ std::size_t table_bytes() const { return count * sizeof(u64); }
+  __device__ BoundarySlots staged(void* shared) const {
+    u64* to = static_cast<u64*>(shared);
+    for (u32 i = threadIdx.x; i < count; i += blockDim.x) to[i] = keys[i];
+    return {to, count, own_begin, elements};
+  }
+  __device__ u32 of(u64 ordered, u64) const { return boundary_key_slot(ordered, keys, count); }
+  __device__ u64 place(u64 at) const { return own_first_place(at, own_begin, elements); }
+};
+
+// Dynamic shared memory of the split kernels: the slot table, then per-slot words.
+template <typename Slots>
+std::size_t split_shared_bytes(const Slots& slots) {
+  return slots.table_bytes() + (1 + kItems * kWarps) * std::size_t(slots.slots()) * sizeof(u64);
+}
+
+// The slots of a tile's elements, striped (item j of thread t is element tile * kTile + j *
+// kBlock + t, so consecutive threads read consecutive keys); past the slice, slots() (none).
+template <typename K, typename Slots>
+__device__ void tile_slots(const K (&keys)[kItems], u64 tile_begin, u64 count, const Slots& slots,
+                           u32 (&slot)[kItems]) {
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const u64 i = tile_begin + u64(j) * kBlock + threadIdx.x;
-    slot[j] = world;
-    if (i < count) {
-      const u32 d = destination_of(static_cast<u64>(KeyTraits<K>::ordered(keys[j])), me, i, splitters, world - 1);
-      slot[j] = destination_slot(d, me, world);
-    }
+    slot[j] = slots.slots();
+    if (i < count) slot[j] = slots.of(static_cast<u64>(KeyTraits<K>::ordered(keys[j])), i);
   }
 }
 
 // Per tile, how many of its elements go to each slot: slot_counts[slot * tiles + tile]. The
 // lanes of a warp with the same slot add once (one shared atomic per slot per warp and item).
-template <typename K>
-__global__ void __launch_bounds__(kBlock) count_slots(const K* keys, u64 count, const Splitter* splitters, u32 world,
-                                                      u32 me, u64 tiles, u64* slot_counts) {
+template <typename K, typename Slots>
+__global__ void __launch_bounds__(kBlock) count_slots(const K* keys, u64 count, Slots table, u64 tiles,
+                                                      u64* slot_counts) {
   extern __shared__ u64 shared_words[];
-  Splitter* sp = reinterpret_cast<Splitter*>(shared_words);
-  u32* tile_count = reinterpret_cast<u32*>(sp + (world - 1));
-  load_splitters(splitters, sp, world - 1);
-  for (u32 s = threadIdx.x; s < world; s += blockDim.x) tile_count[s] = 0;
+  const Slots slots = table.staged(shared_words);
+  const u32 n_slots = slots.slots();
+  u32* tile_count = reinterpret_cast<u32*>(reinterpret_cast<char*>(shared_words) + slots.table_bytes());
+  for (u32 s = threadIdx.x; s < n_slots; s += blockDim.x) tile_count[s] = 0;
   __syncthreads();
   const u64 tile = blockIdx.x, begin = tile * kTile;
   K k[kItems];
@@ -197,34 +219,36 @@ __global__ void __launch_bounds__(kBlock) count_slots(const K* keys, u64 count, 
     if (i < count) k[j] = keys[i];
   }
   u32 slot[kItems];
-  tile_slots(k, begin, count, sp, world, me, slot);
+  tile_slots(k, begin, count, slots, slot);
   const u32 lane = threadIdx.x & 31;
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const u32 peers = __match_any_sync(0xffffffffu, slot[j]);
-    if (slot[j] < world && lane == u32(__ffs(peers) - 1)) atomicAdd(&tile_count[slot[j]], u32(__popc(peers)));
+    if (slot[j] < n_slots && lane == u32(__ffs(peers) - 1)) atomicAdd(&tile_count[slot[j]], u32(__popc(peers)));
   }
   __syncthreads();
-  for (u32 s = threadIdx.x; s < world; s += blockDim.x) slot_counts[u64(s) * tiles + tile] = tile_count[s];
-  if (tile == 0 && threadIdx.x == 0) slot_counts[u64(world) * tiles] = 0;  // the scan's last entry: the total
+  for (u32 s = threadIdx.x; s < n_slots; s += blockDim.x) slot_counts[u64(s) * tiles + tile] = tile_count[s];
+  if (tile == 0 && threadIdx.x == 0) slot_counts[u64(n_slots) * tiles] = 0;  // the scan's last entry: the total
 }
 
 // The stable split: every element to slot_offsets[its slot's tile entry] plus its rank among
 // the tile's elements of that slot, in input order (item j of thread t is element j * kBlock +
-// t of the tile). Each warp counts its lanes of each slot per item (a match), one pass over the
-// (item, warp) counts per slot turns them into first places, and every thread then writes its
-// items: a lane's place is its (item, warp)'s first plus the warp's lanes of its slot below it.
-// Two barriers a tile: a barrier per item (four at first) made the split 7.9 ms at 2^30 keys.
-template <typename K, typename V>
-__global__ void __launch_bounds__(kBlock)
-    scatter_by_slot(const K* keys, const V* vals, u64 count, const Splitter* splitters, u32 world, u32 me, u64 tiles,
-                    const u64* slot_offsets, K* out_keys, V* out_vals) {
+// t of the tile), at the policy's place for it. Each warp counts its lanes of each slot per
+// item (a match), one pass over the (item, warp) counts per slot turns them into first places,
+// and every thread then writes its items: a lane's place is its (item, warp)'s first plus the
+// warp's lanes of its slot below it. Two barriers a tile: a barrier per item (four at first)
+// made the split 7.9 ms at 2^30 keys.
+template <typename K, typename V, typename Slots>
+__global__ void __launch_bounds__(kBlock) scatter_by_slot(const K* keys, const V* vals, u64 count, Slots table,
+                                                          u64 tiles, const u64* slot_offsets, K* out_keys,
+                                                          V* out_vals) {
   extern __shared__ u64 shared_words[];
-  Splitter* sp = reinterpret_cast<Splitter*>(shared_words);
-  u64* first = reinterpret_cast<u64*>(sp + (world - 1));  // [item][warp][slot]: the count, then the first place
+  const Slots slots = table.staged(shared_words);
+  const u32 n_slots = slots.slots();
+  // [item][warp][slot]: the count, then the first place
+  u64* first = reinterpret_cast<u64*>(reinterpret_cast<char*>(shared_words) + slots.table_bytes());
   const u64 tile = blockIdx.x, begin = tile * kTile;
-  load_splitters(splitters, sp, world - 1);
-  for (u32 x = threadIdx.x; x < u32(kItems * kWarps) * world; x += blockDim.x) first[x] = 0;
+  for (u32 x = threadIdx.x; x < u32(kItems * kWarps) * n_slots; x += blockDim.x) first[x] = 0;
   K k[kItems];
   [[maybe_unused]] V v[kItems];
 #pragma unroll
@@ -237,32 +261,49 @@ __global__ void __launch_bounds__(kBlock)
   }
   __syncthreads();
   u32 slot[kItems], peers[kItems];
-  tile_slots(k, begin, count, sp, world, me, slot);
+  tile_slots(k, begin, count, slots, slot);
   const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const u32 lanes_below = (1u << lane) - 1;
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     peers[j] = __match_any_sync(0xffffffffu, slot[j]);
-    if (slot[j] < world && lane == u32(__ffs(peers[j]) - 1))
-      first[(u32(j) * kWarps + warp) * world + slot[j]] = __popc(peers[j]);
+    if (slot[j] < n_slots && lane == u32(__ffs(peers[j]) - 1))
+      first[(u32(j) * kWarps + warp) * n_slots + slot[j]] = __popc(peers[j]);
   }
   __syncthreads();
-  for (u32 s = threadIdx.x; s < world; s += blockDim.x) {
+  for (u32 s = threadIdx.x; s < n_slots; s += blockDim.x) {
     u64 at = slot_offsets[u64(s) * tiles + tile];
     for (u32 jw = 0; jw < u32(kItems * kWarps); ++jw) {
-      const u64 c = first[jw * world + s];
-      first[jw * world + s] = at;
+      const u64 c = first[jw * n_slots + s];
+      first[jw * n_slots + s] = at;
       at += c;
     }
   }
   __syncthreads();
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
-    if (slot[j] >= world) continue;
-    const u64 place = first[(u32(j) * kWarps + warp) * world + slot[j]] + __popc(peers[j] & lanes_below);
+    if (slot[j] >= n_slots) continue;
+    const u64 place =
+        slots.place(first[(u32(j) * kWarps + warp) * n_slots + slot[j]] + __popc(peers[j] & lanes_below));
     out_keys[place] = k[j];
     if constexpr (kHasValues<V>) out_vals[place] = v[j];
   }
+}
+
+// The stable split of the slice in keys[0] (vals[0]) into keys[1] (vals[1]) by `slots`.
+template <typename K, typename V, typename Slots>
+void split_by_slot(const Columns<K, V>& col, u64 count, const Slots& slots, const PartitionArrays<K, V>& a,
+                   cudaStream_t stream) {
+  const u64 tiles = tiles_of(count);
+  const std::size_t shared = split_shared_bytes(slots);
+  count_slots<K><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], count, slots, tiles, a.slot_counts);
+  SB_CUDA_CHECK_LAUNCH();
+  std::size_t temp_bytes = a.temp_bytes;
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.slot_counts, a.slot_offsets,
+                                              std::int64_t(u64(slots.slots()) * tiles + 1), stream));
+  scatter_by_slot<K, V><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], col.vals[0], count, slots, tiles,
+                                                                     a.slot_offsets, col.keys[1], col.vals[1]);
+  SB_CUDA_CHECK_LAUNCH();
 }
 
 // G = 2: this rank's row of the count matrix from the places taken at each end.
@@ -281,20 +322,121 @@ __global__ void slot_totals(const u64* slot_offsets, u64 tiles, u32 world, u32 m
   }
 }
 
-// CUB's double-buffer sort of n elements from cur (spare alt); returns 0 when the result is in
-// the buffer it started in, 1 when in the spare one. CUB decides it on the host.
-template <typename K, typename V>
-int sort_run(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
-             cudaStream_t stream) {
-  cub::DoubleBuffer<K> k(keys, keys_alt);
-  if constexpr (kHasValues<V>) {
-    cub::DoubleBuffer<V> v(vals, vals_alt);
-    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, std::int64_t(n), 0, int(sizeof(K) * 8),
-                                                  stream));
-  } else {
-    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, std::int64_t(n), 0, int(sizeof(K) * 8), stream));
+// CUB's double-buffer sort of n elements from cur (spare alt) on every bit of the key;
+// returns 0 when the result is in the buffer it started in, 1 when in the spare one. CUB
+// decides it on the host.
+struct SortWholeKeys {
+  template <typename K, typename V>
+  int operator()(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
+                 cudaStream_t stream) const {
+    cub::DoubleBuffer<K> k(keys, keys_alt);
+    if constexpr (kHasValues<V>) {
+      cub::DoubleBuffer<V> v(vals, vals_alt);
+      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, std::int64_t(n), 0,
+                                                    int(sizeof(K) * 8), stream));
+    } else {
+      SB_CUDA_CHECK(
+          cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, std::int64_t(n), 0, int(sizeof(K) * 8), stream));
+    }
+    return k.selector;
   }
-  return k.selector;
+  // Its temporary storage for up to `capacity` elements.
+  template <typename K, typename V>
+  static std::size_t bytes(u64 capacity) {
+    std::size_t sort_bytes = 0;
+    cub::DoubleBuffer<K> keys(nullptr, nullptr);
+    if constexpr (kHasValues<V>) {
+      cub::DoubleBuffer<V> vals(nullptr, nullptr);
+      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, vals, std::int64_t(capacity)));
+    } else {
+      SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys, std::int64_t(capacity)));
+    }
+    return sort_bytes;
+  }
+};
+
+// dist-hp's: CUB on the bits of the input's range (range_radix_sort), as its sort-first path.
+struct SortRangeBits {
+  const SortProblem* problem;
+  const DeviceContext* device;
+  template <typename K, typename V>
+  int operator()(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
+                 cudaStream_t stream) const {
+    DeviceBuffers run;
+    run.keys[0] = keys, run.keys[1] = keys_alt;
+    run.vals[0] = vals, run.vals[1] = vals_alt;
+    run.workspace = temp;
+    run.workspace_bytes = temp_bytes;
+    run.stream = stream;
+    run.device = device;
+    return range_radix_sort(slice_problem(*problem, n), run);
+  }
+};
+
+// Steps 3 and 4 of the header, from the split in keys[1] (vals[1]), own part first, and the
+// count matrix: the exchange on the rank's stream beside the kept part's sort on the side
+// stream (phase `exchanged` marked when both have ended), the received parts' sort and the
+// merge (phase `merged`). With values only on two ranks: the merge takes the lower rank's
+// elements first among equal keys (stable); the received concatenation of more ranks would
+// hold ranks on both sides of this one.
+template <typename K, typename V, typename Sort>
+RankResult exchange_sort_and_merge(const Columns<K, V>& col, const RankBuffers& b, const PartitionArrays<K, V>& a,
+                                   const std::vector<u64>& counts, const Sort& sort, const Rank& rank,
+                                   const PhaseMarks& marks, std::size_t exchanged, std::size_t merged) {
+  const cudaStream_t stream = rank.stream();
+  const int world = rank.world(), me = rank.rank();
+  if (kHasValues<V> && world != 2)
+    throw Error(ExitCode::internal, fmt::format("rank {}: the partition-first exchange takes values on two ranks, "
+                                                "not {}; report it",
+                                                me, world));
+  const u64 kept = counts[std::size_t(me) * world + me];
+  const u64 received = partition_receive_layout(counts, me, world)[world], total = kept + received;
+
+  // 3. The all-to-all on the rank's stream, launched first so its kernel is resident before
+  // the sort's blocks fill the GPU; the kept part's sort beside it on the side stream, from
+  // keys[1] with keys[0]'s head as its spare half (the split has read keys[0]).
+  const cudaStream_t side = rank.fork_aside();
+  std::vector<ExchangeColumn> columns{{col.keys[1], a.received_keys, sizeof(K)}};
+  if constexpr (kHasValues<V>) columns.push_back({col.vals[1], a.received_vals, sizeof(V)});
+  rank.exchange(partition_transfers(me, world, counts, columns));
+  // The buffer the kept run ends in; with nothing kept, keys[0] (free since the split).
+  int kept_buffer = 0;
+  if (kept)
+    kept_buffer = sort(a.temp, a.temp_bytes, col.keys[1], col.keys[0], col.vals[1], col.vals[0], kept, side) == 0 ? 1
+                                                                                                                  : 0;
+  rank.join();
+  marks.mark(exchanged, stream);
+
+  // 4. The received parts sorted together, from the workspace region with the kept run's
+  // buffer past the kept run as the spare half, so both runs end outside the other buffer;
+  // then one merge into that other buffer.
+  K* run_keys = a.received_keys;
+  V* run_vals = a.received_vals;
+  const int keep = kept_buffer, other = 1 - kept_buffer;
+  if (received && sort(a.temp, a.temp_bytes, a.received_keys, col.keys[keep] + kept, a.received_vals,
+                       at_offset(col.vals[keep], kept), received, stream) == 1) {
+    run_keys = col.keys[keep] + kept;
+    run_vals = at_offset(col.vals[keep], kept);
+  }
+  int result = keep;
+  if (kept && received) {
+    std::size_t temp_bytes = a.temp_bytes;
+    if (me == 0)
+      merge_runs<K, V>(a.temp, temp_bytes, col.keys[keep], col.vals[keep], kept, run_keys, run_vals, received,
+                       col.keys[other], col.vals[other], stream);
+    else
+      merge_runs<K, V>(a.temp, temp_bytes, run_keys, run_vals, received, col.keys[keep], col.vals[keep], kept,
+                       col.keys[other], col.vals[other], stream);
+    result = other;
+  } else if (received && run_keys == a.received_keys) {
+    // Nothing kept and the sorted run still in the workspace: it moves to keys[keep].
+    SB_CUDA_CHECK(cudaMemcpyAsync(col.keys[keep], run_keys, received * sizeof(K), cudaMemcpyDeviceToDevice, stream));
+    if constexpr (kHasValues<V>)
+      SB_CUDA_CHECK(
+          cudaMemcpyAsync(col.vals[keep], run_vals, received * sizeof(V), cudaMemcpyDeviceToDevice, stream));
+  }
+  marks.mark(merged, stream);
+  return {result, total};
 }
 
 template <typename K, typename V>
@@ -302,11 +444,12 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
                      const PhaseMarks& marks) {
   const cudaStream_t stream = rank.stream();
   const int world = rank.world(), me = rank.rank();
-  PartitionArrays<K, V> a(static_cast<char*>(b.workspace), s.count, b.capacity, world);
+  const SortWholeKeys sort;
+  PartitionArrays<K, V> a(static_cast<char*>(b.workspace), s.count, b.capacity, world,
+                          SortWholeKeys::bytes<K, V>(b.capacity));
   if (world == 1) {
-    const int where = s.count ? sort_run(a.temp, a.temp_bytes, col.keys[0], col.keys[1], col.vals[0], col.vals[1],
-                                         s.count, stream)
-                              : 0;
+    const int where =
+        s.count ? sort(a.temp, a.temp_bytes, col.keys[0], col.keys[1], col.vals[0], col.vals[1], s.count, stream) : 0;
     for (int ph = 0; ph < 3; ++ph) marks.mark(ph, stream);
     return {where, s.count};
   }
@@ -335,19 +478,8 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
     two_way_totals<<<1, 32, 0, stream>>>(a.ends, u32(me), row);
     SB_CUDA_CHECK_LAUNCH();
   } else if (s.count) {
-    const u64 tiles = tiles_of(s.count);
-    const std::size_t shared = split_shared_bytes(world);
-    count_slots<K><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], s.count, a.splitters, u32(world),
-                                                                u32(me), tiles, a.slot_counts);
-    SB_CUDA_CHECK_LAUNCH();
-    std::size_t temp_bytes = a.temp_bytes;
-    SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.slot_counts, a.slot_offsets,
-                                                std::int64_t(u64(world) * tiles + 1), stream));
-    scatter_by_slot<K, V><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], col.vals[0], s.count, a.splitters,
-                                                                       u32(world), u32(me), tiles, a.slot_offsets,
-                                                                       col.keys[1], col.vals[1]);
-    SB_CUDA_CHECK_LAUNCH();
-    slot_totals<<<1, kBlock, 0, stream>>>(a.slot_offsets, tiles, u32(world), u32(me), row);
+    split_by_slot(col, s.count, SplitterSlots{a.splitters, u32(world), u32(me)}, a, stream);
+    slot_totals<<<1, kBlock, 0, stream>>>(a.slot_offsets, tiles_of(s.count), u32(world), u32(me), row);
     SB_CUDA_CHECK_LAUNCH();
   } else {
     SB_CUDA_CHECK(cudaMemsetAsync(row, 0, world * sizeof(u64), stream));
@@ -355,8 +487,7 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
   SB_NCCL_CHECK(ncclAllGather(row, a.counts, world, ncclUint64, rank.comm(), stream), me);
   std::vector<u64> counts(std::size_t(world) * world);  // counts[q * world + d]: from rank q to rank d
   rank.to_host(counts.data(), a.counts, counts.size() * sizeof(u64));
-  const u64 kept = counts[std::size_t(me) * world + me];
-  const u64 received = partition_receive_layout(counts, me, world)[world], total = kept + received;
+  const u64 total = counts[std::size_t(me) * world + me] + partition_receive_layout(counts, me, world)[world];
   if (total > b.capacity)
     throw Error(ExitCode::internal,
                 fmt::format("rank {}: the splitters send it {} keys, more than the {} its buffers hold (the partition "
@@ -364,55 +495,27 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
                             "--param exchange=sort, and report the input",
                             me, total, b.capacity));
   marks.mark(0, stream);
+  return exchange_sort_and_merge(col, b, a, counts, sort, rank, marks, 1, 2);
+}
 
-  // 3. The all-to-all on the rank's stream, launched first so its kernel is resident before
-  // the sort's blocks fill the GPU; the kept part's sort beside it on the side stream, from
-  // keys[1] with keys[0]'s head as its spare half (the split has read keys[0]).
-  const cudaStream_t side = rank.fork_aside();
-  std::vector<ExchangeColumn> columns{{col.keys[1], a.received_keys, sizeof(K)}};
-  if constexpr (kHasValues<V>) columns.push_back({col.vals[1], a.received_vals, sizeof(V)});
-  rank.exchange(partition_transfers(me, world, counts, columns));
-  // The buffer the kept run ends in; with nothing kept, keys[0] (free since the split).
-  int kept_buffer = 0;
-  if (kept)
-    kept_buffer = sort_run(a.temp, a.temp_bytes, col.keys[1], col.keys[0], col.vals[1], col.vals[0], kept, side) == 0
-                      ? 1
-                      : 0;
-  rank.join();
-  marks.mark(1, stream);
-
-  // 4. The received parts sorted together, from the workspace region with the kept run's
-  // buffer past the kept run as the spare half, so both runs end outside the other buffer;
-  // then one merge into that other buffer.
-  K* run_keys = a.received_keys;
-  V* run_vals = a.received_vals;
-  const int keep = kept_buffer, other = 1 - kept_buffer;
-  if (received &&
-      sort_run(a.temp, a.temp_bytes, a.received_keys, col.keys[keep] + kept, a.received_vals,
-               at_offset(col.vals[keep], kept), received, stream) == 1) {
-    run_keys = col.keys[keep] + kept;
-    run_vals = at_offset(col.vals[keep], kept);
+// dist-hp with values on two ranks: the split by the boundary keys, then the same exchange.
+template <typename K, typename V>
+RankResult run_boundary_typed(const SortProblem& p, const RankSlice& s, const Columns<K, V>& col,
+                              const RankBuffers& b, void* workspace, const Rank& rank, const PhaseMarks& marks,
+                              const BoundarySplit& split) {
+  const cudaStream_t stream = rank.stream();
+  const int world = rank.world(), me = rank.rank();
+  PartitionArrays<K, V> a(static_cast<char*>(workspace), s.count, b.capacity, world,
+                          range_radix_sort_bytes(slice_problem(p, b.capacity)));
+  if (s.count) {
+    SB_CUDA_CHECK(cudaMemcpyAsync(a.boundary_keys, split.keys.data(), split.keys.size() * sizeof(u64),
+                                  cudaMemcpyHostToDevice, stream));
+    const BoundarySlots slots{a.boundary_keys, u32(split.keys.size()), split.cut[me], s.count};
+    split_by_slot(col, s.count, slots, a, stream);
   }
-  int result = keep;
-  if (kept && received) {
-    std::size_t temp_bytes = a.temp_bytes;
-    if constexpr (kHasValues<V>)
-      SB_CUDA_CHECK(cub::DeviceMerge::MergePairs(a.temp, temp_bytes, col.keys[keep], col.vals[keep],
-                                                 std::int64_t(kept), run_keys, run_vals, std::int64_t(received),
-                                                 col.keys[other], col.vals[other], OrderedLess{}, stream));
-    else
-      SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(a.temp, temp_bytes, col.keys[keep], std::int64_t(kept), run_keys,
-                                                std::int64_t(received), col.keys[other], OrderedLess{}, stream));
-    result = other;
-  } else if (received && run_keys == a.received_keys) {
-    // Nothing kept and the sorted run still in the workspace: it moves to keys[keep].
-    SB_CUDA_CHECK(cudaMemcpyAsync(col.keys[keep], run_keys, received * sizeof(K), cudaMemcpyDeviceToDevice, stream));
-    if constexpr (kHasValues<V>)
-      SB_CUDA_CHECK(
-          cudaMemcpyAsync(col.vals[keep], run_vals, received * sizeof(V), cudaMemcpyDeviceToDevice, stream));
-  }
-  marks.mark(2, stream);
-  return {result, total};
+  marks.mark(split.split_phase, stream);
+  return exchange_sort_and_merge(col, b, a, split.counts, SortRangeBits{&p, &rank.ctx()}, rank, marks,
+                                 split.done_phase, split.done_phase);
 }
 
 }  // namespace
@@ -434,9 +537,11 @@ std::size_t partition_first_workspace_bytes(const SortProblem& p, const RankSlic
     throw UsageError(fmt::format("dist-sample-sort --param exchange=partition takes at most {} ranks, not {}; use "
                                  "--param exchange=sort",
                                  kMaxWorld, d.world));
-  // Keys only until RankBuffers carries values; run_typed takes any V of AllValues.
+  // Keys only: with values the sample sort runs sort-first (dist_sample_sort.cu).
   return dispatch_key<ScalarKeys>(p.shape.key, [&](auto k) {
-    return PartitionArrays<decltype(k), NoValue>(nullptr, s.count, capacity, d.world).bytes;
+    using K = decltype(k);
+    return PartitionArrays<K, NoValue>(nullptr, s.count, capacity, d.world, SortWholeKeys::bytes<K, NoValue>(capacity))
+        .bytes;
   });
 }
 
@@ -448,6 +553,29 @@ RankResult run_partition_first(const SortProblem& p, const RankSlice& s, const R
     col.keys[0] = static_cast<K*>(b.keys[0]);
     col.keys[1] = static_cast<K*>(b.keys[1]);
     return run_typed<K, NoValue>(s, col, b, rank, marks);
+  });
+}
+
+std::size_t boundary_split_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity,
+                                           int world) {
+  return dispatch_element<IntegerKeys, PairValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
+    return PartitionArrays<decltype(k), decltype(v)>(nullptr, s.count, capacity, world,
+                                                     range_radix_sort_bytes(slice_problem(p, capacity)))
+        .bytes;
+  });
+}
+
+RankResult run_boundary_split(const SortProblem& p, const RankSlice& s, const RankBuffers& b, void* workspace,
+                              const Rank& rank, const PhaseMarks& marks, const BoundarySplit& split) {
+  return dispatch_element<IntegerKeys, PairValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
+    using K = decltype(k);
+    using V = decltype(v);
+    Columns<K, V> col;
+    for (int i = 0; i < 2; ++i) {
+      col.keys[i] = static_cast<K*>(b.keys[i]);
+      col.vals[i] = static_cast<V*>(b.values[i]);
+    }
+    return run_boundary_typed<K, V>(p, s, col, b, workspace, rank, marks, split);
   });
 }
 

@@ -1,5 +1,6 @@
 // dist-sample-sort's partition-first exchange (issue 38, item 6), selected by
-// `--param exchange=partition` (`sort`, the sort-first exchange, when absent). The sample sort
+// `--param exchange=partition` (`sort`, the sort-first exchange, when absent), and dist-hp's
+// with a payload on two ranks (issue 50). The sample sort
 // of the SIGMOD 2022 multi-GPU sorting study (Maltenberger, Ilic, Tolovski, Rabl) with PSRS's
 // splitters (Shi and Schaeffer 1992), reordered so the all-to-all runs beside a local sort
 // instead of after it; dist_sample_sort_partition.cu says how.
@@ -7,8 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "sortbench/algo/ranks.hpp"
+#include "sortbench/core/element.hpp"
 
 namespace sb::dist {
 
@@ -24,5 +27,22 @@ std::size_t partition_first_workspace_bytes(const SortProblem& p, const RankSlic
 RankResult run_partition_first(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                                const PhaseMarks& marks);
 Details partition_first_details(int world);
+
+// dist-hp with a payload on two ranks (dist_hp_pairs.cu) splits its unsorted slice by the
+// boundary keys instead of splitters (dist_index.hpp boundary_key_slot), then exchanges, sorts
+// and merges as the sample sort does; the cuts are exact, so no capacity margin.
+using PairValues = TypeList<std::uint32_t, std::uint64_t>;
+struct BoundarySplit {
+  std::vector<std::uint64_t> keys;    // the distinct boundary keys, ordered form, ascending
+  std::vector<std::uint64_t> counts;  // [q * world + d]: elements rank q sends rank d
+  std::vector<std::uint64_t> cut;     // this rank's pieces in key order: [cut[d], cut[d + 1]) for rank d
+  std::size_t split_phase = 0;        // marked once the split is done
+  std::size_t done_phase = 0;         // marked at the end
+};
+std::size_t boundary_split_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity,
+                                           int world);
+// workspace: boundary_split_workspace_bytes of it.
+RankResult run_boundary_split(const SortProblem& p, const RankSlice& s, const RankBuffers& b, void* workspace,
+                              const Rank& rank, const PhaseMarks& marks, const BoundarySplit& split);
 
 }  // namespace sb::dist

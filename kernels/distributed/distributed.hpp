@@ -32,6 +32,9 @@ inline SortProblem slice_keys_problem(const SortProblem& p, std::uint64_t slice)
 
 // dist-hp with a payload (dist_hp_pairs.cu): exact splitters from the global histogram, pairs
 // exchanged once and merged; the rank's workspace and its run.
+// Whether they split first (two ranks, unless --param exchange=sort); UsageError for an
+// exchange that is not sort or partition.
+bool dist_hp_pairs_splits_first(const SortProblem& p, int world);
 std::size_t dist_hp_pairs_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity, int world);
 RankResult run_dist_hp_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                              const PhaseMarks& marks);

@@ -94,12 +94,25 @@ TEST(DistAutoRule, PairsOfADenseRangeTakeDistHp) {
   s.hp = true;
   EXPECT_LT(dist_hp_s(s, kNvlink), dist_sample_sort_s(s, kNvlink));
   EXPECT_EQ(dist_choice(s, kNvlink), DistChoice::hp);
-  // dist-hp pays the exchange of the pairs unchunked: a slower link adds to its prediction what
-  // it adds to that exchange, plus the all-reduce of its bins and that collective's latency.
-  const double reduce = 2.0 * 0.5 * 4.0 * double(s.range);
+  // On two ranks it splits first: the peer's piece crosses beside the kept piece's sort, so a
+  // link that carries it within that sort costs only the all-reduce of the bins and the
+  // collectives' latencies; past it, the exchange's excess over that sort.
+  const double reduce = 2.0 * 0.5 * 4.0 * double(s.range), half = double(s.n) / 4, e = 8.0;
+  const double kept_sort = radix_sort_s(half, s.range_bits, 4, 4, kNvlink);
+  auto beside = [&](const DistRates& r) { return std::max(half * e / (r.exchange_gbs * 1e9), kept_sort); };
+  for (const DistRates& link : {kPcie, DistRates{kNvlink.copy_gbs, 1e3, kNvlink.latency_s, kNvlink.launch_s}})
+    EXPECT_NEAR(dist_hp_s(s, link) - dist_hp_s(s, kNvlink),
+                beside(link) - beside(kNvlink) +
+                    reduce * (1 / (link.exchange_gbs * 1e9) - 1 / (kNvlink.exchange_gbs * 1e9)) +
+                    7.0 * (link.latency_s - kNvlink.latency_s),
+                1e-9);
+  // More ranks sort first and pay the exchange of the pairs unchunked: a slower link adds to
+  // the prediction what it adds to that exchange, plus the all-reduce and its latency.
+  s.world = 4;
+  const double reduce4 = 2.0 * 0.75 * 4.0 * double(s.range);
   EXPECT_NEAR(dist_hp_s(s, kPcie) - dist_hp_s(s, kNvlink),
               exchange_and_merge_s(s, kPcie) - exchange_and_merge_s(s, kNvlink) +
-                  reduce * (1 / (kPcie.exchange_gbs * 1e9) - 1 / (kNvlink.exchange_gbs * 1e9)) +
+                  reduce4 * (1 / (kPcie.exchange_gbs * 1e9) - 1 / (kNvlink.exchange_gbs * 1e9)) +
                   (kPcie.latency_s - kNvlink.latency_s),
               1e-9);
 }

@@ -3,7 +3,10 @@
 // and the exact cuts of every rank's sorted run (hp_pair_send_counts), simulated on the host
 // for G ranks and checked against std::stable_sort of the whole input: every destination gets
 // exactly its slice, the pieces concatenate to the global order, equal keys keep their input
-// order; and the counts stay exact past 2^32 elements.
+// order; and the counts stay exact past 2^32 elements. The split-first path of two ranks
+// (issue 50) too: each rank's counts from its own histogram, the stable split of its unsorted
+// slice by the boundary keys (boundary_key_slot), own piece first (own_first_place), the
+// pieces sent from destination_slot's places; modelled for any G.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -124,6 +127,105 @@ void check_exact_and_stable(const std::vector<std::uint32_t>& keys, u64 world, u
   // The values (input positions) too: a value apart from its key, or equal keys out of input
   // order, differ here.
   EXPECT_EQ(got, expect) << what << ", G " << world << ", n " << n;
+}
+
+// The split-first path on the host: the global histogram, the boundary bins, each rank's
+// counts below and in them from its own histogram, hp_pair_send_counts; each rank splits its
+// unsorted slice stably by boundary_key_slot and own_first_place, and sends the piece for rank
+// d from partition_slot_begin's slot for d; each destination sorts what it holds stably, lower
+// ranks' pieces first.
+std::vector<std::vector<Pair>> simulate_split_first(const std::vector<std::uint32_t>& keys, u64 world, u64 range) {
+  const u64 n = keys.size(), bounds = world - 1;
+  std::vector<std::vector<u64>> local(world, std::vector<u64>(range, 0));
+  std::vector<u64> histogram(range, 0);
+  for (u64 i = 0; i < n; ++i) {
+    for (u64 q = 0; q < world; ++q)
+      if (i >= slice_begin(q, n, world) && i < slice_begin(q + 1, n, world)) ++local[q][keys[i]];
+    ++histogram[keys[i]];
+  }
+  std::vector<u64> bins, starts;
+  boundary_bins(histogram, n, world, bins, starts);
+  std::vector<u64> below(world * bounds, 0), in_bin(world * bounds);
+  for (u64 q = 0; q < world; ++q)
+    for (u64 d = 0; d < bounds; ++d) {
+      for (u64 b = 0; b < bins[d]; ++b) below[q * bounds + d] += local[q][b];
+      in_bin[q * bounds + d] = local[q][bins[d]];
+    }
+  std::vector<u64> counts(world * world);
+  hp_pair_send_counts(n, world, starts.data(), below.data(), in_bin.data(), counts.data());
+  const u64 min_ordered = 0;  // u32 keys from 0: bin b is key b
+  const std::vector<u64> boundary = boundary_keys_of(bins.data(), bounds, min_ordered);
+  EXPECT_LE(boundary.size(), bounds);
+  EXPECT_TRUE(std::is_sorted(boundary.begin(), boundary.end()));
+  std::vector<std::vector<Pair>> received(world);
+  for (u64 q = 0; q < world; ++q) {
+    const u64 begin = slice_begin(q, n, world), count = slice_size(q, n, world);
+    std::vector<u64> cut(world + 1, 0);
+    for (u64 d = 0; d < world; ++d) cut[d + 1] = cut[d] + counts[q * world + d];
+    // The split: slot order, input order within a slot (a counting pass and a scatter).
+    const auto slots = u64(2 * boundary.size() + 1);
+    std::vector<u64> slot_begin(slots + 1, 0);
+    for (u64 i = begin; i < begin + count; ++i)
+      ++slot_begin[boundary_key_slot(keys[i], boundary.data(), std::uint32_t(boundary.size())) + 1];
+    for (u64 t = 0; t < slots; ++t) slot_begin[t + 1] += slot_begin[t];
+    std::vector<Pair> split(count);
+    std::vector<bool> taken(count, false);
+    for (u64 i = begin; i < begin + count; ++i) {
+      const std::uint32_t slot = boundary_key_slot(keys[i], boundary.data(), std::uint32_t(boundary.size()));
+      const u64 place = own_first_place(slot_begin[slot]++, cut[q], count);
+      EXPECT_FALSE(taken[place]) << "two elements at " << place;
+      taken[place] = true;
+      split[place] = {keys[i], i};
+    }
+    const std::vector<u64> piece_begin = partition_slot_begin(counts, int(q), int(world));
+    for (u64 d = 0; d < world; ++d) {
+      const u64 at = piece_begin[destination_slot(std::uint32_t(d), std::uint32_t(q), std::uint32_t(world))];
+      received[d].insert(received[d].end(), split.begin() + at, split.begin() + at + counts[q * world + d]);
+    }
+  }
+  auto by_key = [](const Pair& a, const Pair& b) { return a.first < b.first; };
+  for (auto& r : received) std::stable_sort(r.begin(), r.end(), by_key);  // pieces arrive in rank order
+  return received;
+}
+
+void check_split_first(const std::vector<std::uint32_t>& keys, u64 world, u64 range, const char* what) {
+  const u64 n = keys.size();
+  const auto received = simulate_split_first(keys, world, range);
+  std::vector<Pair> expect, got;
+  for (u64 i = 0; i < n; ++i) expect.push_back({keys[i], i});
+  std::stable_sort(expect.begin(), expect.end(), [](const Pair& a, const Pair& b) { return a.first < b.first; });
+  for (u64 d = 0; d < world; ++d) {
+    EXPECT_EQ(received[d].size(), slice_size(d, n, world)) << what << ": rank " << d << " of " << world << ", n " << n;
+    got.insert(got.end(), received[d].begin(), received[d].end());
+  }
+  EXPECT_EQ(got, expect) << what << ", split first, G " << world << ", n " << n;
+}
+
+TEST(DistHpPairs, BoundaryKeySlotsLieInKeyOrder) {
+  const std::vector<u64> boundary{3, 7, 8};
+  const std::uint32_t expect[] = {0, 0, 0, 1, 2, 2, 2, 3, 5, 6, 6};  // keys 0..10: below, at 3, between, at 7, at 8, above
+  for (u64 key = 0; key <= 10; ++key)
+    EXPECT_EQ(boundary_key_slot(key, boundary.data(), 3), expect[key]) << "key " << key;
+  EXPECT_EQ(boundary_key_slot(5, boundary.data(), 0), 0u);  // no boundary key: one slot
+  // Own piece first: a rank whose piece starts at 4 of 10 puts places 4..9 at 0..5, then 0..3.
+  for (u64 at = 0; at < 10; ++at) EXPECT_EQ(own_first_place(at, 4, 10), at >= 4 ? at - 4 : at + 6);
+  const u64 bins[] = {2, 2, 5};
+  EXPECT_EQ(boundary_keys_of(bins, 3, 100), (std::vector<u64>{102, 105}));  // one key for two boundaries
+}
+
+TEST(DistHpPairs, SplitFirstGivesEveryRankItsSliceInStableOrder) {
+  std::mt19937 rng(50);
+  for (u64 world : {2, 3, 4, 8}) {
+    for (u64 n : {u64{1}, u64{2}, u64{3}, u64{5}, u64{97}, u64{1000}, u64{20011}}) {
+      std::vector<std::uint32_t> keys(n);
+      for (auto& k : keys) k = rng() % 1000;
+      check_split_first(keys, world, 1000, "uniform");
+      for (auto& k : keys) k = 7;
+      check_split_first(keys, world, 8, "all keys equal");
+      for (auto& k : keys) k = rng() % 4 == 0 ? rng() % 5 : 0;
+      check_split_first(keys, world, 5, "few distinct");
+    }
+  }
 }
 
 TEST(DistHpPairs, RanksGetExactlyTheirSliceInStableOrder) {

@@ -283,6 +283,31 @@ TEST(DistGpu, FirstSampleIsNotConnectionSetUp) {
   }
 }
 
+// dist-hp with values on two ranks splits first by default (issue 50): the peer's piece crosses
+// unsorted beside the kept piece's sort. Both exchanges, on inputs whose boundaries fall inside
+// a bin (few distinct keys, all equal) or not, with 4- and 8-byte values, verified stable; the
+// row names its exchange. More ranks sort first whatever is asked. A bad exchange is exit 2.
+TEST(DistGpu, DistHpPairsSplitFirstOrSortFirst) {
+  for (const std::string exchange : {"partition", "sort"}) {
+    for (const std::string input : {"-n 3000017 --delta 4 --sigma 2 --payload u32", "-n 2000003 --len 3 --payload u64",
+                                    "-n 1000001 --len 1 --payload index", "-n 2000003 --dist zipf --payload u32",
+                                    "-n 777777 --key i64 --delta 8 --min-val -3000 --payload u64", "-n 3 --payload u32"}) {
+      const auto doc = run_ranks("--algo dist-hp " + input + " --param exchange=" + exchange);
+      expect_all_ok(doc, input + ", exchange=" + exchange);
+      for (const auto& row : doc["results"]) {
+        EXPECT_EQ(row["stable"], true) << row.dump();
+        EXPECT_EQ(detail(row, "exchange"), test_ranks() == 2 ? exchange : "sort") << row.dump();
+      }
+    }
+  }
+  const CommandResult bad = run_command(exe() + " run" + gpus_option() +
+                                            "--quiet --reps 1 --budget 0 --algo dist-hp -n 1000 --payload u32 "
+                                            "--param exchange=fast",
+                                        true);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output << bad.err;
+  EXPECT_NE(bad.err.find("exchange=fast is not sort or partition"), std::string::npos) << bad.err;
+}
+
 // dist-hp's 8-byte global counts (what n >= 2^32 needs), forced at a size the test affords.
 TEST(DistGpu, DistHpWideCounts) {
   const auto doc = run_ranks("--algo dist-hp -n 3000017 --delta 4 --sigma 2 --param count_bits=64");
