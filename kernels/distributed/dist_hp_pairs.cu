@@ -224,7 +224,8 @@ bool dist_hp_pairs_splits_first(const SortProblem& p, int world) {
 
 std::size_t dist_hp_pairs_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity, int world) {
   return dispatch_element<IntegerKeys, PairValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
-    return PairArrays<decltype(k), decltype(v)>(nullptr, p, s, capacity, world, dist_hp_pairs_splits_first(p, world)).bytes;
+    const bool split_first = dist_hp_pairs_splits_first(p, world);
+    return PairArrays<decltype(k), decltype(v)>(nullptr, p, s, capacity, world, split_first).bytes;
   });
 }
 

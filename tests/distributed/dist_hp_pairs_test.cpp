@@ -203,7 +203,8 @@ void check_split_first(const std::vector<std::uint32_t>& keys, u64 world, u64 ra
 
 TEST(DistHpPairs, BoundaryKeySlotsLieInKeyOrder) {
   const std::vector<u64> boundary{3, 7, 8};
-  const std::uint32_t expect[] = {0, 0, 0, 1, 2, 2, 2, 3, 5, 6, 6};  // keys 0..10: below, at 3, between, at 7, at 8, above
+  // Keys 0..10: below 3, at 3, between, at 7, at 8, above.
+  const std::uint32_t expect[] = {0, 0, 0, 1, 2, 2, 2, 3, 5, 6, 6};
   for (u64 key = 0; key <= 10; ++key)
     EXPECT_EQ(boundary_key_slot(key, boundary.data(), 3), expect[key]) << "key " << key;
   EXPECT_EQ(boundary_key_slot(5, boundary.data(), 0), 0u);  // no boundary key: one slot

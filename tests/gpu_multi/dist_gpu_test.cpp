@@ -289,9 +289,10 @@ TEST(DistGpu, FirstSampleIsNotConnectionSetUp) {
 // row names its exchange. More ranks sort first whatever is asked. A bad exchange is exit 2.
 TEST(DistGpu, DistHpPairsSplitFirstOrSortFirst) {
   for (const std::string exchange : {"partition", "sort"}) {
-    for (const std::string input : {"-n 3000017 --delta 4 --sigma 2 --payload u32", "-n 2000003 --len 3 --payload u64",
-                                    "-n 1000001 --len 1 --payload index", "-n 2000003 --dist zipf --payload u32",
-                                    "-n 777777 --key i64 --delta 8 --min-val -3000 --payload u64", "-n 3 --payload u32"}) {
+    for (const std::string input :
+         {"-n 3000017 --delta 4 --sigma 2 --payload u32", "-n 2000003 --len 3 --payload u64",
+          "-n 1000001 --len 1 --payload index", "-n 2000003 --dist zipf --payload u32",
+          "-n 777777 --key i64 --delta 8 --min-val -3000 --payload u64", "-n 3 --payload u32"}) {
       const auto doc = run_ranks("--algo dist-hp " + input + " --param exchange=" + exchange);
       expect_all_ok(doc, input + ", exchange=" + exchange);
       for (const auto& row : doc["results"]) {
