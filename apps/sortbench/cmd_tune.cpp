@@ -39,11 +39,6 @@ std::string radix_line(const RadixPoint& p) {
                      p.whole_wins() ? "whole keys" : "offsets");
 }
 
-std::string levels_line(const LevelsPoint& p) {
-  return fmt::format("  range {:>10}  hp-tiled one level {:>8.3f} ms  two levels {:>8.3f} ms  {}", p.range, p.one_ms,
-                     p.two_ms, p.two_win() ? "two levels" : "one level");
-}
-
 std::string dist_line(const DistPoint& p) {
   return fmt::format("  {} GPUs  n = {:<10}  {:<5}  {:<16}  {:>8.3f} ms  predicted {:>8.3f} ms  x{:.2f}", p.world, p.n,
                      p.payload == Payload::none ? "keys" : "pairs", p.way, p.measured_ms, p.predicted_ms,
@@ -61,7 +56,6 @@ int run_tune(const TuneOptions& o) {
   auto progress = [](const TunePoint& p) { std::cerr << point_line(p) << "\n"; };
   auto radix_progress = [](const RadixPoint& p) { std::cerr << radix_line(p) << "\n"; };
   auto dist_progress = [](const DistPoint& p) { std::cerr << dist_line(p) << "\n"; };
-  auto levels_progress = [](const LevelsPoint& p) { std::cerr << levels_line(p) << "\n"; };
   if (!o.where.devices.empty() || o.where.gpus > 1) request.devices = rank_devices(o.where);
 
   if (o.check) {
@@ -76,7 +70,6 @@ int run_tune(const TuneOptions& o) {
     std::cout << fmt::format("tune --check: {} on {}\n", binding.rule, gpu.name);
     const auto checked = check_crossovers(*binding.profile, request, 0.03, progress);
     const auto radix_checked = check_radix_crossovers(*binding.profile, request, 0.03, radix_progress);
-    const auto levels_checked = check_levels_crossover(*binding.profile, request, 0.03, levels_progress);
     int wrong = 0;
     for (const TuneCheckPoint& c : checked) {
       wrong += !c.agrees;
@@ -88,11 +81,6 @@ int run_tune(const TuneOptions& o) {
       std::cout << fmt::format("{}  predicted {}{}\n", radix_line(c.point),
                                c.predicted_whole ? "whole keys" : "offsets", c.agrees ? "" : "  WRONG");
     }
-    for (const LevelsCheckPoint& c : levels_checked) {
-      wrong += !c.agrees;
-      std::cout << fmt::format("{}  predicted {}{}\n", levels_line(c.point), c.predicted_two ? "two levels" : "one level",
-                               c.agrees ? "" : "  WRONG");
-    }
     const auto dist_checked = check_dist_points(*binding.profile, request, 0.03, dist_progress);
     for (const DistCheck& c : dist_checked) {
       wrong += !c.agrees;
@@ -100,7 +88,7 @@ int run_tune(const TuneOptions& o) {
                                c.payload == Payload::none ? "keys" : "pairs", c.fastest, c.predicted,
                                c.agrees ? "" : "  WRONG");
     }
-    const std::size_t points = checked.size() + radix_checked.size() + levels_checked.size() + dist_checked.size();
+    const std::size_t points = checked.size() + radix_checked.size() + dist_checked.size();
     std::cout << fmt::format("tune --check: {} of {} points as the profile predicts{}\n", points - wrong, points,
                              wrong ? "; run sortbench tune again" : "");
     return wrong ? 1 : 0;
@@ -113,10 +101,9 @@ int run_tune(const TuneOptions& o) {
   }
   check_writable(path);
   std::cout << fmt::format("tune: {} ({} SMs): hp-tiled against cub-radix-bits, n = {}, u32 keys alone, and n = {} "
-                           "with u32 values; hp-tiled in one level against two, n = {}; then cub-radix against "
-                           "cub-radix-bits on offsets, {} MiB of keys a point\n",
-                           gpu.name, gpu.sm_count, request.n, request.pair_n, request.levels_n,
-                           request.radix_bytes >> 20);
+                           "with u32 values; then cub-radix against cub-radix-bits on offsets, {} MiB of keys a "
+                           "point\n",
+                           gpu.name, gpu.sm_count, request.n, request.pair_n, request.radix_bytes >> 20);
   if (request.devices.size() > 1) {
     std::string sizes;
     for (const std::uint64_t n : request.dist_ns) sizes += fmt::format("{}{}", sizes.empty() ? "" : ", ", n);
@@ -124,7 +111,7 @@ int run_tune(const TuneOptions& o) {
                              "sigma = 50, keys alone and with u32 values\n",
                              request.devices.size(), sizes);
   }
-  TuneOutcome out = tune_crossovers(request, progress, radix_progress, dist_progress, levels_progress);
+  TuneOutcome out = tune_crossovers(request, progress, radix_progress, dist_progress);
   ChoiceProfile& p = out.profile;
   p.gpu_name = gpu.name;
   p.sm_count = gpu.sm_count;
@@ -137,8 +124,6 @@ int run_tune(const TuneOptions& o) {
       std::cout << fmt::format("  sigma {:>4g}: hp-tiled{} from delta {}\n", c.sigma, what,
                                c.min_delta >= kNeverTiled ? std::string("(never: CUB)")
                                                           : fmt::format("{:g}", c.min_delta));
-  if (p.hp_tiled_two_levels_from_range)
-    std::cout << fmt::format("  hp-tiled: two levels from a range of {} bins\n", p.hp_tiled_two_levels_from_range);
   for (const RadixCrossover& c : p.radix_whole_from_digits)
     std::cout << fmt::format("  {}: whole keys from {} of {} digits{}\n", to_string(c.key), c.whole_from_digits,
                              key_bytes(c.key),

@@ -106,13 +106,6 @@ SB_HD_INLINE AutoChoice auto_choice(const AutoInput& in, const AutoRule& rule) {
   return auto_choice(in.n, in.range, rule, in.len);
 }
 
-// hp-tiled's levels for keys alone over `range` bins: two (partition first) from
-// `two_levels_from` bins on, a GPU profile's measured crossover (sortbench tune) or the built-in
-// one, and always past one level's reach (`one_level_max` bins).
-SB_HD_INLINE unsigned tiled_levels_for(std::uint64_t range, std::uint64_t two_levels_from, std::uint64_t one_level_max) {
-  return range > one_level_max || range >= two_levels_from ? 2u : 1u;
-}
-
 // A GPU profile's measured crossover (sortbench tune; core/choice_profile.hpp) in place of the
 // built-in one between hp-tiled and CUB, for integer keys alone: hp-tiled from min_delta keys a
 // bin (n / range) up where it takes the input, CUB below; the other variants' ranges stand (the

@@ -49,14 +49,11 @@ constexpr std::uint64_t kTiledMaxBuckets = 2048;
 // tile's segments then average fewer than 8 keys) the keys are first partitioned into at most
 // kSplitMaxSupers super-buckets of at least 2^kSplitMinFineBits buckets each, the buckets' bits
 // split evenly between the levels (balanced_fine_bits, split_plan; docs/hp.md, two levels).
-// --param levels=1|2 and fine_bits=N choose; a GPU profile's measured crossover (sortbench
-// tune) moves the boundary within one level's reach.
+// --param levels=1|2 and fine_bits=N choose.
 constexpr std::uint64_t kTiledOneLevelMaxBuckets = 1024;
 constexpr std::uint64_t kSplitMaxSupers = 256;
 constexpr unsigned kSplitMinFineBits = 5;
 unsigned tiled_levels(const SortProblem& p);
-// The range (bins) from which hp-tiled sorts keys alone in two levels.
-std::uint64_t tiled_two_levels_from(const SortProblem& p);
 // The two levels' plan (supers == 0: one level).
 SplitPlan tiled_split(const SortProblem& p);
 // The width of hp-tiled's and hp-hybrid's counts, offsets and run ends: 64 where n >= 2^32 or

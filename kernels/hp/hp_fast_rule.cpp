@@ -53,13 +53,7 @@ unsigned tiled_levels(const SortProblem& p) {
                                    levels));
     return static_cast<unsigned>(levels);
   }
-  return tiled_levels_for(problem_range(p), tiled_two_levels_from(p), kTiledMaxBuckets << tiled_param_low_bits(p));
-}
-
-std::uint64_t tiled_two_levels_from(const SortProblem& p) {
-  if (p.device && p.device->profile && p.device->profile->hp_tiled_two_levels_from_range)
-    return p.device->profile->hp_tiled_two_levels_from_range;
-  return (kTiledOneLevelMaxBuckets << tiled_param_low_bits(p)) + 1;
+  return buckets_for(problem_range(p), tiled_param_low_bits(p)) > kTiledOneLevelMaxBuckets ? 2 : 1;
 }
 
 SplitPlan tiled_split(const SortProblem& p) {
@@ -287,7 +281,7 @@ AutoRule full_rule(const SortProblem& p) {
                   kAutoSparseKeysPerBin, kMaxRange, kAutoTiledKeysPerBin,
                   kAutoTiledKeysPerValue, shared_bins_max(device_facts(p)), kAutoPairBandBinsPerValue,
                   std::min(kAutoPairsMaxRange, kTiledMaxBuckets << pair_bits), kAutoPairsKeysPerBin,
-                  kAutoPairsBinsPerValue, kAutoPairsMinRange, tiled_two_levels_from(p) - 1,
+                  kAutoPairsBinsPerValue, kAutoPairsMinRange, kTiledOneLevelMaxBuckets << kTiledLowBits,
                   kAutoSplitKeysPerBin, kAutoSplitKeysPerValue,
                   buffered_hybrid_max_range(device_facts(p), wide_counts(Histogram::hybrid, p))};
 }

@@ -149,24 +149,6 @@ TEST(ChoiceProfile, ReadsTheRadixCrossoversByKeyType) {
   EXPECT_NE(reason(R"({"key": "u64"})").find("whole_from_digits"), std::string::npos);
 }
 
-// hp-tiled's levels crossover: a whole number of bins, read and written back; absent, 0 (the
-// built-in rule).
-TEST(ChoiceProfile, ReadsHpTiledsLevelsCrossover) {
-  std::string text = profile_text("NVIDIA H200", "0.1.0", "");
-  EXPECT_EQ(parse_choice_profile(text, "p.json").hp_tiled_two_levels_from_range, 0u);
-  text.insert(text.find("\"hp_tiled_min_delta\""), R"("hp_tiled_two_levels_from_range": 8388608, )");
-  const ChoiceProfile p = parse_choice_profile(text, "p.json");
-  EXPECT_EQ(p.hp_tiled_two_levels_from_range, std::uint64_t{1} << 23);
-  EXPECT_EQ(parse_choice_profile(choice_profile_text(p), "again.json").hp_tiled_two_levels_from_range,
-            std::uint64_t{1} << 23);
-  for (const char* bad : {"0", "-4", "2.5", R"("many")"}) {
-    std::string t = text;
-    const std::string from = "8388608";
-    t.replace(t.find(from), from.size(), bad);
-    EXPECT_THROW(parse_choice_profile(t, "bad.json"), std::runtime_error) << bad;
-  }
-}
-
 TEST(ChoiceProfile, ACorruptProfileSaysWhatIsWrong) {
   auto reason = [](const std::string& text) {
     try {

@@ -37,30 +37,6 @@ TEST(TuneCheck, APointAgreesWhenTheProfilesWinnerWonOrItWasATie) {
   EXPECT_TRUE(judge_point(point(2, 2.0, 3.0), 1.5, 0.03).predicted_tiled);
 }
 
-LevelsPoint levels(std::uint64_t range, double one_ms, double two_ms) { return {range, one_ms, two_ms}; }
-
-TEST(TuneFit, TheLevelsCrossoverIsWhereTwoLevelsWinFromThereOn) {
-  constexpr std::uint64_t m = std::uint64_t{1} << 20;
-  // One level at 4 M and 8 M bins, two from 16 M (unordered on purpose).
-  EXPECT_EQ(fit_levels_crossover({levels(32 * m, 3.0, 2.0), levels(4 * m, 1.0, 1.5), levels(16 * m, 2.0, 1.9),
-                                  levels(8 * m, 1.5, 1.6)}),
-            16 * m);
-  // A win below a loss does not count; a loss at the largest range: past it.
-  EXPECT_EQ(fit_levels_crossover({levels(4 * m, 2.0, 1.0), levels(8 * m, 1.0, 2.0), levels(16 * m, 2.0, 1.0)}),
-            16 * m);
-  EXPECT_EQ(fit_levels_crossover({levels(4 * m, 2.0, 1.0), levels(32 * m, 2.0, 2.5)}), 32 * m + 1);
-  EXPECT_EQ(fit_levels_crossover({}), 0u);  // nothing measured: the built-in rule
-}
-
-TEST(TuneCheck, ALevelsPointAgreesWhenThePredictedLevelsWonOrItWasATie) {
-  constexpr std::uint64_t m = std::uint64_t{1} << 20;
-  EXPECT_TRUE(judge_levels_point(levels(16 * m, 2.0, 1.5), 16 * m, 0.03).agrees);   // predicted two, they won
-  EXPECT_FALSE(judge_levels_point(levels(16 * m, 1.5, 2.0), 16 * m, 0.03).agrees);  // predicted two, one won
-  EXPECT_TRUE(judge_levels_point(levels(8 * m, 1.5, 2.0), 16 * m, 0.03).agrees);    // predicted one, it won
-  EXPECT_TRUE(judge_levels_point(levels(8 * m, 2.02, 2.0), 16 * m, 0.03).agrees);   // within 3 %: a tie
-  EXPECT_FALSE(judge_levels_point(levels(8 * m, 2.0, 1.0), 16 * m, 0.03).predicted_two);
-}
-
 RadixPoint radix(int digits, double whole_ms, double bits_ms) { return {KeyType::u32, digits, whole_ms, bits_ms}; }
 
 TEST(TuneFit, TheRadixCrossoverIsWhereWholeKeysWinFromThereOn) {

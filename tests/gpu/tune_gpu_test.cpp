@@ -26,13 +26,6 @@ TEST(TuneGpu, WritesBothCrossoversChecksThemAndAutoReadsThem) {
   const nlohmann::json p = nlohmann::json::parse(sb::test::read_text(profile));
   EXPECT_EQ(p["thresholds"]["hp_tiled_min_delta"].size(), 4u) << p.dump();
   EXPECT_EQ(p["thresholds"]["hp_pairs_min_delta"].size(), 5u) << p.dump();
-  // hp-tiled's levels: a crossover within (or just past) the ladder's ranges, 2^22..2^25 bins.
-  const std::uint64_t two_levels_from = p["thresholds"]["hp_tiled_two_levels_from_range"];
-  EXPECT_GE(two_levels_from, std::uint64_t{1} << 22) << p.dump();
-  EXPECT_LE(two_levels_from, (std::uint64_t{1} << 25) + 1) << p.dump();
-  int levels_points = 0;
-  for (const auto& m : p["measured"]) levels_points += m.contains("hp-tiled_levels_2_ms");
-  EXPECT_EQ(levels_points, 4);
   const nlohmann::json& radix = p["thresholds"]["radix_whole_from_digits"];
   std::set<std::string> keys;
   int u64_from = 0;

@@ -34,20 +34,6 @@ TEST(HpProfileRule, OtherChoicesAndOtherInputsStand) {
   EXPECT_EQ(measured_tiled_choice(AutoChoice::cub, AutoInput{kN, kN, false, false, 0}, 0.5, true), AutoChoice::cub);
 }
 
-TEST(HpProfileRule, AProfilesLevelsCrossoverMovesHpTiledsLevelsWithinOneLevelsReach) {
-  constexpr std::uint64_t m = std::uint64_t{1} << 20, one_level_max = 2048 * (std::uint64_t{1} << 14);
-  const std::uint64_t built_in = 1024 * (std::uint64_t{1} << 14) + 1;  // past 1024 buckets of 2^14 bins
-  EXPECT_EQ(tiled_levels_for(16 * m, built_in, one_level_max), 1u);
-  EXPECT_EQ(tiled_levels_for(16 * m + 1, built_in, one_level_max), 2u);
-  // A profile that measured two levels winning from 4 M bins takes them there ...
-  EXPECT_EQ(tiled_levels_for(4 * m, 4 * m, one_level_max), 2u);
-  EXPECT_EQ(tiled_levels_for(4 * m - 1, 4 * m, one_level_max), 1u);
-  // ... one that measured one level winning everywhere keeps it up to its reach, and no further.
-  EXPECT_EQ(tiled_levels_for(32 * m, 32 * m + 1, one_level_max), 1u);
-  EXPECT_EQ(tiled_levels_for(32 * m + 1, 32 * m + 1, one_level_max), 2u);
-  EXPECT_EQ(tiled_levels_for(64 * m, ~std::uint64_t{0}, one_level_max), 2u);
-}
-
 // The pairs rule's ranges as hp-auto builds them (2^16..2^22 bins); the other fields are unused.
 AutoRule pairs_rule() {
   AutoRule r{};

@@ -111,13 +111,6 @@ ChoiceProfile parse_choice_profile(const std::string& text, const std::string& p
   const nlohmann::json& thresholds = member(doc, "thresholds", "the profile");
   p.hp_tiled_min_delta = crossovers_of(thresholds, "hp_tiled_min_delta");
   p.hp_pairs_min_delta = crossovers_of(thresholds, "hp_pairs_min_delta");
-  if (thresholds.contains("hp_tiled_two_levels_from_range")) {
-    const double from = number_of(thresholds, "hp_tiled_two_levels_from_range", "thresholds");
-    if (!(from >= 1 && from < std::ldexp(1.0, 64)) || from != std::floor(from))
-      throw std::runtime_error(fmt::format("has hp-tiled's two levels from range {} (a whole number of bins, 1 or more)",
-                                           from));
-    p.hp_tiled_two_levels_from_range = static_cast<std::uint64_t>(from);
-  }
   for (const nlohmann::json& c : list_of(thresholds, "radix_whole_from_digits")) {
     const std::string name = text_of(c, "key", "a radix crossover");
     const std::optional<KeyType> key = parse_key_type(name);
@@ -157,8 +150,6 @@ std::string choice_profile_text(const ChoiceProfile& p) {
   doc["sortbench"] = {{"version", p.version}, {"commit", p.commit}};
   doc["thresholds"]["hp_tiled_min_delta"] = crossovers_json(p.hp_tiled_min_delta);
   if (!p.hp_pairs_min_delta.empty()) doc["thresholds"]["hp_pairs_min_delta"] = crossovers_json(p.hp_pairs_min_delta);
-  if (p.hp_tiled_two_levels_from_range)
-    doc["thresholds"]["hp_tiled_two_levels_from_range"] = p.hp_tiled_two_levels_from_range;
   nlohmann::json radix = nlohmann::json::array();
   for (const RadixCrossover& c : p.radix_whole_from_digits)
     radix.push_back({{"key", std::string(to_string(c.key))}, {"whole_from_digits", c.whole_from_digits}});

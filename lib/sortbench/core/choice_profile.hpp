@@ -56,10 +56,6 @@ struct ChoiceProfile {
   // hp-auto with 4-byte values (u32 or index): the same crossover for pairs, measured with u32
   // values; empty: the built-in rule.
   std::vector<TiledCrossover> hp_pairs_min_delta;
-  // hp-tiled, keys alone: the smallest range (bins) from which it sorts in two levels
-  // (partitioning first) rather than one, where one level still takes the range; 0: the
-  // built-in rule.
-  std::uint64_t hp_tiled_two_levels_from_range = 0;
   // sort --algo auto, run --algo auto and Python's sort(): whole keys or offsets, by key type;
   // empty: the built-in rule.
   std::vector<RadixCrossover> radix_whole_from_digits;

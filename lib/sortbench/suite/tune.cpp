@@ -23,15 +23,6 @@ double fit_tiled_crossover(std::vector<TunePoint> points) {
   return crossover;
 }
 
-std::uint64_t fit_levels_crossover(std::vector<LevelsPoint> points) {
-  if (points.empty()) return 0;
-  std::sort(points.begin(), points.end(),
-            [](const LevelsPoint& a, const LevelsPoint& b) { return a.range < b.range; });
-  std::uint64_t crossover = points.back().range + 1;
-  for (auto it = points.rbegin(); it != points.rend() && it->two_win(); ++it) crossover = it->range;
-  return crossover;
-}
-
 int fit_radix_crossover(std::vector<RadixPoint> points, int key_digits) {
   std::sort(points.begin(), points.end(), [](const RadixPoint& a, const RadixPoint& b) { return a.digits < b.digits; });
   int crossover = key_digits;
@@ -132,29 +123,6 @@ TunePoint measure_point(const TuneRequest& request, Payload payload, double sigm
   return p;
 }
 
-// hp-tiled in one level and in two on one generated input of u32 keys over `range` bins.
-LevelsPoint measure_levels_point(const TuneRequest& request, std::uint64_t range) {
-  LevelsPoint p;
-  p.range = range;
-  const std::string where = fmt::format("a range of {} bins", range);
-  for (const int levels : {1, 2}) {
-    RunPlan plan;
-    plan.request.n = request.levels_n;
-    plan.request.delta = static_cast<double>(request.levels_n) / static_cast<double>(range);
-    plan.request.sigma = request.levels_sigma;
-    plan.algorithms = {&registry().named("hp-tiled")};
-    plan.params["levels"] = std::to_string(levels);
-    plan.settings = request.settings;
-    for (const ResultRow& row : run_benchmark(plan)) {
-      require_verified(row, where);
-      if (row.status == RowStatus::ok) (levels == 1 ? p.one_ms : p.two_ms) = row.median_ms();
-    }
-  }
-  if (p.one_ms <= 0 || p.two_ms <= 0)
-    throw Error(ExitCode::internal, fmt::format("tune: hp-tiled did not run in both levels at {}", where));
-  return p;
-}
-
 // One ladder (keys alone or pairs): its points, sigma by sigma, and one crossover a sigma.
 std::vector<TiledCrossover> measure_ladder(const TuneRequest& request, Payload payload,
                                            const std::function<void(const TunePoint&)>& progress,
@@ -229,8 +197,7 @@ std::vector<std::pair<Payload, std::uint64_t>> dist_inputs(const TuneRequest& re
 
 TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
                             const std::function<void(const RadixPoint&)>& radix_progress,
-                            const std::function<void(const DistPoint&)>& dist_progress,
-                            const std::function<void(const LevelsPoint&)>& levels_progress) {
+                            const std::function<void(const DistPoint&)>& dist_progress) {
   TuneOutcome out;
   out.profile.hp_tiled_min_delta = measure_ladder(request, Payload::none, progress, out.points);
   out.profile.hp_pairs_min_delta = measure_ladder(request, Payload::u32, progress, out.points);
@@ -241,14 +208,6 @@ TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void
                         {"sigma", p.sigma}, {"delta", p.delta}, {"hp-tiled_ms", p.tiled_ms},
                         {"cub-radix-bits_ms", p.cub_ms}});
   }
-  for (const std::uint64_t range : request.level_ranges) {
-    out.levels_points.push_back(measure_levels_point(request, range));
-    if (levels_progress) levels_progress(out.levels_points.back());
-    const LevelsPoint& p = out.levels_points.back();
-    measured.push_back({{"n", request.levels_n}, {"range", range}, {"sigma", request.levels_sigma},
-                        {"hp-tiled_levels_1_ms", p.one_ms}, {"hp-tiled_levels_2_ms", p.two_ms}});
-  }
-  out.profile.hp_tiled_two_levels_from_range = fit_levels_crossover(out.levels_points);
   for (KeyType key : request.radix_keys) {
     const int key_digits = static_cast<int>(key_bytes(key));
     std::vector<RadixPoint> of_key;
@@ -296,36 +255,6 @@ std::vector<RadixCheckPoint> check_radix_crossovers(const ChoiceProfile& profile
       if (progress) progress(p);
       out.push_back(judge_radix_point(p, c.whole_from_digits, tie));
     }
-  }
-  return out;
-}
-
-LevelsCheckPoint judge_levels_point(const LevelsPoint& p, std::uint64_t two_levels_from, double tie) {
-  LevelsCheckPoint c;
-  c.point = p;
-  c.predicted_two = p.range >= two_levels_from;
-  const bool close = std::abs(p.one_ms - p.two_ms) <= tie * std::min(p.one_ms, p.two_ms);
-  c.agrees = close || c.predicted_two == p.two_win();
-  return c;
-}
-
-std::vector<LevelsCheckPoint> check_levels_crossover(const ChoiceProfile& profile, const TuneRequest& request,
-                                                     double tie,
-                                                     const std::function<void(const LevelsPoint&)>& progress) {
-  std::vector<LevelsCheckPoint> out;
-  const std::uint64_t from = profile.hp_tiled_two_levels_from_range;
-  if (!from) return out;
-  std::vector<std::uint64_t> ladder = request.level_ranges;
-  std::sort(ladder.begin(), ladder.end());
-  // The ladder's range below the crossover and the one at or above it.
-  const auto at = std::lower_bound(ladder.begin(), ladder.end(), from);
-  std::vector<std::uint64_t> beside;
-  if (at != ladder.begin()) beside.push_back(*(at - 1));
-  if (at != ladder.end()) beside.push_back(*at);
-  for (const std::uint64_t range : beside) {
-    const LevelsPoint p = measure_levels_point(request, range);
-    if (progress) progress(p);
-    out.push_back(judge_levels_point(p, from, tie));
   }
   return out;
 }

@@ -2,8 +2,7 @@
 // GPU at hand the crossovers the automatic choices depend on and fits a profile
 // (core/choice_profile.hpp) from them. Today it measures hp-auto's boundary between hp-tiled and
 // CUB on the range's bits (cub-radix-bits, where hp-auto hands an input over), for u32 keys
-// alone and for u32 keys with u32 values, each over a ladder of delta at several sigma,
-// hp-tiled's boundary between one level and two (partition first) over a ladder of ranges, and
+// alone and for u32 keys with u32 values, each over a ladder of delta at several sigma, and
 // `auto`'s boundary between CUB on the whole
 // keys (cub-radix) and on offsets from the minimum (cub-radix-bits), for integer keys of each
 // width and sign over ranges of 1 to all but one 8-bit digit; with several GPUs (`--gpus N`),
@@ -39,18 +38,6 @@ constexpr double kNeverTiled = 1e30;
 // The crossover of one sigma's points: the smallest measured delta from which hp-tiled beat CUB
 // at every larger delta measured; kNeverTiled where it did not win at the largest.
 double fit_tiled_crossover(std::vector<TunePoint> points);
-
-// One measured point of hp-tiled's levels: u32 keys alone over `range` bins sorted in one level
-// and in two (--param levels=1 and 2).
-struct LevelsPoint {
-  std::uint64_t range = 0;
-  double one_ms = 0, two_ms = 0;
-  bool two_win() const { return two_ms < one_ms; }
-};
-
-// The crossover of the levels points: the smallest measured range from which two levels won at
-// every larger range measured; past the largest (its range + 1) where they lost there.
-std::uint64_t fit_levels_crossover(std::vector<LevelsPoint> points);
 
 // One measured point of the radix crossover: both CUB sorts of keys of one type whose range needs
 // `digits` 8-bit digits, placed so that cub-radix-bits sorts offsets from the minimum.
@@ -90,11 +77,6 @@ struct TuneRequest {
   std::uint64_t pair_n = std::uint64_t{1} << 26;
   std::vector<double> pair_sigmas{1, 4, 16, 64, 1024};
   std::vector<double> pair_deltas{16, 32, 64, 128, 512};
-  // hp-tiled's levels: n keys over these ranges at one sigma (one level reaches 2^25 bins).
-  std::uint64_t levels_n = std::uint64_t{1} << 27;
-  std::vector<std::uint64_t> level_ranges{std::uint64_t{1} << 22, std::uint64_t{1} << 23, std::uint64_t{1} << 24,
-                                          std::uint64_t{1} << 25};
-  double levels_sigma = 5;
   std::vector<KeyType> radix_keys{KeyType::u32, KeyType::i32, KeyType::u64, KeyType::i64};
   std::uint64_t radix_bytes = std::uint64_t{1} << 29;  // keys of each radix point: 2^27 of 4 bytes
   // --gpus N: the distributed ways on these GPUs (none: not measured), over u32 keys with delta =
@@ -107,19 +89,17 @@ struct TuneRequest {
 struct TuneOutcome {
   ChoiceProfile profile;  // the GPU and build fields are the caller's to fill
   std::vector<TunePoint> points;  // keys alone, then the pairs ladder
-  std::vector<LevelsPoint> levels_points;
   std::vector<RadixPoint> radix_points;
   std::vector<DistPoint> dist_points;
 };
 
 // Measures every (sigma, delta) of the request on the current GPU and fits one crossover a
-// sigma, the same for the pairs ladder, the levels ladder and its crossover, then every radix
-// point and one crossover a key type, and the distributed points; the progress callbacks are
-// called after each point.
+// sigma, the same for the pairs ladder, then every radix point and one crossover a key type.
+// progress(point) and
+// radix_progress(point) are called after each point.
 TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
                             const std::function<void(const RadixPoint&)>& radix_progress = nullptr,
-                            const std::function<void(const DistPoint&)>& dist_progress = nullptr,
-                            const std::function<void(const LevelsPoint&)>& levels_progress = nullptr);
+                            const std::function<void(const DistPoint&)>& dist_progress = nullptr);
 
 // --check for the distributed points: whether the way the scaled predictions pick measured
 // fastest, or within `tie` of the fastest.
@@ -161,16 +141,5 @@ std::vector<RadixCheckPoint> check_radix_crossovers(const ChoiceProfile& profile
                                                     double tie,
                                                     const std::function<void(const RadixPoint&)>& progress);
 RadixCheckPoint judge_radix_point(const RadixPoint& p, int whole_from_digits, double tie);
-
-// The same for the levels crossover: the ladder's ranges beside it.
-struct LevelsCheckPoint {
-  LevelsPoint point;
-  bool predicted_two = false;
-  bool agrees = false;
-};
-std::vector<LevelsCheckPoint> check_levels_crossover(const ChoiceProfile& profile, const TuneRequest& request,
-                                                     double tie,
-                                                     const std::function<void(const LevelsPoint&)>& progress);
-LevelsCheckPoint judge_levels_point(const LevelsPoint& p, std::uint64_t two_levels_from, double tie);
 
 }  // namespace sb
