@@ -114,21 +114,6 @@ std::vector<std::vector<Pair>> simulate(const std::vector<std::uint32_t>& keys, 
   return received;
 }
 
-void check_exact_and_stable(const std::vector<std::uint32_t>& keys, u64 world, u64 range, const char* what) {
-  const u64 n = keys.size();
-  const auto received = simulate(keys, world, range);
-  std::vector<Pair> expect, got;
-  for (u64 i = 0; i < n; ++i) expect.push_back({keys[i], i});
-  std::stable_sort(expect.begin(), expect.end(), [](const Pair& a, const Pair& b) { return a.first < b.first; });
-  for (u64 d = 0; d < world; ++d) {
-    EXPECT_EQ(received[d].size(), slice_size(d, n, world)) << what << ": rank " << d << " of " << world << ", n " << n;
-    got.insert(got.end(), received[d].begin(), received[d].end());
-  }
-  // The values (input positions) too: a value apart from its key, or equal keys out of input
-  // order, differ here.
-  EXPECT_EQ(got, expect) << what << ", G " << world << ", n " << n;
-}
-
 // The split-first path on the host: the global histogram, the boundary bins, each rank's
 // counts below and in them from its own histogram, hp_pair_send_counts; each rank splits its
 // unsorted slice stably by boundary_key_slot and own_first_place, and sends the piece for rank
@@ -188,9 +173,13 @@ std::vector<std::vector<Pair>> simulate_split_first(const std::vector<std::uint3
   return received;
 }
 
-void check_split_first(const std::vector<std::uint32_t>& keys, u64 world, u64 range, const char* what) {
+// Either path (sort first: simulate; split first: simulate_split_first) on one input.
+using Simulation = std::vector<std::vector<Pair>> (*)(const std::vector<std::uint32_t>&, u64, u64);
+
+void check_exact_and_stable(Simulation simulate_path, const std::vector<std::uint32_t>& keys, u64 world, u64 range,
+                            const char* what) {
   const u64 n = keys.size();
-  const auto received = simulate_split_first(keys, world, range);
+  const auto received = simulate_path(keys, world, range);
   std::vector<Pair> expect, got;
   for (u64 i = 0; i < n; ++i) expect.push_back({keys[i], i});
   std::stable_sort(expect.begin(), expect.end(), [](const Pair& a, const Pair& b) { return a.first < b.first; });
@@ -198,7 +187,26 @@ void check_split_first(const std::vector<std::uint32_t>& keys, u64 world, u64 ra
     EXPECT_EQ(received[d].size(), slice_size(d, n, world)) << what << ": rank " << d << " of " << world << ", n " << n;
     got.insert(got.end(), received[d].begin(), received[d].end());
   }
-  EXPECT_EQ(got, expect) << what << ", split first, G " << world << ", n " << n;
+  // The values (input positions) too: a value apart from its key, or equal keys out of input
+  // order, differ here.
+  EXPECT_EQ(got, expect) << what << ", G " << world << ", n " << n;
+}
+
+// Every G and n of the tests over uniform keys, all keys equal, and few distinct keys, the first
+// far more often (zipf-like: boundaries inside one bin).
+void check_every_input(Simulation simulate_path, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (u64 world : {2, 3, 4, 8}) {
+    for (u64 n : {u64{1}, u64{2}, u64{3}, u64{5}, u64{97}, u64{1000}, u64{20011}}) {
+      std::vector<std::uint32_t> keys(n);
+      for (auto& k : keys) k = rng() % 1000;
+      check_exact_and_stable(simulate_path, keys, world, 1000, "uniform");
+      for (auto& k : keys) k = 7;
+      check_exact_and_stable(simulate_path, keys, world, 8, "all keys equal");
+      for (auto& k : keys) k = rng() % 4 == 0 ? rng() % 5 : 0;
+      check_exact_and_stable(simulate_path, keys, world, 5, "few distinct");
+    }
+  }
 }
 
 TEST(DistHpPairs, BoundaryKeySlotsLieInKeyOrder) {
@@ -214,36 +222,9 @@ TEST(DistHpPairs, BoundaryKeySlotsLieInKeyOrder) {
   EXPECT_EQ(boundary_keys_of(bins, 3, 100), (std::vector<u64>{102, 105}));  // one key for two boundaries
 }
 
-TEST(DistHpPairs, SplitFirstGivesEveryRankItsSliceInStableOrder) {
-  std::mt19937 rng(50);
-  for (u64 world : {2, 3, 4, 8}) {
-    for (u64 n : {u64{1}, u64{2}, u64{3}, u64{5}, u64{97}, u64{1000}, u64{20011}}) {
-      std::vector<std::uint32_t> keys(n);
-      for (auto& k : keys) k = rng() % 1000;
-      check_split_first(keys, world, 1000, "uniform");
-      for (auto& k : keys) k = 7;
-      check_split_first(keys, world, 8, "all keys equal");
-      for (auto& k : keys) k = rng() % 4 == 0 ? rng() % 5 : 0;
-      check_split_first(keys, world, 5, "few distinct");
-    }
-  }
-}
+TEST(DistHpPairs, SplitFirstGivesEveryRankItsSliceInStableOrder) { check_every_input(simulate_split_first, 50); }
 
-TEST(DistHpPairs, RanksGetExactlyTheirSliceInStableOrder) {
-  std::mt19937 rng(15);
-  for (u64 world : {2, 3, 4, 8}) {
-    for (u64 n : {u64{1}, u64{2}, u64{3}, u64{5}, u64{97}, u64{1000}, u64{20011}}) {
-      std::vector<std::uint32_t> keys(n);
-      for (auto& k : keys) k = rng() % 1000;
-      check_exact_and_stable(keys, world, 1000, "uniform");
-      for (auto& k : keys) k = 7;
-      check_exact_and_stable(keys, world, 8, "all keys equal");
-      // Few distinct keys, the first far more often (zipf-like): boundaries inside one bin.
-      for (auto& k : keys) k = rng() % 4 == 0 ? rng() % 5 : 0;
-      check_exact_and_stable(keys, world, 5, "few distinct");
-    }
-  }
-}
+TEST(DistHpPairs, RanksGetExactlyTheirSliceInStableOrder) { check_every_input(simulate, 15); }
 
 TEST(DistHpPairs, CountsStayExactPastTwoToThe32) {
   // One bin holding all n > 2^32 elements: the cuts fall inside it by rank prefix alone.
