@@ -76,6 +76,7 @@ struct RecordBoundaryBins {
 };
 
 using CountsIn = thrust::transform_iterator<BinCount, thrust::counting_iterator<u64>>;
+using BinsOut = thrust::tabulate_output_iterator<RecordBoundaryBins>;
 
 // For each boundary bin, the rank's elements in lower bins and in the bin from its own
 // histogram: out[d] and out[bounds + d] (zeroed before). Partition first has no sorted run to
@@ -90,7 +91,6 @@ __global__ void count_below_bins(const std::uint32_t* histogram, const u64* bin,
     if (blockIdx.x == 0 && threadIdx.x == 0) out[bounds + d] = histogram[bin[d]];
   }
 }
-using BinsOut = thrust::tabulate_output_iterator<RecordBoundaryBins>;
 
 // For each boundary bin, how many of the rank's sorted keys lie in lower bins and in the bin:
 // out[d] and out[bounds + d].
