@@ -105,6 +105,7 @@ DistShape shape_of(const SortProblem& p, const Members& m, int world, const Fabr
   s.hp = !m.hp.why_unsupported(p) && std::string(hp::histogram_name(local, slice)) != "global";
   if (s.hp) {
     s.range = hp::problem_range(p);
+    s.distinct = p.facts.len;
     s.hp_levels = hp::histogram_levels(local, slice);
     s.count_bytes = p.n() >= (u64{1} << 32) ? 8 : 4;
   }

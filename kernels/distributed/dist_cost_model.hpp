@@ -109,6 +109,7 @@ struct DistShape {
   unsigned key_bits = 32;     // the sample sort's local sort: every bit of the key
   bool hp = false;            // dist-hp takes it with an H-P histogram (with a payload too)
   std::uint64_t range = 0;    // dist-hp's bins
+  std::uint64_t distinct = 0; // distinct keys where the input's facts know them; 0: unknown
   unsigned hp_levels = 1;     // 2: hp-tiled partitions first (12 more bytes a key)
   unsigned count_bytes = 4;   // dist-hp's global counts
   bool one_gpu = false;       // small enough to gather on rank 0
@@ -172,11 +173,18 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
       // (a counting read of the keys, a read and a write of the pairs), the peer's piece
       // crossing beside the kept piece's sort, the received piece's sort and one merge; three
       // collectives and two host round trips.
+      // Where the distinct count is known and its ranks take fewer passes, the sorts take them
+      // (dist_hp_pairs.cu), after a scan of the bins' presence and a write of each rank's bin.
       const double e = k + s.value_bytes, sent = m * (g - 1) / g;
-      const double split =
-          (double(s.range) * s.count_bytes + m * (k + 2.0 * e)) / (2.0 * r.copy_gbs * 1e9) / kHpShare;
-      const double kept_sort = radix_sort_s(m - sent, s.range_bits, s.key_bytes, s.value_bytes, r);
-      const double received_sort = radix_sort_s(sent, s.range_bits, s.key_bytes, s.value_bytes, r);
+      const int rank_bits = s.distinct && present_ranks_worth_counting(s.range, s.n / 2, int(s.range_bits))
+                                ? present_rank_bits(s.distinct, int(s.range_bits))
+                                : 0;
+      const unsigned sort_bits = rank_bits ? unsigned(rank_bits) : s.range_bits;
+      const double ranks = rank_bits ? 3.0 * double(s.range) * 4 + double(s.distinct) * 4 : 0.0;
+      const double split = (double(s.range) * s.count_bytes + m * (k + 2.0 * e) + ranks) /
+                           (2.0 * r.copy_gbs * 1e9) / kHpShare;
+      const double kept_sort = radix_sort_s(m - sent, sort_bits, s.key_bytes, s.value_bytes, r);
+      const double received_sort = radix_sort_s(sent, sort_bits, s.key_bytes, s.value_bytes, r);
       const double merge = m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare;
       return histogram + reduce + split + std::max(sent * e / (r.exchange_gbs * 1e9), kept_sort) + received_sort +
              merge + 3.0 * r.latency_s + 2.0 * 2.0 * r.latency_s + 6.0 * r.launch_s;

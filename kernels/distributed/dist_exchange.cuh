@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <thrust/iterator/transform_iterator.h>
@@ -75,9 +76,19 @@ struct TagWithRun {
   __host__ __device__ RunKey<K> operator()(const K& k) const { return {k, run}; }
 };
 
-template <typename K>
+// The key a merge writes for the key it compared: the same, or (dist-hp's split first) the
+// key a present key's rank stands for.
+struct SameKey {
+  template <typename K>
+  __host__ __device__ K operator()(const K& k) const {
+    return k;
+  }
+};
+
+template <typename K, typename KeyOut = SameKey>
 struct DropRun {
-  __host__ __device__ K operator()(const RunKey<K>& t) const { return t.key; }
+  KeyOut key_out;
+  __host__ __device__ K operator()(const RunKey<K>& t) const { return key_out(t.key); }
 };
 
 struct RunKeyLess {
@@ -90,17 +101,19 @@ struct RunKeyLess {
 
 // Merges the sorted runs a[0, na) and b[0, nb) of keys (and values unless V is NoValue) into
 // out; a's elements precede b's among equal keys when there are values. temp == nullptr: only
-// sets temp_bytes.
-template <typename K, typename V>
+// sets temp_bytes. With values, key_out gives the key written for each key compared.
+template <typename K, typename V, typename KeyOut = SameKey>
 void merge_runs(void* temp, std::size_t& temp_bytes, const K* a_keys, const V* a_vals, std::uint64_t na,
-                const K* b_keys, const V* b_vals, std::uint64_t nb, K* keys_out, V* vals_out, cudaStream_t stream) {
+                const K* b_keys, const V* b_vals, std::uint64_t nb, K* keys_out, V* vals_out, cudaStream_t stream,
+                const KeyOut& key_out = {}) {
+  static_assert(std::is_same_v<KeyOut, SameKey> || !std::is_same_v<V, NoValue>, "keys alone merge as they are");
   if constexpr (std::is_same_v<V, NoValue>) {
     SB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(temp, temp_bytes, a_keys, std::int64_t(na), b_keys, std::int64_t(nb),
                                               keys_out, OrderedLess{}, stream));
   } else {
     auto first = thrust::make_transform_iterator(a_keys, TagWithRun<K>{0});
     auto second = thrust::make_transform_iterator(b_keys, TagWithRun<K>{1});
-    auto out = thrust::make_transform_output_iterator(keys_out, DropRun<K>{});
+    auto out = thrust::make_transform_output_iterator(keys_out, DropRun<K, KeyOut>{key_out});
     SB_CUDA_CHECK(cub::DeviceMerge::MergePairs(temp, temp_bytes, first, a_vals, std::int64_t(na), second, b_vals,
                                                std::int64_t(nb), out, vals_out, RunKeyLess{}, stream));
   }

@@ -363,6 +363,9 @@ Algorithm make_dist_hp() {
               {"histogram_bins", std::to_string(hp::problem_range(p))},
               {"count_bits", wide_counts(p) ? "64" : "32"}};
     if (p.has_payload()) d.emplace_back("exchange", dist_hp_pairs_splits_first(p, world) ? "partition" : "sort");
+    if (p.has_payload() && dist_hp_pairs_splits_first(p, world))
+      d.emplace_back("sort_on", dist_hp_pairs_may_rank_keys(p) ? "present-key ranks where they take fewer radix passes"
+                                                               : "range bits");
     if (!p.has_payload()) {
       const bool scatter = world > 1 && scatter_reduce(p, world);
       d.emplace_back("reduce", scatter ? "scatter" : "all");
@@ -384,7 +387,9 @@ Algorithm make_dist_hp() {
   // (ranks.hpp ExchangeLink).
   // exchange: with a payload on two ranks, partition (split by the boundary keys, the exchange
   // beside the kept piece's sort; the default) or sort (sort, then exchange and merge).
-  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits", "link", "reduce", "exchange"};
+  // sort_on: split first, auto (the present keys' ranks where they take fewer radix passes than
+  // the range's bits; the default) or range.
+  a.params = {"histogram", "low_bits", "levels", "fine_bits", "count_bits", "link", "reduce", "exchange", "sort_on"};
   declare_types<HpKeys, AllValues>(a);
   a.stable = true;  // with a payload (dist_hp_pairs.cu): stable local sort, cuts in rank order, lower ranks first
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
@@ -397,6 +402,7 @@ Algorithm make_dist_hp() {
     }
     if (!p.has_payload()) scatter_reduce(p, world_of(p));  // a bad --param reduce: a usage error before any rank starts
     dist_hp_pairs_splits_first(p, world_of(p));          // and a bad --param exchange
+    dist_hp_pairs_may_rank_keys(p);                      // or sort_on
     if (p.has_payload() && p.n() >= (u64{1} << 32))
       return std::string("with a payload the global counts are 4 bytes: fewer than 2^32 pairs; use dist-sample-sort");
     const u64 slice = slice_size(0, p.n(), world_of(p));

@@ -18,7 +18,12 @@
 //      (dist_sample_sort_partition.cu, BoundarySlots): the pieces of the sorted run, unsorted;
 //   3. the peer's piece crosses while the kept piece is sorted on the range's bits; the
 //      received piece is sorted, and the two runs merge, lower rank first among equal keys.
-// The split needs a third region of the rank's size for the received piece.
+// The split needs a third region of the rank's size for the received piece. Where the present
+// keys' ranks need fewer 8-bit radix passes than the range's bits (dist_index.hpp
+// present_rank_bits; --param sort_on=auto, the default), the split writes each key's rank, the
+// sorts take those bits, and the merge writes the keys back: a scan of the global histogram's
+// presence (into the rank's own histogram, no longer needed) and each rank's bin (into the global
+// one, read for the last time by that scan) cost no memory of their own.
 // Every rank ends with exactly its slice [r n/G, (r + 1) n/G) of the global order, and the
 // result is stable: the local sort is, a bin's elements are cut in rank order, and the merge
 // takes lower ranks first among equal keys.
@@ -78,6 +83,23 @@ struct RecordBoundaryBins {
 using CountsIn = thrust::transform_iterator<BinCount, thrust::counting_iterator<u64>>;
 using BinsOut = thrust::tabulate_output_iterator<RecordBoundaryBins>;
 
+// 1 for a bin of the global histogram that holds a key: the scan of these ranks the present keys.
+struct BinPresent {
+  const std::uint32_t* histogram;
+  __host__ __device__ std::uint32_t operator()(u64 bin) const { return histogram[bin] != 0; }
+};
+using PresentIn = thrust::transform_iterator<BinPresent, thrust::counting_iterator<u64>>;
+
+// Every present bin at its rank (dist_index.hpp record_present_bin), and the number of present
+// keys into *distinct.
+__global__ void record_present_bins(const std::uint32_t* present_through, u64 range, std::uint32_t* bin_of_rank,
+                                    u64* distinct) {
+  for (u64 i = blockIdx.x * u64{blockDim.x} + threadIdx.x; i < range; i += u64{gridDim.x} * blockDim.x) {
+    record_present_bin(present_through, i, bin_of_rank);
+    if (i == range - 1) *distinct = present_through[i];
+  }
+}
+
 // For each boundary bin, the rank's elements in lower bins and in the bin from its own
 // histogram: out[d] and out[bounds + d] (zeroed before). Partition first has no sorted run to
 // search.
@@ -120,20 +142,27 @@ struct PairArrays {
   u64* words;
   void* split = nullptr;
   std::size_t bytes = 0;
+  // The boundary words, then the number of present keys (split first).
+  static std::size_t words_of(int world) { return (2 + 2 * std::size_t(world)) * (world - 1) + 1; }
   PairArrays(char* base, const SortProblem& p, const RankSlice& s, u64 capacity, int world, bool split_first) {
     const u64 range = hp::problem_range(p), count = s.count;
     std::size_t scan_bytes = 0;
     SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes,
                                                 CountsIn(thrust::counting_iterator<u64>(0), BinCount{}),
                                                 BinsOut(RecordBoundaryBins{}), static_cast<std::int64_t>(range)));
-    temp_bytes = split_first ? scan_bytes
+    std::size_t present_bytes = 0;
+    if (split_first)
+      SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, present_bytes,
+                                                  PresentIn(thrust::counting_iterator<u64>(0), BinPresent{}),
+                                                  static_cast<std::uint32_t*>(nullptr), static_cast<std::int64_t>(range)));
+    temp_bytes = split_first ? std::max(scan_bytes, present_bytes)
                              : std::max({range_radix_sort_bytes(slice_problem(p, count)), scan_bytes,
                                          merge_temp_bytes<K, V>(capacity)});
     Carve c;
     histogram = base + c.take(hp::histogram_bytes(slice_keys_problem(p, count), count));
     if (split_first) global = reinterpret_cast<std::uint32_t*>(base + c.take(range * sizeof(std::uint32_t)));
     temp = base + c.take(temp_bytes);
-    words = reinterpret_cast<u64*>(base + c.take((2 + 2 * std::size_t(world)) * (world - 1) * sizeof(u64)));
+    words = reinterpret_cast<u64*>(base + c.take(words_of(world) * sizeof(u64)));
     if (split_first) split = base + c.take(boundary_split_workspace_bytes(p, s, capacity, world));
     bytes = c.used;
   }
@@ -183,16 +212,31 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
       a.temp, temp_bytes, CountsIn(thrust::counting_iterator<u64>(0), BinCount{global}),
       BinsOut(RecordBoundaryBins{global, n, u64(world), d_bin, d_start}), static_cast<std::int64_t>(range), stream));
   u64* around = d_around + 2 * bounds * me;
+  u64* d_distinct = a.words + PairArrays<K, V>::words_of(world) - 1;
+  const int range_bits = range_radix_plan(p.shape.key, p.facts.min_ordered, p.facts.max_ordered).end_bit;
+  // From what every rank agrees on (not its own count): the peers' pieces arrive as ranks too.
+  const bool rank_present = split_first && dist_hp_pairs_may_rank_keys(p) &&
+                            present_ranks_worth_counting(range, n / world, range_bits);
   if (split_first) {
     SB_CUDA_CHECK(cudaMemsetAsync(around, 0, 2 * bounds * sizeof(u64), stream));
     count_below_bins<<<grid_for(range, 256, 1024), 256, 0, stream>>>(histogram, d_bin, bounds, around);
-  } else {
+    SB_CUDA_CHECK_LAUNCH();
+  }
+  if (rank_present) {
+    // The own histogram, read for the last time above, becomes the present bins' running
+    // count; the global one, read for the last time by that scan, each rank's bin.
+    temp_bytes = a.temp_bytes;
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(a.temp, temp_bytes,
+                                                PresentIn(thrust::counting_iterator<u64>(0), BinPresent{global}),
+                                                histogram, static_cast<std::int64_t>(range), stream));
+    record_present_bins<<<grid_for(range, 256, 1024), 256, 0, stream>>>(histogram, range, global, d_distinct);
+  } else if (!split_first) {
     count_around_bins<K><<<1, 32 * ((bounds + 31) / 32), 0, stream>>>(
         static_cast<const K*>(b.keys[sorted_buffer]), count, d_bin, bounds, p.facts.min_ordered, around);
   }
   SB_CUDA_CHECK_LAUNCH();
   SB_NCCL_CHECK(ncclAllGather(around, d_around, 2 * bounds, ncclUint64, rank.comm(), stream), me);
-  std::vector<u64> words(2 * bounds + 2 * std::size_t(bounds) * world);
+  std::vector<u64> words(PairArrays<K, V>::words_of(world));
   rank.to_host(words.data(), a.words, words.size() * sizeof(u64));
   std::vector<u64> below(std::size_t(bounds) * world), in_bin(std::size_t(bounds) * world);
   for (int q = 0; q < world; ++q)
@@ -207,6 +251,11 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
   if (split_first) {
     BoundarySplit split{boundary_keys_of(words.data(), bounds, p.facts.min_ordered), std::move(counts),
                         std::move(cut), 1, 2};
+    if (rank_present) {
+      split.rank_bits = present_rank_bits(words.back(), range_bits);
+      split.present_through = histogram;
+      split.bin_of_rank = global;
+    }
     return run_boundary_split(p, s, b, a.split, rank, marks, split);
   }
   marks.mark(1, stream);
@@ -220,6 +269,13 @@ bool dist_hp_pairs_splits_first(const SortProblem& p, int world) {
   if (it != p.params.end() && it->second != "sort" && it->second != "partition")
     throw UsageError(fmt::format("dist-hp: --param exchange={} is not sort or partition", it->second));
   return world == 2 && (it == p.params.end() || it->second == "partition");
+}
+
+bool dist_hp_pairs_may_rank_keys(const SortProblem& p) {
+  const auto it = p.params.find("sort_on");
+  if (it == p.params.end() || it->second == "auto") return true;
+  if (it->second == "range") return false;
+  throw UsageError(fmt::format("dist-hp: --param sort_on={} is not auto or range", it->second));
 }
 
 std::size_t dist_hp_pairs_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity, int world) {

@@ -495,6 +495,36 @@ SB_HD_INLINE std::uint64_t own_first_place(std::uint64_t at, std::uint64_t own_b
   return at >= own_begin ? at - own_begin : at + (count - own_begin);
 }
 
+// ---- H-P with a payload, split first: the present keys' ranks ----
+// The global histogram names every key present, so a rank can sort its pairs on a key's rank
+// among the present keys (the 0-compressed H-P idea) instead of its offset in the range: at
+// delta = sigma = 50 and 2^26 keys, 27 K present keys need 15 bits where the range's 1.3 M bins
+// need 21, two 8-bit radix passes instead of three. Ranks keep the keys' order and equality,
+// so the sort stays stable. present_through[b] (an inclusive scan of the bins' presence) counts
+// the present bins up to b: a present bin's rank is that count less one.
+SB_HD_INLINE bool present_bin(const std::uint32_t* present_through, std::uint64_t bin) {
+  return present_through[bin] != (bin ? present_through[bin - 1] : 0u);
+}
+// The map back: the bin of each rank (bin_of_rank[rank] = bin for every present bin).
+SB_HD_INLINE void record_present_bin(const std::uint32_t* present_through, std::uint64_t bin,
+                                     std::uint32_t* bin_of_rank) {
+  if (present_bin(present_through, bin)) bin_of_rank[present_through[bin] - 1] = static_cast<std::uint32_t>(bin);
+}
+// Whether counting the present keys can pay: the range's sort needs two 8-bit passes or more
+// (range_bits, the bits range_radix_plan sorts on), and the scan over the range's bins reads
+// no more bins than the rank's slice has keys (delta >= 1 over G ranks).
+inline bool present_ranks_worth_counting(std::uint64_t range, std::uint64_t slice, int range_bits) {
+  return range <= slice && range_bits > 8;
+}
+// The bits to sort the ranks of `distinct` present keys on, where they need fewer 8-bit passes
+// than the range's bits; 0 where they do not (the keys sort as they are).
+inline int present_rank_bits(std::uint64_t distinct, int range_bits) {
+  if (distinct < 2) return 0;
+  int bits = 0;
+  while ((std::uint64_t{1} << bits) < distinct) ++bits;  // ranks 0 .. distinct - 1
+  return (bits + 7) / 8 < (range_bits + 7) / 8 ? bits : 0;
+}
+
 // The distinct ordered keys of the boundary bins (bins[d], non-decreasing in d), ascending.
 inline std::vector<std::uint64_t> boundary_keys_of(const std::uint64_t* bins, std::size_t bounds,
                                                    std::uint64_t min_ordered) {

@@ -238,10 +238,10 @@ __global__ void __launch_bounds__(kBlock) count_slots(const K* keys, u64 count, 
 // and every thread then writes its items: a lane's place is its (item, warp)'s first plus the
 // warp's lanes of its slot below it. Two barriers a tile: a barrier per item (four at first)
 // made the split 7.9 ms at 2^30 keys.
-template <typename K, typename V, typename Slots>
+template <typename K, typename V, typename Slots, typename KeyOut>
 __global__ void __launch_bounds__(kBlock) scatter_by_slot(const K* keys, const V* vals, u64 count, Slots table,
                                                           u64 tiles, const u64* slot_offsets, K* out_keys,
-                                                          V* out_vals) {
+                                                          V* out_vals, KeyOut key_out) {
   extern __shared__ u64 shared_words[];
   const Slots slots = table.staged(shared_words);
   const u32 n_slots = slots.slots();
@@ -262,6 +262,11 @@ __global__ void __launch_bounds__(kBlock) scatter_by_slot(const K* keys, const V
   __syncthreads();
   u32 slot[kItems], peers[kItems];
   tile_slots(k, begin, count, slots, slot);
+  // The keys as written, taken here so that a table's loads (PresentRanks) travel beside the
+  // places' scan below: at the stores each would wait on its own.
+  K out[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) out[j] = slot[j] < n_slots ? key_out(k[j]) : k[j];
   const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const u32 lanes_below = (1u << lane) - 1;
 #pragma unroll
@@ -285,15 +290,16 @@ __global__ void __launch_bounds__(kBlock) scatter_by_slot(const K* keys, const V
     if (slot[j] >= n_slots) continue;
     const u64 place =
         slots.place(first[(u32(j) * kWarps + warp) * n_slots + slot[j]] + __popc(peers[j] & lanes_below));
-    out_keys[place] = k[j];
+    out_keys[place] = out[j];
     if constexpr (kHasValues<V>) out_vals[place] = v[j];
   }
 }
 
-// The stable split of the slice in keys[0] (vals[0]) into keys[1] (vals[1]) by `slots`.
-template <typename K, typename V, typename Slots>
+// The stable split of the slice in keys[0] (vals[0]) into keys[1] (vals[1]) by `slots`, each
+// key written as key_out gives it.
+template <typename K, typename V, typename Slots, typename KeyOut = SameKey>
 void split_by_slot(const Columns<K, V>& col, u64 count, const Slots& slots, const PartitionArrays<K, V>& a,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, const KeyOut& key_out = {}) {
   const u64 tiles = tiles_of(count);
   const std::size_t shared = split_shared_bytes(slots);
   count_slots<K><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], count, slots, tiles, a.slot_counts);
@@ -301,8 +307,8 @@ void split_by_slot(const Columns<K, V>& col, u64 count, const Slots& slots, cons
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.slot_counts, a.slot_offsets,
                                               std::int64_t(u64(slots.slots()) * tiles + 1), stream));
-  scatter_by_slot<K, V><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], col.vals[0], count, slots, tiles,
-                                                                     a.slot_offsets, col.keys[1], col.vals[1]);
+  scatter_by_slot<<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], col.vals[0], count, slots, tiles,
+                                                              a.slot_offsets, col.keys[1], col.vals[1], key_out);
   SB_CUDA_CHECK_LAUNCH();
 }
 
@@ -322,23 +328,28 @@ __global__ void slot_totals(const u64* slot_offsets, u64 tiles, u32 world, u32 m
   }
 }
 
-// CUB's double-buffer sort of n elements from cur (spare alt) on every bit of the key;
+// CUB's double-buffer sort of n elements from cur (spare alt) on the key's bits [0, end_bit);
 // returns 0 when the result is in the buffer it started in, 1 when in the spare one. CUB
 // decides it on the host.
+template <typename K, typename V>
+int sort_on_low_bits(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
+                     int end_bit, cudaStream_t stream) {
+  cub::DoubleBuffer<K> k(keys, keys_alt);
+  if constexpr (kHasValues<V>) {
+    cub::DoubleBuffer<V> v(vals, vals_alt);
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, std::int64_t(n), 0, end_bit, stream));
+  } else {
+    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, std::int64_t(n), 0, end_bit, stream));
+  }
+  return k.selector;
+}
+
+// On every bit of the key.
 struct SortWholeKeys {
   template <typename K, typename V>
   int operator()(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
                  cudaStream_t stream) const {
-    cub::DoubleBuffer<K> k(keys, keys_alt);
-    if constexpr (kHasValues<V>) {
-      cub::DoubleBuffer<V> v(vals, vals_alt);
-      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, std::int64_t(n), 0,
-                                                    int(sizeof(K) * 8), stream));
-    } else {
-      SB_CUDA_CHECK(
-          cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, std::int64_t(n), 0, int(sizeof(K) * 8), stream));
-    }
-    return k.selector;
+    return sort_on_low_bits(temp, temp_bytes, keys, keys_alt, vals, vals_alt, n, int(sizeof(K) * 8), stream);
   }
   // Its temporary storage for up to `capacity` elements.
   template <typename K, typename V>
@@ -373,16 +384,56 @@ struct SortRangeBits {
   }
 };
 
+// dist-hp's split first on the present keys' ranks: ranks below 2^bits, written in the keys'
+// place by the split (PresentRanks), whose sign bit (signed keys) lies above them.
+struct SortPresentRanks {
+  int bits;
+  template <typename K, typename V>
+  int operator()(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
+                 cudaStream_t stream) const {
+    return sort_on_low_bits(temp, temp_bytes, keys, keys_alt, vals, vals_alt, n, bits, stream);
+  }
+};
+
+// A key's rank among the present keys (dist_index.hpp present_bin), in the key's type.
+template <typename K>
+struct PresentRanks {
+  const u32* present_through;
+  u64 min_ordered;
+  __device__ K operator()(K key) const {
+    return static_cast<K>(present_through[static_cast<u64>(KeyTraits<K>::ordered(key)) - min_ordered] - 1);
+  }
+};
+
+// The key a rank stands for.
+template <typename K>
+struct KeyOfRank {
+  const u32* bin_of_rank;
+  u64 min_ordered;
+  __host__ __device__ K operator()(K rank) const {
+    using Ordered = typename KeyTraits<K>::Ordered;
+    return KeyTraits<K>::from_ordered(static_cast<Ordered>(min_ordered + bin_of_rank[static_cast<u64>(rank)]));
+  }
+};
+
+template <typename K, typename KeyOut>
+__global__ void keys_out_in_place(K* keys, u64 count, KeyOut key_out) {
+  for (u64 i = blockIdx.x * u64{blockDim.x} + threadIdx.x; i < count; i += u64{gridDim.x} * blockDim.x)
+    keys[i] = key_out(keys[i]);
+}
+
 // Steps 3 and 4 of the header, from the split in keys[1] (vals[1]), own part first, and the
 // count matrix: the exchange on the rank's stream beside the kept part's sort on the side
 // stream (phase `exchanged` marked when both have ended), the received parts' sort and the
 // merge (phase `merged`). With values only on two ranks: the merge takes the lower rank's
 // elements first among equal keys (stable); the received concatenation of more ranks would
 // hold ranks on both sides of this one.
-template <typename K, typename V, typename Sort>
+// key_out: the key written for each key sorted on (by the merge, else in place at the end).
+template <typename K, typename V, typename Sort, typename KeyOut = SameKey>
 RankResult exchange_sort_and_merge(const Columns<K, V>& col, const RankBuffers& b, const PartitionArrays<K, V>& a,
                                    const std::vector<u64>& counts, const Sort& sort, const Rank& rank,
-                                   const PhaseMarks& marks, std::size_t exchanged, std::size_t merged) {
+                                   const PhaseMarks& marks, std::size_t exchanged, std::size_t merged,
+                                   const KeyOut& key_out = {}) {
   const cudaStream_t stream = rank.stream();
   const int world = rank.world(), me = rank.rank();
   if (kHasValues<V> && world != 2)
@@ -423,10 +474,10 @@ RankResult exchange_sort_and_merge(const Columns<K, V>& col, const RankBuffers& 
     std::size_t temp_bytes = a.temp_bytes;
     if (me == 0)
       merge_runs<K, V>(a.temp, temp_bytes, col.keys[keep], col.vals[keep], kept, run_keys, run_vals, received,
-                       col.keys[other], col.vals[other], stream);
+                       col.keys[other], col.vals[other], stream, key_out);
     else
       merge_runs<K, V>(a.temp, temp_bytes, run_keys, run_vals, received, col.keys[keep], col.vals[keep], kept,
-                       col.keys[other], col.vals[other], stream);
+                       col.keys[other], col.vals[other], stream, key_out);
     result = other;
   } else if (received && run_keys == a.received_keys) {
     // Nothing kept and the sorted run still in the workspace: it moves to keys[keep].
@@ -434,6 +485,12 @@ RankResult exchange_sort_and_merge(const Columns<K, V>& col, const RankBuffers& 
     if constexpr (kHasValues<V>)
       SB_CUDA_CHECK(
           cudaMemcpyAsync(col.vals[keep], run_vals, received * sizeof(V), cudaMemcpyDeviceToDevice, stream));
+  }
+  if constexpr (!std::is_same_v<KeyOut, SameKey>) {
+    if (result == keep && total) {  // no merge wrote the keys
+      keys_out_in_place<<<grid_for(total, 256), 256, 0, stream>>>(col.keys[keep], total, key_out);
+      SB_CUDA_CHECK_LAUNCH();
+    }
   }
   marks.mark(merged, stream);
   return {result, total};
@@ -507,15 +564,21 @@ RankResult run_boundary_typed(const SortProblem& p, const RankSlice& s, const Co
   const int world = rank.world(), me = rank.rank();
   PartitionArrays<K, V> a(static_cast<char*>(workspace), s.count, b.capacity, world,
                           range_radix_sort_bytes(slice_problem(p, b.capacity)));
-  if (s.count) {
+  const BoundarySlots slots{a.boundary_keys, u32(split.keys.size()), split.cut[me], s.count};
+  if (s.count)
     SB_CUDA_CHECK(cudaMemcpyAsync(a.boundary_keys, split.keys.data(), split.keys.size() * sizeof(u64),
                                   cudaMemcpyHostToDevice, stream));
-    const BoundarySlots slots{a.boundary_keys, u32(split.keys.size()), split.cut[me], s.count};
-    split_by_slot(col, s.count, slots, a, stream);
+  if (split.rank_bits == 0) {
+    if (s.count) split_by_slot(col, s.count, slots, a, stream);
+    marks.mark(split.split_phase, stream);
+    return exchange_sort_and_merge(col, b, a, split.counts, SortRangeBits{&p, &rank.ctx()}, rank, marks,
+                                   split.done_phase, split.done_phase);
   }
+  const u64 min_ordered = p.facts.min_ordered;
+  if (s.count) split_by_slot(col, s.count, slots, a, stream, PresentRanks<K>{split.present_through, min_ordered});
   marks.mark(split.split_phase, stream);
-  return exchange_sort_and_merge(col, b, a, split.counts, SortRangeBits{&p, &rank.ctx()}, rank, marks,
-                                 split.done_phase, split.done_phase);
+  return exchange_sort_and_merge(col, b, a, split.counts, SortPresentRanks{split.rank_bits}, rank, marks,
+                                 split.done_phase, split.done_phase, KeyOfRank<K>{split.bin_of_rank, min_ordered});
 }
 
 }  // namespace

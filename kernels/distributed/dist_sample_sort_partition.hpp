@@ -38,6 +38,11 @@ struct BoundarySplit {
   std::vector<std::uint64_t> cut;     // this rank's pieces in key order: [cut[d], cut[d + 1]) for rank d
   std::size_t split_phase = 0;        // marked once the split is done
   std::size_t done_phase = 0;         // marked at the end
+  // Where rank_bits > 0, the pairs sort on their keys' ranks among the present keys
+  // (dist_index.hpp present_bin) on [0, rank_bits), and the ranks map back to keys at the end.
+  int rank_bits = 0;
+  const std::uint32_t* present_through = nullptr;  // range bins: present bins up to each
+  const std::uint32_t* bin_of_rank = nullptr;      // distinct keys: each rank's bin
 };
 std::size_t boundary_split_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity,
                                            int world);

@@ -35,6 +35,9 @@ inline SortProblem slice_keys_problem(const SortProblem& p, std::uint64_t slice)
 // Whether they split first (two ranks, unless --param exchange=sort); UsageError for an
 // exchange that is not sort or partition.
 bool dist_hp_pairs_splits_first(const SortProblem& p, int world);
+// Whether split first may sort on the present keys' ranks (--param sort_on=auto, the default)
+// or sorts on the range's bits (range); UsageError for anything else.
+bool dist_hp_pairs_may_rank_keys(const SortProblem& p);
 std::size_t dist_hp_pairs_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity, int world);
 RankResult run_dist_hp_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers& b, const Rank& rank,
                              const PhaseMarks& marks);

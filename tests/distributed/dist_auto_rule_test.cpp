@@ -117,6 +117,26 @@ TEST(DistAutoRule, PairsOfADenseRangeTakeDistHp) {
               1e-9);
 }
 
+TEST(DistAutoRule, SplitFirstSortsThePresentKeysRanksWhereKnown) {
+  // 2^26 pairs, delta = sigma = 50: 1,342,177 bins (21 bits, three passes), 26,844 keys present
+  // (15 bits, two). Known, the two sorts take two passes; unknown (a file's facts), three.
+  DistShape s = uint_keys(std::uint64_t{1} << 26, 1342177);
+  s.value_bytes = 4;
+  s.hp = true;
+  ASSERT_EQ(s.range_bits, 21u);
+  const double on_range = dist_hp_s(s, kNvlink);
+  s.distinct = 26844;
+  const double m = double(s.n) / 2;
+  const double third = radix_sort_s(m / 2, 21, 4, 4, kNvlink) - radix_sort_s(m / 2, 15, 4, 4, kNvlink);
+  const double scan = (3.0 * 1342177 * 4 + 26844 * 4) / (2.0 * kNvlink.copy_gbs * 1e9) / kHpShare;
+  const double exchange = m / 2 * 8 / (kNvlink.exchange_gbs * 1e9);
+  const double kept_saved = std::max(exchange, radix_sort_s(m / 2, 21, 4, 4, kNvlink)) -
+                            std::max(exchange, radix_sort_s(m / 2, 15, 4, 4, kNvlink));
+  EXPECT_NEAR(on_range - dist_hp_s(s, kNvlink), third + kept_saved - scan, 1e-12);
+  s.distinct = 70000;  // 17 bits: three passes, as the range's
+  EXPECT_DOUBLE_EQ(dist_hp_s(s, kNvlink), on_range);
+}
+
 TEST(DistAutoRule, ChunksHideTheMergesBehindTheExchange) {
   // 2^31 keys on two ranks: 8 chunks, and all but one eighth of the merges beside the exchange.
   const DistShape s = uint_keys(std::uint64_t{1} << 31, std::uint64_t{1} << 32);

@@ -119,7 +119,10 @@ std::vector<std::vector<Pair>> simulate(const std::vector<std::uint32_t>& keys, 
 // unsorted slice stably by boundary_key_slot and own_first_place, and sends the piece for rank
 // d from partition_slot_begin's slot for d; each destination sorts what it holds stably, lower
 // ranks' pieces first.
-std::vector<std::vector<Pair>> simulate_split_first(const std::vector<std::uint32_t>& keys, u64 world, u64 range) {
+// ranks: the split writes each key's rank among the present keys (present_bin and friends),
+// the destinations sort on it, and the ranks map back to keys at the end.
+std::vector<std::vector<Pair>> simulate_split_first_on(const std::vector<std::uint32_t>& keys, u64 world, u64 range,
+                                                       bool ranks) {
   const u64 n = keys.size(), bounds = world - 1;
   std::vector<std::vector<u64>> local(world, std::vector<u64>(range, 0));
   std::vector<u64> histogram(range, 0);
@@ -142,6 +145,9 @@ std::vector<std::vector<Pair>> simulate_split_first(const std::vector<std::uint3
   const std::vector<u64> boundary = boundary_keys_of(bins.data(), bounds, min_ordered);
   EXPECT_LE(boundary.size(), bounds);
   EXPECT_TRUE(std::is_sorted(boundary.begin(), boundary.end()));
+  std::vector<std::uint32_t> present_through(range), bin_of_rank(range, ~0u);
+  for (u64 b = 0; b < range; ++b) present_through[b] = (b ? present_through[b - 1] : 0u) + (histogram[b] != 0);
+  for (u64 b = 0; b < range; ++b) record_present_bin(present_through.data(), b, bin_of_rank.data());
   std::vector<std::vector<Pair>> received(world);
   for (u64 q = 0; q < world; ++q) {
     const u64 begin = slice_begin(q, n, world), count = slice_size(q, n, world);
@@ -160,7 +166,7 @@ std::vector<std::vector<Pair>> simulate_split_first(const std::vector<std::uint3
       const u64 place = own_first_place(slot_begin[slot]++, cut[q], count);
       EXPECT_FALSE(taken[place]) << "two elements at " << place;
       taken[place] = true;
-      split[place] = {keys[i], i};
+      split[place] = {ranks ? present_through[keys[i]] - 1 : keys[i], i};
     }
     const std::vector<u64> piece_begin = partition_slot_begin(counts, int(q), int(world));
     for (u64 d = 0; d < world; ++d) {
@@ -170,7 +176,18 @@ std::vector<std::vector<Pair>> simulate_split_first(const std::vector<std::uint3
   }
   auto by_key = [](const Pair& a, const Pair& b) { return a.first < b.first; };
   for (auto& r : received) std::stable_sort(r.begin(), r.end(), by_key);  // pieces arrive in rank order
+  if (ranks)
+    for (auto& r : received)
+      for (Pair& e : r) e.first = bin_of_rank[e.first];
   return received;
+}
+
+std::vector<std::vector<Pair>> simulate_split_first(const std::vector<std::uint32_t>& keys, u64 world, u64 range) {
+  return simulate_split_first_on(keys, world, range, false);
+}
+std::vector<std::vector<Pair>> simulate_split_first_ranks(const std::vector<std::uint32_t>& keys, u64 world,
+                                                          u64 range) {
+  return simulate_split_first_on(keys, world, range, true);
 }
 
 // Either path (sort first: simulate; split first: simulate_split_first) on one input.
@@ -223,6 +240,35 @@ TEST(DistHpPairs, BoundaryKeySlotsLieInKeyOrder) {
 }
 
 TEST(DistHpPairs, SplitFirstGivesEveryRankItsSliceInStableOrder) { check_every_input(simulate_split_first, 50); }
+
+TEST(DistHpPairs, SplitFirstOnThePresentKeysRanksToo) { check_every_input(simulate_split_first_ranks, 51); }
+
+TEST(DistHpPairs, PresentKeysRankInKeyOrder) {
+  // Bins 0..7 with keys at 1, 2, 5 and 7.
+  const std::uint32_t present_through[] = {0, 1, 2, 2, 2, 3, 3, 4};
+  std::vector<std::uint32_t> bin_of_rank(4, ~0u);
+  for (u64 b = 0; b < 8; ++b) {
+    EXPECT_EQ(present_bin(present_through, b), b == 1 || b == 2 || b == 5 || b == 7) << "bin " << b;
+    record_present_bin(present_through, b, bin_of_rank.data());
+  }
+  EXPECT_EQ(bin_of_rank, (std::vector<std::uint32_t>{1, 2, 5, 7}));
+  const std::uint32_t first_present[] = {1, 1, 2};  // bin 0 present
+  EXPECT_TRUE(present_bin(first_present, 0));
+  EXPECT_FALSE(present_bin(first_present, 1));
+}
+
+TEST(DistHpPairs, PresentKeysRankOnFewerPassesOnly) {
+  // 2^26 pairs at delta = sigma = 50: 26,844 present keys in 1,342,177 bins (21 bits, 3 passes).
+  EXPECT_EQ(present_rank_bits(26844, 21), 15);
+  EXPECT_EQ(present_rank_bits(1u << 16, 21), 16);        // ranks 0 .. 2^16 - 1: 16 bits
+  EXPECT_EQ(present_rank_bits((1u << 16) + 1, 21), 0);  // 17 bits: three passes, as the range's
+  EXPECT_EQ(present_rank_bits(200, 16), 8);
+  EXPECT_EQ(present_rank_bits(300, 16), 0);
+  EXPECT_EQ(present_rank_bits(1, 21), 0);  // one key: nothing to sort
+  EXPECT_TRUE(present_ranks_worth_counting(1342177, u64{1} << 25, 21));
+  EXPECT_FALSE(present_ranks_worth_counting(u64{1} << 26, u64{1} << 25, 26));  // more bins than keys
+  EXPECT_FALSE(present_ranks_worth_counting(200, 1000, 8));                    // one pass already
+}
 
 TEST(DistHpPairs, RanksGetExactlyTheirSliceInStableOrder) { check_every_input(simulate, 15); }
 

@@ -309,6 +309,33 @@ TEST(DistGpu, DistHpPairsSplitFirstOrSortFirst) {
   EXPECT_NE(bad.err.find("exchange=fast is not sort or partition"), std::string::npos) << bad.err;
 }
 
+// Split first on the present keys' ranks (issue 50): inputs whose ranks take two radix passes
+// where the range takes three (signed, 64-bit and unsigned keys; u32, u64 and index values;
+// zipf), sorted on the ranks (sort_on=auto) and on the range's bits, each verified and stable.
+TEST(DistGpu, DistHpPairsOnPresentKeyRanks) {
+  for (const std::string sort_on : {"auto", "range"}) {
+    for (const std::string input : {"-n 4000037 --key i32 --delta 50 --sigma 50 --min-val -50000 --payload u32",
+                                    "-n 4000037 --key i64 --delta 40 --sigma 300 --min-val -2^40 --payload u64",
+                                    "-n 4000037 --delta 50 --sigma 50 --payload index",
+                                    "-n 4000037 --dist zipf --delta 50 --sigma 50 --payload u32"}) {
+      const auto doc = run_ranks("--algo dist-hp " + input + " --param sort_on=" + sort_on);
+      expect_all_ok(doc, input + ", sort_on=" + sort_on);
+      for (const auto& row : doc["results"]) {
+        EXPECT_EQ(row["stable"], true) << row.dump();
+        if (test_ranks() == 2)
+          EXPECT_EQ(detail(row, "sort_on").rfind(sort_on == "auto" ? "present-key ranks" : "range bits", 0), 0u)
+              << row.dump();
+      }
+    }
+  }
+  const CommandResult bad = run_command(exe() + " run" + gpus_option() +
+                                            "--quiet --reps 1 --budget 0 --algo dist-hp -n 1000 --payload u32 "
+                                            "--param sort_on=keys",
+                                        true);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output << bad.err;
+  EXPECT_NE(bad.err.find("sort_on=keys is not auto or range"), std::string::npos) << bad.err;
+}
+
 // dist-hp's 8-byte global counts (what n >= 2^32 needs), forced at a size the test affords.
 TEST(DistGpu, DistHpWideCounts) {
   const auto doc = run_ranks("--algo dist-hp -n 3000017 --delta 4 --sigma 2 --param count_bits=64");
