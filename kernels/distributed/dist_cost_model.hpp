@@ -122,10 +122,6 @@ struct DistShape {
 // docs/distributed.md, dist-auto): ratios to the GPU's own copy rate carry to another GPU whose
 // kernels are bound by the same memory, where a time would not.
 constexpr double kRadixShare = 0.46, kHpShare = 0.65, kMergeShare = 0.85;
-// A random lookup into a table in the L2 cache, as bytes of copy traffic: a 32-byte sector at
-// about twice the copy's rate (2^25 lookups into a 5.4 MB table took 0.13 ms beside a 2.0 TB/s
-// copy on an H200).
-constexpr double kLookupSector = 16.0;
 
 inline unsigned radix_passes(unsigned bits) { return bits ? (bits + 7) / 8 : 1; }
 
@@ -178,16 +174,13 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
       // crossing beside the kept piece's sort, the received piece's sort and one merge; three
       // collectives and two host round trips.
       // Where the distinct count is known and its ranks take fewer passes, the sorts take them
-      // (dist_hp_pairs.cu): a read of the bins for their presence bits, a pass over the bins for
-      // each rank's bin, and a lookup a pair in the split, counted as an L2 sector
-      // (kLookupSector).
+      // (dist_hp_pairs.cu), after a scan of the bins' presence and a write of each rank's bin.
       const double e = k + s.value_bytes, sent = m * (g - 1) / g;
       const int rank_bits = s.distinct && present_ranks_worth_counting(s.range, s.n / 2, int(s.range_bits))
                                 ? present_rank_bits(s.distinct, int(s.range_bits))
                                 : 0;
       const unsigned sort_bits = rank_bits ? unsigned(rank_bits) : s.range_bits;
-      const double ranks =
-          rank_bits ? double(s.range) * (4.0 + 0.25) + double(s.distinct) * 4 + m * kLookupSector : 0.0;
+      const double ranks = rank_bits ? 3.0 * double(s.range) * 4 + double(s.distinct) * 4 : 0.0;
       const double split = (double(s.range) * s.count_bytes + m * (k + 2.0 * e) + ranks) /
                            (2.0 * r.copy_gbs * 1e9) / kHpShare;
       const double kept_sort = radix_sort_s(m - sent, sort_bits, s.key_bytes, s.value_bytes, r);

@@ -21,9 +21,9 @@
 // The split needs a third region of the rank's size for the received piece. Where the present
 // keys' ranks need fewer 8-bit radix passes than the range's bits (dist_index.hpp
 // present_rank_bits; --param sort_on=auto, the default), the split writes each key's rank, the
-// sorts take those bits, and the merge writes the keys back: the global histogram's presence
-// bits and group counts (into the rank's own histogram, no longer needed) and each rank's bin
-// (into the global one, read for the last time by the bits) cost no memory of their own.
+// sorts take those bits, and the merge writes the keys back: a scan of the global histogram's
+// presence (into the rank's own histogram, no longer needed) and each rank's bin (into the global
+// one, read for the last time by that scan) cost no memory of their own.
 // Every rank ends with exactly its slice [r n/G, (r + 1) n/G) of the global order, and the
 // result is stable: the local sort is, a bin's elements are cut in rank order, and the merge
 // takes lower ranks first among equal keys.
@@ -83,34 +83,21 @@ struct RecordBoundaryBins {
 using CountsIn = thrust::transform_iterator<BinCount, thrust::counting_iterator<u64>>;
 using BinsOut = thrust::tabulate_output_iterator<RecordBoundaryBins>;
 
-// The global histogram's presence bits (dist_index.hpp present_bin), a ballot a word.
-__global__ void mark_present_bins(const std::uint32_t* histogram, u64 range, std::uint32_t* words) {
-  const u64 word_count = presence_words(range), warps = u64{gridDim.x} * blockDim.x / 32;
-  for (u64 w = (blockIdx.x * u64{blockDim.x} + threadIdx.x) / 32; w < word_count; w += warps) {
-    const u64 bin = w * 32 + threadIdx.x % 32;
-    const std::uint32_t bits = __ballot_sync(0xffffffffu, bin < range && histogram[bin] != 0);
-    if (threadIdx.x % 32 == 0) words[w] = bits;
-  }
-}
-
-// A group's present bins for the scan that makes group_base; 0 past the last group, so that the
-// scan's last entry is the number of present keys.
-struct GroupPresent {
-  const std::uint32_t* words;
-  u64 word_count, groups;
-  __host__ __device__ std::uint32_t operator()(u64 group) const {
-    return group < groups ? group_present(words, word_count, group) : 0u;
-  }
+// 1 for a bin of the global histogram that holds a key: the scan of these ranks the present keys.
+struct BinPresent {
+  const std::uint32_t* histogram;
+  __host__ __device__ std::uint32_t operator()(u64 bin) const { return histogram[bin] != 0; }
 };
-using GroupsIn = thrust::transform_iterator<GroupPresent, thrust::counting_iterator<u64>>;
+using PresentIn = thrust::transform_iterator<BinPresent, thrust::counting_iterator<u64>>;
 
-// Every present bin at its rank (record_present_bin), and the number of present keys into
-// *distinct.
-__global__ void record_present_bins(const std::uint32_t* words, const std::uint32_t* group_base, u64 range,
-                                    std::uint32_t* bin_of_rank, u64* distinct) {
-  for (u64 i = blockIdx.x * u64{blockDim.x} + threadIdx.x; i < range; i += u64{gridDim.x} * blockDim.x)
-    record_present_bin(words, group_base, i, bin_of_rank);
-  if (blockIdx.x == 0 && threadIdx.x == 0) *distinct = group_base[rank_groups(range)];
+// Every present bin at its rank (dist_index.hpp record_present_bin), and the number of present
+// keys into *distinct.
+__global__ void record_present_bins(const std::uint32_t* present_through, u64 range, std::uint32_t* bin_of_rank,
+                                    u64* distinct) {
+  for (u64 i = blockIdx.x * u64{blockDim.x} + threadIdx.x; i < range; i += u64{gridDim.x} * blockDim.x) {
+    record_present_bin(present_through, i, bin_of_rank);
+    if (i == range - 1) *distinct = present_through[i];
+  }
 }
 
 // For each boundary bin, the rank's elements in lower bins and in the bin from its own
@@ -165,10 +152,9 @@ struct PairArrays {
                                                 BinsOut(RecordBoundaryBins{}), static_cast<std::int64_t>(range)));
     std::size_t present_bytes = 0;
     if (split_first)
-      SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, present_bytes,
-                                                  GroupsIn(thrust::counting_iterator<u64>(0), GroupPresent{}),
-                                                  static_cast<std::uint32_t*>(nullptr),
-                                                  static_cast<std::int64_t>(rank_groups(range) + 1)));
+      SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, present_bytes,
+                                                  PresentIn(thrust::counting_iterator<u64>(0), BinPresent{}),
+                                                  static_cast<std::uint32_t*>(nullptr), static_cast<std::int64_t>(range)));
     temp_bytes = split_first ? std::max(scan_bytes, present_bytes)
                              : std::max({range_radix_sort_bytes(slice_problem(p, count)), scan_bytes,
                                          merge_temp_bytes<K, V>(capacity)});
@@ -236,21 +222,14 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
     count_below_bins<<<grid_for(range, 256, 1024), 256, 0, stream>>>(histogram, d_bin, bounds, around);
     SB_CUDA_CHECK_LAUNCH();
   }
-  // The rank's own histogram, read for the last time above, takes the presence words and the
-  // group bases (an eighth of its bytes, and a sixty-fourth); the global one, read for the last
-  // time by the marks, each rank's bin.
-  std::uint32_t* present_words = histogram;
-  std::uint32_t* group_base = histogram + presence_words(range);
   if (rank_present) {
-    const u64 word_count = presence_words(range), groups = rank_groups(range);
-    mark_present_bins<<<grid_for(word_count * 32, 256, 1024), 256, 0, stream>>>(global, range, present_words);
-    SB_CUDA_CHECK_LAUNCH();
+    // The own histogram, read for the last time above, becomes the present bins' running
+    // count; the global one, read for the last time by that scan, each rank's bin.
     temp_bytes = a.temp_bytes;
-    SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
-        a.temp, temp_bytes, GroupsIn(thrust::counting_iterator<u64>(0), GroupPresent{present_words, word_count, groups}),
-        group_base, static_cast<std::int64_t>(groups + 1), stream));
-    record_present_bins<<<grid_for(range, 256, 1024), 256, 0, stream>>>(present_words, group_base, range, global,
-                                                                        d_distinct);
+    SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(a.temp, temp_bytes,
+                                                PresentIn(thrust::counting_iterator<u64>(0), BinPresent{global}),
+                                                histogram, static_cast<std::int64_t>(range), stream));
+    record_present_bins<<<grid_for(range, 256, 1024), 256, 0, stream>>>(histogram, range, global, d_distinct);
   } else if (!split_first) {
     count_around_bins<K><<<1, 32 * ((bounds + 31) / 32), 0, stream>>>(
         static_cast<const K*>(b.keys[sorted_buffer]), count, d_bin, bounds, p.facts.min_ordered, around);
@@ -274,8 +253,7 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
                         std::move(cut), 1, 2};
     if (rank_present) {
       split.rank_bits = present_rank_bits(words.back(), range_bits);
-      split.present_words = present_words;
-      split.group_base = group_base;
+      split.present_through = histogram;
       split.bin_of_rank = global;
     }
     return run_boundary_split(p, s, b, a.split, rank, marks, split);

@@ -14,7 +14,6 @@
 #include <tuple>
 #include <vector>
 
-#include "../hp/hp_index.hpp"
 #include "sortbench/algo/peer_transfer.hpp"
 #include "sortbench/core/hd.hpp"
 #include "sortbench/core/slices.hpp"
@@ -501,41 +500,15 @@ SB_HD_INLINE std::uint64_t own_first_place(std::uint64_t at, std::uint64_t own_b
 // among the present keys (the 0-compressed H-P idea) instead of its offset in the range: at
 // delta = sigma = 50 and 2^26 keys, 27 K present keys need 15 bits where the range's 1.3 M bins
 // need 21, two 8-bit radix passes instead of three. Ranks keep the keys' order and equality,
-// so the sort stays stable. The ranks come from the bins' presence as bits, 32 a word, and the
-// present bins before each group of kRankGroupWords words (group_base): a bin's rank is its
-// group's base plus the bits set before it in the group (hp's present_ordinal). That is 0.14
-// bytes a bin (189 KB at 2^26 keys, delta = 50) where a running count a bin took 4 (5.4 MB):
-// one lookup a pair into the count cost an L2 sector, 0.13 ms for 2^25 pairs on an H200, half
-// of the radix pass it saved; the bits stay in the L1 cache.
-inline constexpr std::uint64_t kRankGroupWords = 8;
-SB_HD_INLINE std::uint64_t presence_words(std::uint64_t range) { return (range + 31) / 32; }
-SB_HD_INLINE std::uint64_t rank_groups(std::uint64_t range) {
-  return (presence_words(range) + kRankGroupWords - 1) / kRankGroupWords;
+// so the sort stays stable. present_through[b] (an inclusive scan of the bins' presence) counts
+// the present bins up to b: a present bin's rank is that count less one.
+SB_HD_INLINE bool present_bin(const std::uint32_t* present_through, std::uint64_t bin) {
+  return present_through[bin] != (bin ? present_through[bin - 1] : 0u);
 }
-SB_HD_INLINE bool present_bin(const std::uint32_t* words, std::uint64_t bin) {
-  return (words[bin / 32] >> (bin % 32)) & 1u;
-}
-// The present bins in group g's words (word_count words in all): their exclusive scan is
-// group_base.
-SB_HD_INLINE std::uint32_t group_present(const std::uint32_t* words, std::uint64_t word_count, std::uint64_t group) {
-  std::uint32_t count = 0;
-  for (std::uint64_t w = group * kRankGroupWords; w < word_count && w < (group + 1) * kRankGroupWords; ++w)
-    count += static_cast<std::uint32_t>(hp::popcount32(words[w]));
-  return count;
-}
-// A present bin's rank among the present bins.
-SB_HD_INLINE std::uint32_t present_rank(const std::uint32_t* words, const std::uint32_t* group_base,
-                                        std::uint64_t bin) {
-  const std::uint64_t w = bin / 32;
-  std::uint32_t before = group_base[w / kRankGroupWords];
-  for (std::uint64_t i = w / kRankGroupWords * kRankGroupWords; i < w; ++i)
-    before += static_cast<std::uint32_t>(hp::popcount32(words[i]));
-  return hp::present_ordinal(before, words[w], static_cast<unsigned>(bin % 32));
-}
-// The map back: the bin of each rank.
-SB_HD_INLINE void record_present_bin(const std::uint32_t* words, const std::uint32_t* group_base, std::uint64_t bin,
+// The map back: the bin of each rank (bin_of_rank[rank] = bin for every present bin).
+SB_HD_INLINE void record_present_bin(const std::uint32_t* present_through, std::uint64_t bin,
                                      std::uint32_t* bin_of_rank) {
-  if (present_bin(words, bin)) bin_of_rank[present_rank(words, group_base, bin)] = static_cast<std::uint32_t>(bin);
+  if (present_bin(present_through, bin)) bin_of_rank[present_through[bin] - 1] = static_cast<std::uint32_t>(bin);
 }
 // Whether counting the present keys can pay: the range's sort needs two 8-bit passes or more
 // (range_bits, the bits range_radix_plan sorts on), and the scan over the range's bins reads

@@ -395,15 +395,13 @@ struct SortPresentRanks {
   }
 };
 
-// A key's rank among the present keys (dist_index.hpp present_rank), in the key's type.
+// A key's rank among the present keys (dist_index.hpp present_bin), in the key's type.
 template <typename K>
 struct PresentRanks {
-  const u32* present_words;
-  const u32* group_base;
+  const u32* present_through;
   u64 min_ordered;
   __device__ K operator()(K key) const {
-    return static_cast<K>(
-        present_rank(present_words, group_base, static_cast<u64>(KeyTraits<K>::ordered(key)) - min_ordered));
+    return static_cast<K>(present_through[static_cast<u64>(KeyTraits<K>::ordered(key)) - min_ordered] - 1);
   }
 };
 
@@ -577,8 +575,7 @@ RankResult run_boundary_typed(const SortProblem& p, const RankSlice& s, const Co
                                    split.done_phase, split.done_phase);
   }
   const u64 min_ordered = p.facts.min_ordered;
-  if (s.count)
-    split_by_slot(col, s.count, slots, a, stream, PresentRanks<K>{split.present_words, split.group_base, min_ordered});
+  if (s.count) split_by_slot(col, s.count, slots, a, stream, PresentRanks<K>{split.present_through, min_ordered});
   marks.mark(split.split_phase, stream);
   return exchange_sort_and_merge(col, b, a, split.counts, SortPresentRanks{split.rank_bits}, rank, marks,
                                  split.done_phase, split.done_phase, KeyOfRank<K>{split.bin_of_rank, min_ordered});

@@ -39,11 +39,10 @@ struct BoundarySplit {
   std::size_t split_phase = 0;        // marked once the split is done
   std::size_t done_phase = 0;         // marked at the end
   // Where rank_bits > 0, the pairs sort on their keys' ranks among the present keys
-  // (dist_index.hpp present_rank) on [0, rank_bits), and the ranks map back to keys at the end.
+  // (dist_index.hpp present_bin) on [0, rank_bits), and the ranks map back to keys at the end.
   int rank_bits = 0;
-  const std::uint32_t* present_words = nullptr;  // the range's bins' presence, 32 a word
-  const std::uint32_t* group_base = nullptr;     // present bins before each group of words
-  const std::uint32_t* bin_of_rank = nullptr;    // distinct keys: each rank's bin
+  const std::uint32_t* present_through = nullptr;  // range bins: present bins up to each
+  const std::uint32_t* bin_of_rank = nullptr;      // distinct keys: each rank's bin
 };
 std::size_t boundary_split_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity,
                                            int world);

@@ -128,8 +128,7 @@ TEST(DistAutoRule, SplitFirstSortsThePresentKeysRanksWhereKnown) {
   s.distinct = 26844;
   const double m = double(s.n) / 2;
   const double third = radix_sort_s(m / 2, 21, 4, 4, kNvlink) - radix_sort_s(m / 2, 15, 4, 4, kNvlink);
-  const double scan =
-      (1342177 * 4.25 + 26844 * 4 + m * kLookupSector) / (2.0 * kNvlink.copy_gbs * 1e9) / kHpShare;
+  const double scan = (3.0 * 1342177 * 4 + 26844 * 4) / (2.0 * kNvlink.copy_gbs * 1e9) / kHpShare;
   const double exchange = m / 2 * 8 / (kNvlink.exchange_gbs * 1e9);
   const double kept_saved = std::max(exchange, radix_sort_s(m / 2, 21, 4, 4, kNvlink)) -
                             std::max(exchange, radix_sort_s(m / 2, 15, 4, 4, kNvlink));

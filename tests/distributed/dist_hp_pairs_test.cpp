@@ -145,13 +145,9 @@ std::vector<std::vector<Pair>> simulate_split_first_on(const std::vector<std::ui
   const std::vector<u64> boundary = boundary_keys_of(bins.data(), bounds, min_ordered);
   EXPECT_LE(boundary.size(), bounds);
   EXPECT_TRUE(std::is_sorted(boundary.begin(), boundary.end()));
-  // The presence words and group bases as the device builds them (a ballot a word, a scan).
-  const u64 word_count = presence_words(range), groups = rank_groups(range);
-  std::vector<std::uint32_t> words(word_count, 0), group_base(groups + 1, 0), bin_of_rank(range, ~0u);
-  for (u64 b = 0; b < range; ++b)
-    if (histogram[b]) words[b / 32] |= 1u << (b % 32);
-  for (u64 g = 0; g < groups; ++g) group_base[g + 1] = group_base[g] + group_present(words.data(), word_count, g);
-  for (u64 b = 0; b < range; ++b) record_present_bin(words.data(), group_base.data(), b, bin_of_rank.data());
+  std::vector<std::uint32_t> present_through(range), bin_of_rank(range, ~0u);
+  for (u64 b = 0; b < range; ++b) present_through[b] = (b ? present_through[b - 1] : 0u) + (histogram[b] != 0);
+  for (u64 b = 0; b < range; ++b) record_present_bin(present_through.data(), b, bin_of_rank.data());
   std::vector<std::vector<Pair>> received(world);
   for (u64 q = 0; q < world; ++q) {
     const u64 begin = slice_begin(q, n, world), count = slice_size(q, n, world);
@@ -170,7 +166,7 @@ std::vector<std::vector<Pair>> simulate_split_first_on(const std::vector<std::ui
       const u64 place = own_first_place(slot_begin[slot]++, cut[q], count);
       EXPECT_FALSE(taken[place]) << "two elements at " << place;
       taken[place] = true;
-      split[place] = {ranks ? present_rank(words.data(), group_base.data(), keys[i]) : keys[i], i};
+      split[place] = {ranks ? present_through[keys[i]] - 1 : keys[i], i};
     }
     const std::vector<u64> piece_begin = partition_slot_begin(counts, int(q), int(world));
     for (u64 d = 0; d < world; ++d) {
@@ -248,27 +244,17 @@ TEST(DistHpPairs, SplitFirstGivesEveryRankItsSliceInStableOrder) { check_every_i
 TEST(DistHpPairs, SplitFirstOnThePresentKeysRanksToo) { check_every_input(simulate_split_first_ranks, 51); }
 
 TEST(DistHpPairs, PresentKeysRankInKeyOrder) {
-  // 1000 bins (32 words, 4 groups), every third present: ranks count them in
-  // bin order across words and groups.
-  const u64 range = 1000, word_count = presence_words(range), groups = rank_groups(range);
-  ASSERT_EQ(word_count, 32u);
-  ASSERT_EQ(groups, 4u);
-  std::vector<std::uint32_t> words(word_count, 0), group_base(groups + 1, 0);
-  auto present = [](u64 b) { return b % 3 == 0; };
-  for (u64 b = 0; b < range; ++b)
-    if (present(b)) words[b / 32] |= 1u << (b % 32);
-  for (u64 g = 0; g < groups; ++g) group_base[g + 1] = group_base[g] + group_present(words.data(), word_count, g);
-  EXPECT_EQ(group_base[groups], 334u);  // the multiples of 3 below 1000 (999 among them)
-  std::vector<std::uint32_t> bin_of_rank(range, ~0u);
-  std::uint32_t rank = 0;
-  for (u64 b = 0; b < range; ++b) {
-    EXPECT_EQ(present_bin(words.data(), b), present(b)) << "bin " << b;
-    if (!present(b)) continue;
-    EXPECT_EQ(present_rank(words.data(), group_base.data(), b), rank) << "bin " << b;
-    record_present_bin(words.data(), group_base.data(), b, bin_of_rank.data());
-    EXPECT_EQ(bin_of_rank[rank], b);
-    ++rank;
+  // Bins 0..7 with keys at 1, 2, 5 and 7.
+  const std::uint32_t present_through[] = {0, 1, 2, 2, 2, 3, 3, 4};
+  std::vector<std::uint32_t> bin_of_rank(4, ~0u);
+  for (u64 b = 0; b < 8; ++b) {
+    EXPECT_EQ(present_bin(present_through, b), b == 1 || b == 2 || b == 5 || b == 7) << "bin " << b;
+    record_present_bin(present_through, b, bin_of_rank.data());
   }
+  EXPECT_EQ(bin_of_rank, (std::vector<std::uint32_t>{1, 2, 5, 7}));
+  const std::uint32_t first_present[] = {1, 1, 2};  // bin 0 present
+  EXPECT_TRUE(present_bin(first_present, 0));
+  EXPECT_FALSE(present_bin(first_present, 1));
 }
 
 TEST(DistHpPairs, PresentKeysRankOnFewerPassesOnly) {
