@@ -110,6 +110,7 @@ DistShape shape_of(const SortProblem& p, const Members& m, int world, const Fabr
     s.count_bytes = p.n() >= (u64{1} << 32) ? 8 : 4;
   }
   s.one_gpu = double(s.n) * (s.key_bytes + s.value_bytes) <= rates.l2_bytes;
+  s.l2_bytes = rates.l2_bytes;
   return s;
 }
 

@@ -113,6 +113,7 @@ struct DistShape {
   unsigned hp_levels = 1;     // 2: hp-tiled partitions first (12 more bytes a key)
   unsigned count_bytes = 4;   // dist-hp's global counts
   bool one_gpu = false;       // small enough to gather on rank 0
+  double l2_bytes = 0;        // the smallest L2 cache of the ranks' GPUs
 };
 
 // Share of the copy rate's traffic (2 bytes a byte copied) each kind of kernel reaches: CUB's
@@ -124,6 +125,13 @@ struct DistShape {
 constexpr double kRadixShare = 0.46, kHpShare = 0.65, kMergeShare = 0.85;
 
 inline unsigned radix_passes(unsigned bits) { return bits ? (bits + 7) / 8 : 1; }
+
+// A pair's lookup of its key's rank in split first's table of a count a bin (4 bytes a bin), as
+// bytes of copy traffic at the hp kernels' share: where the table fits the L2 cache about 10
+// (2^25 lookups into 5.4 MB took 0.13 ms beside a 2.0 TB/s copy on an H200), else a 32-byte
+// sector from memory (2^29 lookups into 86 MB cost about what the radix pass they saved did:
+// 26.8 ms against 26.5 on the range's bits, two H200s).
+inline double rank_lookup_bytes(const DistShape& s) { return 4.0 * double(s.range) <= s.l2_bytes ? 10.0 : 32.0; }
 
 // CUB's radix sort of m elements on `bits` bits: one read to count every digit, then a read and
 // a write of keys and values per 8-bit pass; a few launches per pass.
@@ -174,13 +182,15 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
       // crossing beside the kept piece's sort, the received piece's sort and one merge; three
       // collectives and two host round trips.
       // Where the distinct count is known and its ranks take fewer passes, the sorts take them
-      // (dist_hp_pairs.cu), after a scan of the bins' presence and a write of each rank's bin.
+      // (dist_hp_pairs.cu), after a scan of the bins' presence and a write of each rank's bin;
+      // the split looks each pair's rank up in a count a bin (rank_lookup_bytes).
       const double e = k + s.value_bytes, sent = m * (g - 1) / g;
       const int rank_bits = s.distinct && present_ranks_worth_counting(s.range, s.n / 2, int(s.range_bits))
                                 ? present_rank_bits(s.distinct, int(s.range_bits))
                                 : 0;
       const unsigned sort_bits = rank_bits ? unsigned(rank_bits) : s.range_bits;
-      const double ranks = rank_bits ? 3.0 * double(s.range) * 4 + double(s.distinct) * 4 : 0.0;
+      const double ranks =
+          rank_bits ? 3.0 * double(s.range) * 4 + double(s.distinct) * 4 + m * rank_lookup_bytes(s) : 0.0;
       const double split = (double(s.range) * s.count_bytes + m * (k + 2.0 * e) + ranks) /
                            (2.0 * r.copy_gbs * 1e9) / kHpShare;
       const double kept_sort = radix_sort_s(m - sent, sort_bits, s.key_bytes, s.value_bytes, r);

@@ -123,16 +123,21 @@ TEST(DistAutoRule, SplitFirstSortsThePresentKeysRanksWhereKnown) {
   DistShape s = uint_keys(std::uint64_t{1} << 26, 1342177);
   s.value_bytes = 4;
   s.hp = true;
+  s.l2_bytes = 50e6;  // the 5.4 MB table of a count a bin fits
   ASSERT_EQ(s.range_bits, 21u);
   const double on_range = dist_hp_s(s, kNvlink);
   s.distinct = 26844;
   const double m = double(s.n) / 2;
   const double third = radix_sort_s(m / 2, 21, 4, 4, kNvlink) - radix_sort_s(m / 2, 15, 4, 4, kNvlink);
-  const double scan = (3.0 * 1342177 * 4 + 26844 * 4) / (2.0 * kNvlink.copy_gbs * 1e9) / kHpShare;
+  const double scan = (3.0 * 1342177 * 4 + 26844 * 4 + m * 10) / (2.0 * kNvlink.copy_gbs * 1e9) / kHpShare;
   const double exchange = m / 2 * 8 / (kNvlink.exchange_gbs * 1e9);
   const double kept_saved = std::max(exchange, radix_sort_s(m / 2, 21, 4, 4, kNvlink)) -
                             std::max(exchange, radix_sort_s(m / 2, 15, 4, 4, kNvlink));
   EXPECT_NEAR(on_range - dist_hp_s(s, kNvlink), third + kept_saved - scan, 1e-12);
+  // A table past the L2: each lookup a sector from memory, 22 bytes of traffic more a pair.
+  const double in_l2 = dist_hp_s(s, kNvlink);
+  s.l2_bytes = 4e6;
+  EXPECT_NEAR(dist_hp_s(s, kNvlink) - in_l2, m * 22 / (2.0 * kNvlink.copy_gbs * 1e9) / kHpShare, 1e-12);
   s.distinct = 70000;  // 17 bits: three passes, as the range's
   EXPECT_DOUBLE_EQ(dist_hp_s(s, kNvlink), on_range);
 }
