@@ -154,7 +154,8 @@ struct PairArrays {
     if (split_first)
       SB_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, present_bytes,
                                                   PresentIn(thrust::counting_iterator<u64>(0), BinPresent{}),
-                                                  static_cast<std::uint32_t*>(nullptr), static_cast<std::int64_t>(range)));
+                                                  static_cast<std::uint32_t*>(nullptr),
+                                                  static_cast<std::int64_t>(range)));
     temp_bytes = split_first ? std::max(scan_bytes, present_bytes)
                              : std::max({range_radix_sort_bytes(slice_problem(p, count)), scan_bytes,
                                          merge_temp_bytes<K, V>(capacity)});

@@ -287,6 +287,14 @@ TEST(DistGpu, FirstSampleIsNotConnectionSetUp) {
 // unsorted beside the kept piece's sort. Both exchanges, on inputs whose boundaries fall inside
 // a bin (few distinct keys, all equal) or not, with 4- and 8-byte values, verified stable; the
 // row names its exchange. More ranks sort first whatever is asked. A bad exchange is exit 2.
+// dist-hp with values and a --param value it does not take: exit 2, the message naming it.
+void expect_dist_hp_pairs_refuse(const std::string& param, const std::string& message) {
+  const std::string args = "--quiet --reps 1 --budget 0 --algo dist-hp -n 1000 --payload u32 --param " + param;
+  const CommandResult bad = run_command(exe() + " run" + gpus_option() + args, true);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output << bad.err;
+  EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
+}
+
 TEST(DistGpu, DistHpPairsSplitFirstOrSortFirst) {
   for (const std::string exchange : {"partition", "sort"}) {
     for (const std::string input :
@@ -301,12 +309,7 @@ TEST(DistGpu, DistHpPairsSplitFirstOrSortFirst) {
       }
     }
   }
-  const CommandResult bad = run_command(exe() + " run" + gpus_option() +
-                                            "--quiet --reps 1 --budget 0 --algo dist-hp -n 1000 --payload u32 "
-                                            "--param exchange=fast",
-                                        true);
-  EXPECT_EQ(bad.exit_code, 2) << bad.output << bad.err;
-  EXPECT_NE(bad.err.find("exchange=fast is not sort or partition"), std::string::npos) << bad.err;
+  expect_dist_hp_pairs_refuse("exchange=fast", "exchange=fast is not sort or partition");
 }
 
 // Split first on the present keys' ranks (issue 50): inputs whose ranks take two radix passes
@@ -328,12 +331,7 @@ TEST(DistGpu, DistHpPairsOnPresentKeyRanks) {
       }
     }
   }
-  const CommandResult bad = run_command(exe() + " run" + gpus_option() +
-                                            "--quiet --reps 1 --budget 0 --algo dist-hp -n 1000 --payload u32 "
-                                            "--param sort_on=keys",
-                                        true);
-  EXPECT_EQ(bad.exit_code, 2) << bad.output << bad.err;
-  EXPECT_NE(bad.err.find("sort_on=keys is not auto or range"), std::string::npos) << bad.err;
+  expect_dist_hp_pairs_refuse("sort_on=keys", "sort_on=keys is not auto or range");
 }
 
 // dist-hp's 8-byte global counts (what n >= 2^32 needs), forced at a size the test affords.
