@@ -45,6 +45,11 @@ std::string dist_line(const DistPoint& p) {
                      p.predicted_ms > 0 ? p.measured_ms / p.predicted_ms : 0.0);
 }
 
+std::string stream_line(const StreamPoint& p) {
+  return fmt::format("  ooc-hp  {:>4} MiB chunks  {:>8.3f} ms at {} MiB of keys, {:>8.3f} ms at {} MiB",
+                     p.chunk_bytes >> 20, p.small_ms, p.small_bytes >> 20, p.large_ms, p.large_bytes >> 20);
+}
+
 int run_tune(const TuneOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const DeviceInfo gpu = query_device(o.where.device, false, "tune measures a GPU, so run it on a machine with one");
@@ -56,6 +61,7 @@ int run_tune(const TuneOptions& o) {
   auto progress = [](const TunePoint& p) { std::cerr << point_line(p) << "\n"; };
   auto radix_progress = [](const RadixPoint& p) { std::cerr << radix_line(p) << "\n"; };
   auto dist_progress = [](const DistPoint& p) { std::cerr << dist_line(p) << "\n"; };
+  auto stream_progress = [](const StreamPoint& p) { std::cerr << stream_line(p) << "\n"; };
   if (!o.where.devices.empty() || o.where.gpus > 1) request.devices = rank_devices(o.where);
 
   if (o.check) {
@@ -104,6 +110,9 @@ int run_tune(const TuneOptions& o) {
                            "with u32 values; then cub-radix against cub-radix-bits on offsets, {} MiB of keys a "
                            "point\n",
                            gpu.name, gpu.sm_count, request.n, request.pair_n, request.radix_bytes >> 20);
+  std::cout << fmt::format("tune: then ooc-hp with chunks of {} to {} MiB, n = {} and {} u32 keys, delta = 64\n",
+                           request.stream_chunk_mib.front(), request.stream_chunk_mib.back(), request.stream_small_n,
+                           request.stream_large_n);
   if (request.devices.size() > 1) {
     std::string sizes;
     for (const std::uint64_t n : request.dist_ns) sizes += fmt::format("{}{}", sizes.empty() ? "" : ", ", n);
@@ -111,7 +120,7 @@ int run_tune(const TuneOptions& o) {
                              "sigma = 50, keys alone and with u32 values\n",
                              request.devices.size(), sizes);
   }
-  TuneOutcome out = tune_crossovers(request, progress, radix_progress, dist_progress);
+  TuneOutcome out = tune_crossovers(request, progress, radix_progress, dist_progress, stream_progress);
   ChoiceProfile& p = out.profile;
   p.gpu_name = gpu.name;
   p.sm_count = gpu.sm_count;
@@ -129,6 +138,9 @@ int run_tune(const TuneOptions& o) {
                              key_bytes(c.key),
                              c.whole_from_digits >= int(key_bytes(c.key)) ? " (only all of them: the built-in rule)"
                                                                           : "");
+  for (const StreamChunkCost& c : p.stream_chunks)
+    std::cout << fmt::format("  {}: {} MiB chunks fill {:.2f} ms, then {:.2f} ms a GiB of keys\n", c.algorithm,
+                             c.chunk_bytes >> 20, c.fill_ms, c.ms_per_gib);
   for (const DistScale& c : p.dist_scales)
     std::cout << fmt::format("  {} GPUs, {}: {} at {:.2f}x its prediction\n", c.world,
                              c.values ? "with values" : "keys alone", c.way, c.scale);

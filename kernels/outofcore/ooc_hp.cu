@@ -13,6 +13,7 @@
 #include "outofcore_index.hpp"
 #include "outofcore_stream.hpp"
 #include "sortbench/core/element.hpp"
+#include "sortbench/core/errors.hpp"
 #include "sortbench/core/keys.hpp"
 #include "sortbench/core/launch.hpp"
 
@@ -103,7 +104,8 @@ std::size_t marks_scan_bytes(u64 chunk) {
 
 // Both scans share one temporary buffer: the larger of the two, for the largest chunk.
 std::size_t scan_bytes(const SortProblem& p, u64 bins) {
-  const u64 chunk = std::min<u64>(std::max<u64>(p.n(), 1), kMaxChunkBytes / key_bytes(p.shape.key));
+  const u64 cap = std::max<u64>(hp_chunk_cap_bytes(p) / key_bytes(p.shape.key), 1);
+  const u64 chunk = std::min<u64>(std::max<u64>(p.n(), 1), cap);
   std::size_t hist = 0, marks = 0;
   dispatch_element<IntegerKeys, KeysOnly>(p.shape.key, Payload::none, [&](auto k, auto) {
     using K = decltype(k);
@@ -117,7 +119,8 @@ u64 bins_of(const KeyFacts& f) { return f.n ? f.max_ordered - f.min_ordered + 1 
 
 HpStreamPlan plan_for(const SortProblem& p, u64 device_bytes) {
   const u64 bins = bins_of(p.facts);
-  return plan_hp_stream(p.n(), static_cast<unsigned>(key_bytes(p.shape.key)), bins, scan_bytes(p, bins), device_bytes);
+  return plan_hp_stream(p.n(), static_cast<unsigned>(key_bytes(p.shape.key)), bins, scan_bytes(p, bins), device_bytes,
+                        hp_chunk_cap_bytes(p));
 }
 
 // Where a pass's chunk comes from and goes to on the host: the resident columns directly (they
@@ -188,7 +191,7 @@ StreamedOutcome run(const SortProblem& p, const StreamedBuffers& b) {
   }
   const u64 bins = bins_of(facts);
   const std::size_t temp_bytes = scan_bytes(p, bins);
-  const HpStreamPlan plan = plan_hp_stream(n, kb, bins, temp_bytes, b.device_bytes);
+  const HpStreamPlan plan = plan_hp_stream(n, kb, bins, temp_bytes, b.device_bytes, hp_chunk_cap_bytes(p));
   if (!plan.chunk) throw std::logic_error("ooc-hp: the histogram no longer fits after the measured range");
   Carve arena(b.device_memory, b.device_bytes);
   Count* hist = arena.take<Count>(plan.hist_bytes);
@@ -245,6 +248,7 @@ StreamedOutcome run(const SortProblem& p, const StreamedBuffers& b) {
   outcome.bytes_over_link = over_link;
   outcome.details = {{"chunk_elements", std::to_string(plan.chunk)},
                      {"chunks", std::to_string(plan.chunks)},
+                     {"chunk_cap_bytes", std::to_string(hp_chunk_cap_bytes(p))},
                      {"bins", std::to_string(bins)},
                      {"count_bits", std::to_string(8 * sizeof(Count))},
                      {"passes", p.range == RangeMode::measured ? "3" : "2"}};
@@ -253,13 +257,32 @@ StreamedOutcome run(const SortProblem& p, const StreamedBuffers& b) {
 
 }  // namespace
 
+std::uint64_t hp_chunk_cap_bytes(const SortProblem& p) {
+  constexpr long kMaxChunkMib = 65536;
+  if (p.params.count("chunk_mib")) {
+    const long mib = p.param_int("chunk_mib", 0);
+    if (mib < 1 || mib > kMaxChunkMib)
+      throw UsageError(fmt::format("ooc-hp: --param chunk_mib={} is not between 1 and {}; give e.g. chunk_mib=64", mib,
+                                   kMaxChunkMib));
+    return u64(mib) << 20;
+  }
+  if (p.device && p.device->profile)
+    if (auto measured = stream_chunk_bytes(*p.device->profile, "ooc-hp", p.n() * key_bytes(p.shape.key)))
+      return *measured;
+  return kMaxChunkBytes;
+}
+
 Algorithm make_ooc_hp() {
   Algorithm a = family_member("ooc-hp", "seed 004 (Kozakai 2022) Algorithm 2, streamed: docs/outofcore.md");
   a.pick_when = "integer keys without a payload whose histogram fits on the GPU: each key crosses the link once each way";
   a.constraints = "integer keys; the histogram (range x 4 or 8 bytes) must fit in GPU memory";
   declare_types<IntegerKeys, KeysOnly>(a);
   a.reads_key_facts = true;
+  // chunk_mib: the largest chunk in MiB of keys (default: the profile's measured best for the
+  // input's size, else 256).
+  a.params = {"chunk_mib"};
   a.unsupported = [](const SortProblem& p) -> std::optional<std::string> {
+    hp_chunk_cap_bytes(p);  // a bad --param chunk_mib: a usage error before the run
     if (p.n() == 0) return std::nullopt;
     const u64 bins = bins_of(p.facts);
     if (bins > (u64{1} << 32))

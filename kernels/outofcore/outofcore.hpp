@@ -4,6 +4,7 @@
 // radix sort) under the chunk planner of outofcore_index.hpp. docs/outofcore.md.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -13,6 +14,11 @@ namespace sb::ooc {
 
 Algorithm make_ooc_hp();    // ooc_hp.cu: streamed H-P, keys cross the link once each way
 Algorithm make_ooc_sort();  // ooc_sort.cu: sorted runs cut by selection, twice each way
+
+// The largest chunk ooc-hp plans, in bytes of keys: --param chunk_mib, else the chunk its GPU's
+// profile measured fastest for this input's bytes (sortbench tune), else kMaxChunkBytes.
+// UsageError for a chunk_mib outside 1 to 65536.
+std::uint64_t hp_chunk_cap_bytes(const SortProblem& p);
 
 // A member of the family: streamed, so its workspace is the placement's whole GPU allowance.
 inline Algorithm family_member(std::string name, std::string source) {

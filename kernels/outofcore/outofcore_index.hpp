@@ -44,16 +44,17 @@ struct HpStreamPlan {
 
 SB_HD_INLINE unsigned hp_count_bytes(u64 n) { return n >> 32 ? 8u : 4u; }
 
-// The largest chunk (a power of two, at most kMaxChunkBytes of keys) whose slots, marks and
-// chunk table fit beside the histogram in device_bytes. scan_temp_bytes: the scan's storage
-// for bins + 1 counts.
-inline HpStreamPlan plan_hp_stream(u64 n, unsigned key_bytes, u64 bins, u64 scan_temp_bytes, u64 device_bytes) {
+// The largest chunk (max_chunk_bytes of keys, halved) whose slots, marks and chunk table fit
+// beside the histogram in device_bytes. scan_temp_bytes: the scan's storage for bins + 1
+// counts.
+inline HpStreamPlan plan_hp_stream(u64 n, unsigned key_bytes, u64 bins, u64 scan_temp_bytes, u64 device_bytes,
+                                   u64 max_chunk_bytes = kMaxChunkBytes) {
   HpStreamPlan p;
   p.bins = bins;
   p.count_bytes = hp_count_bytes(n);
   p.hist_bytes = align_up((bins + 1) * p.count_bytes);
   const u64 fixed = p.hist_bytes + align_up(scan_temp_bytes);
-  u64 chunk = kMaxChunkBytes / key_bytes;
+  u64 chunk = std::max<u64>(max_chunk_bytes / key_bytes, 1);
   while (chunk > 1 && chunk / 2 >= n) chunk /= 2;  // no larger than the input needs
   for (; chunk >= kMinChunkElements || chunk >= n; chunk /= 2) {
     const u64 chunks = chunks_of(n, chunk);

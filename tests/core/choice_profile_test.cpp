@@ -120,6 +120,35 @@ TEST(ChoiceProfile, ReadsTheDistributedScales) {
   EXPECT_THROW(parse_choice_profile(one_gpu, "bad.json"), std::runtime_error);
 }
 
+// The streamed members' chunk costs: read, written back, and the measured chunk that predicts
+// the shortest run of an input's bytes: a small chunk where the fill decides (a small input),
+// a large one where the rate does.
+TEST(ChoiceProfile, ReadsTheStreamChunksAndPicksTheShortestRunsChunk) {
+  std::string text = profile_text("NVIDIA H200", "0.1.0", R"({"sigma": 1, "min_delta": 1})");
+  const std::string chunks =
+      R"("stream_chunks": [{"algorithm": "ooc-hp", "chunk_bytes": 33554432, "fill_ms": 1, "ms_per_gib": 24}, )"
+      R"({"algorithm": "ooc-hp", "chunk_bytes": 268435456, "fill_ms": 9, "ms_per_gib": 20}], )";
+  text.insert(text.find("\"hp_tiled_min_delta\""), chunks);
+  const ChoiceProfile p = parse_choice_profile(text, "p.json");
+  const std::uint64_t gib = std::uint64_t{1} << 30;
+  EXPECT_EQ(stream_chunk_bytes(p, "ooc-hp", gib), 33554432u);       // 25 ms against 29
+  EXPECT_EQ(stream_chunk_bytes(p, "ooc-hp", 4 * gib), 268435456u);  // 89 against 97
+  EXPECT_EQ(stream_chunk_bytes(p, "ooc-hp", 2 * gib), 33554432u);   // 49 against 49: the smaller
+  EXPECT_FALSE(stream_chunk_bytes(p, "ooc-sort", gib));
+  const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");
+  ASSERT_EQ(again.stream_chunks.size(), 2u);
+  EXPECT_EQ(stream_chunk_bytes(again, "ooc-hp", 4 * gib), 268435456u);
+  for (const char* bad : {R"("ms_per_gib": 0})", R"("ms_per_gib": "fast"})"}) {
+    std::string t = text;
+    const std::string from = R"("ms_per_gib": 20})";
+    t.replace(t.find(from), from.size(), bad);
+    EXPECT_THROW(parse_choice_profile(t, "bad.json"), std::runtime_error) << bad;
+  }
+  std::string no_bytes = text;
+  no_bytes.replace(no_bytes.find(R"("chunk_bytes": 33554432)"), 23, R"("chunk_bytes": 0.5)");
+  EXPECT_THROW(parse_choice_profile(no_bytes, "bad.json"), std::runtime_error);
+}
+
 // The radix crossovers by key type: read, written back, and only for the integer keys that
 // cub-radix-bits maps to offsets, from 1 to the key's own digit count.
 TEST(ChoiceProfile, ReadsTheRadixCrossoversByKeyType) {

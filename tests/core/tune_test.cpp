@@ -62,6 +62,25 @@ DistPoint way(const char* name, std::uint64_t n, double measured_ms, double pred
   return {2, payload, n, name, measured_ms, predicted_ms};
 }
 
+// A chunk size's two runs give its steady rate (their slope) and its fill (what the smaller run
+// took beyond its bytes at that rate); a run faster than its rate allows gives no negative fill.
+TEST(TuneFit, AStreamChunksRateIsTheSlopeOfItsTwoRunsAndItsFillTheRest) {
+  StreamPoint p;
+  p.chunk_bytes = std::uint64_t{64} << 20;
+  p.small_bytes = std::uint64_t{1} << 29;  // 0.5 GiB: 14 ms
+  p.large_bytes = std::uint64_t{1} << 31;  // 2 GiB: 44 ms
+  p.small_ms = 14;
+  p.large_ms = 44;
+  const StreamChunkCost c = fit_stream_chunk(p, "ooc-hp");
+  EXPECT_EQ(c.algorithm, "ooc-hp");
+  EXPECT_EQ(c.chunk_bytes, p.chunk_bytes);
+  EXPECT_DOUBLE_EQ(c.ms_per_gib, 20.0);
+  EXPECT_DOUBLE_EQ(c.fill_ms, 4.0);
+  p.small_ms = 9;  // below 10 ms at 20 ms a GiB: no fill, not a negative one
+  p.large_ms = 39;
+  EXPECT_DOUBLE_EQ(fit_stream_chunk(p, "ooc-hp").fill_ms, 0.0);
+}
+
 TEST(TuneFit, EachDistributedWayGetsTheMedianOfItsMeasuredOverPredicted) {
   const std::vector<DistScale> scales =
       fit_dist_scales({way("dist-hp", 1, 3.0, 2.0), way("dist-hp", 2, 1.0, 1.0), way("dist-hp", 3, 12.0, 4.0),

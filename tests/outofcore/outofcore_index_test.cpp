@@ -35,6 +35,19 @@ TEST(OocPlan, HpStreamFitsItsMemoryAndShrinksItsChunksWithIt) {
   EXPECT_EQ(plan_hp_stream(1000, 4, 10, 0, u64{1} << 30).count_bytes, 4u);
 }
 
+// A smaller cap (--param chunk_mib, or the profile's measured chunk) is the largest chunk
+// planned where the memory would allow more; a cap larger than the memory allows changes nothing.
+TEST(OocPlan, HpStreamTakesNoLargerChunkThanItsCap) {
+  const u64 n = u64{1} << 30, bins = n / 64;
+  const HpStreamPlan capped = plan_hp_stream(n, 4, bins, 1 << 20, u64{8} << 30, u64{32} << 20);
+  EXPECT_EQ(capped.chunk * 4, u64{32} << 20);
+  EXPECT_EQ(capped.chunks, 128u);
+  const HpStreamPlan tight = plan_hp_stream(n, 4, bins, 1 << 20, capped.hist_bytes + (u64{64} << 20));
+  EXPECT_EQ(plan_hp_stream(n, 4, bins, 1 << 20, capped.hist_bytes + (u64{64} << 20), u64{1} << 32).chunk,
+            tight.chunk);
+  EXPECT_LT(tight.chunk * 4, u64{32} << 20);
+}
+
 TEST(OocPlan, SmallInputsTakeOneChunkOfTheirOwnSize) {
   const HpStreamPlan p = plan_hp_stream(1000, 8, 100, 0, u64{1} << 30);
   EXPECT_EQ(p.chunks, 1u);

@@ -138,6 +138,19 @@ ChoiceProfile parse_choice_profile(const std::string& text, const std::string& p
                                            x.way, world, x.scale));
     p.dist_scales.push_back(x);
   }
+  for (const nlohmann::json& c : list_of(thresholds, "stream_chunks")) {
+    StreamChunkCost x;
+    x.algorithm = text_of(c, "algorithm", "a stream chunk");
+    const double chunk = number_of(c, "chunk_bytes", "a stream chunk");
+    x.chunk_bytes = static_cast<std::uint64_t>(chunk);
+    x.fill_ms = number_of(c, "fill_ms", "a stream chunk");
+    x.ms_per_gib = number_of(c, "ms_per_gib", "a stream chunk");
+    if (!(chunk >= 1) || chunk != static_cast<double>(x.chunk_bytes) || !(x.fill_ms >= 0) || !(x.ms_per_gib > 0))
+      throw std::runtime_error(fmt::format("has a stream chunk for {} of {} bytes, fill {} ms, {} ms a GiB (a whole "
+                                           "number of bytes >= 1, a fill >= 0, a rate > 0)",
+                                           x.algorithm, chunk, x.fill_ms, x.ms_per_gib));
+    p.stream_chunks.push_back(x);
+  }
   if (doc.contains("measured")) p.measured = doc.at("measured").dump();
   if (doc.contains("tune") && doc.at("tune").is_object()) p.tune_wall_s = doc.at("tune").value("wall_s", 0.0);
   return p;
@@ -158,6 +171,13 @@ std::string choice_profile_text(const ChoiceProfile& p) {
   for (const DistScale& c : p.dist_scales)
     scales.push_back({{"world", c.world}, {"values", c.values}, {"way", c.way}, {"scale", c.scale}});
   if (!scales.empty()) doc["thresholds"]["dist_scale"] = scales;
+  nlohmann::json chunks = nlohmann::json::array();
+  for (const StreamChunkCost& c : p.stream_chunks)
+    chunks.push_back({{"algorithm", c.algorithm},
+                      {"chunk_bytes", c.chunk_bytes},
+                      {"fill_ms", c.fill_ms},
+                      {"ms_per_gib", c.ms_per_gib}});
+  if (!chunks.empty()) doc["thresholds"]["stream_chunks"] = chunks;
   doc["measured"] = nlohmann::json::parse(p.measured);
   if (p.tune_wall_s > 0) doc["tune"] = {{"wall_s", p.tune_wall_s}};
   return doc.dump(2) + "\n";
@@ -181,6 +201,18 @@ std::optional<double> dist_scale(const ChoiceProfile& p, int world, bool values,
   for (const DistScale& c : p.dist_scales)
     if (c.world == world && c.values == values && c.way == way) return c.scale;
   return std::nullopt;
+}
+
+std::optional<std::uint64_t> stream_chunk_bytes(const ChoiceProfile& p, const std::string& algorithm,
+                                                std::uint64_t input_bytes) {
+  std::optional<std::uint64_t> best;
+  double best_ms = 0;
+  for (const StreamChunkCost& c : p.stream_chunks) {
+    if (c.algorithm != algorithm) continue;
+    const double ms = c.fill_ms + double(input_bytes) / double(std::uint64_t{1} << 30) * c.ms_per_gib;
+    if (!best || ms < best_ms || (ms == best_ms && c.chunk_bytes < *best)) best = c.chunk_bytes, best_ms = ms;
+  }
+  return best;
 }
 
 std::string profile_cache_dir() {

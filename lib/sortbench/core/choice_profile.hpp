@@ -41,6 +41,16 @@ struct DistScale {
   double scale = 1;
 };
 
+// A streamed member's cost with one chunk size (`tune`): a run of B bytes of keys took about
+// fill_ms + B / 2^30 * ms_per_gib, the pipeline's fill and drain, then its steady rate; both from
+// runs at two sizes.
+struct StreamChunkCost {
+  std::string algorithm;  // ooc-hp
+  std::uint64_t chunk_bytes = 0;
+  double fill_ms = 0;
+  double ms_per_gib = 0;
+};
+
 struct ChoiceProfile {
   std::string path;  // where it was read ("" for one made in memory)
   // The GPU and the build that measured it.
@@ -61,6 +71,8 @@ struct ChoiceProfile {
   std::vector<RadixCrossover> radix_whole_from_digits;
   // dist-auto: its predictions' scales by world, values and way; empty: the predictions as they are.
   std::vector<DistScale> dist_scales;
+  // The streamed members' chunk sizes: each measured size's cost; empty: the built-in size.
+  std::vector<StreamChunkCost> stream_chunks;
   // The measured points behind the thresholds, as JSON text (kept as read, written as given).
   std::string measured = "[]";
   double tune_wall_s = 0;  // how long the tune that wrote it took (0: unknown)
@@ -83,6 +95,11 @@ std::optional<int> radix_whole_from_digits(const ChoiceProfile& p, KeyType key);
 
 // The measured scale of one of dist-auto's ways; nullopt where none was measured.
 std::optional<double> dist_scale(const ChoiceProfile& p, int world, bool values, const std::string& way);
+
+// The measured chunk size of a streamed member that predicts the shortest run of `input_bytes`
+// of keys (the smaller of two as short); nullopt where none was measured.
+std::optional<std::uint64_t> stream_chunk_bytes(const ChoiceProfile& p, const std::string& algorithm,
+                                                std::uint64_t input_bytes);
 
 // Which profile the runs of this process read.
 struct ProfilePolicy {

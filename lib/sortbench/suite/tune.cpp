@@ -45,6 +45,17 @@ std::vector<DistScale> fit_dist_scales(const std::vector<DistPoint>& points) {
   return out;
 }
 
+StreamChunkCost fit_stream_chunk(const StreamPoint& p, const std::string& algorithm) {
+  StreamChunkCost c;
+  c.algorithm = algorithm;
+  c.chunk_bytes = p.chunk_bytes;
+  const double gib = double(std::uint64_t{1} << 30);
+  const double per_byte = (p.large_ms - p.small_ms) / (double(p.large_bytes) - double(p.small_bytes));
+  c.ms_per_gib = per_byte * gib;
+  c.fill_ms = std::max(0.0, p.small_ms - per_byte * double(p.small_bytes));
+  return c;
+}
+
 DistCheck judge_dist_points(const std::vector<DistPoint>& points, const ChoiceProfile& profile, double tie) {
   DistCheck c;
   if (points.empty()) return c;
@@ -184,6 +195,24 @@ std::vector<DistPoint> measure_dist_points(const TuneRequest& request, Payload p
   return out;
 }
 
+// ooc-hp's median on u32 keys, delta = 64, with chunks of at most chunk_mib MiB.
+double measure_stream_run(const TuneRequest& request, std::uint64_t n, std::uint64_t chunk_mib) {
+  RunPlan plan;
+  plan.request.n = n;
+  plan.request.delta = 64;
+  plan.algorithms = {&registry().named("ooc-hp")};
+  plan.params = {{"chunk_mib", std::to_string(chunk_mib)}};
+  plan.settings = request.settings;
+  const std::string where = fmt::format("n {} with {} MiB chunks", n, chunk_mib);
+  double ms = 0;
+  for (const ResultRow& row : run_benchmark(plan)) {
+    require_verified(row, where);
+    if (row.status == RowStatus::ok) ms = row.median_ms();
+  }
+  if (ms <= 0) throw Error(ExitCode::internal, fmt::format("tune: ooc-hp did not run at {}", where));
+  return ms;
+}
+
 // The inputs the distributed points are measured on: keys alone and with u32 values, each n.
 std::vector<std::pair<Payload, std::uint64_t>> dist_inputs(const TuneRequest& request) {
   std::vector<std::pair<Payload, std::uint64_t>> out;
@@ -197,7 +226,8 @@ std::vector<std::pair<Payload, std::uint64_t>> dist_inputs(const TuneRequest& re
 
 TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
                             const std::function<void(const RadixPoint&)>& radix_progress,
-                            const std::function<void(const DistPoint&)>& dist_progress) {
+                            const std::function<void(const DistPoint&)>& dist_progress,
+                            const std::function<void(const StreamPoint&)>& stream_progress) {
   TuneOutcome out;
   out.profile.hp_tiled_min_delta = measure_ladder(request, Payload::none, progress, out.points);
   out.profile.hp_pairs_min_delta = measure_ladder(request, Payload::u32, progress, out.points);
@@ -220,6 +250,20 @@ TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void
     }
     out.profile.radix_whole_from_digits.push_back({key, fit_radix_crossover(of_key, key_digits)});
     out.radix_points.insert(out.radix_points.end(), of_key.begin(), of_key.end());
+  }
+  for (const std::uint64_t mib : request.stream_chunk_mib) {
+    StreamPoint p;
+    p.chunk_bytes = mib << 20;
+    p.small_bytes = request.stream_small_n * 4;
+    p.large_bytes = request.stream_large_n * 4;
+    p.small_ms = measure_stream_run(request, request.stream_small_n, mib);
+    p.large_ms = measure_stream_run(request, request.stream_large_n, mib);
+    if (stream_progress) stream_progress(p);
+    out.stream_points.push_back(p);
+    out.profile.stream_chunks.push_back(fit_stream_chunk(p, "ooc-hp"));
+    measured.push_back({{"algorithm", "ooc-hp"}, {"delta", 64}, {"chunk_bytes", p.chunk_bytes},
+                        {"n", {request.stream_small_n, request.stream_large_n}},
+                        {"ms", {p.small_ms, p.large_ms}}});
   }
   for (const auto& [payload, n] : dist_inputs(request))
     for (const DistPoint& p : measure_dist_points(request, payload, n)) {

@@ -5,7 +5,10 @@
 // alone and for u32 keys with u32 values, each over a ladder of delta at several sigma, and
 // `auto`'s boundary between CUB on the whole
 // keys (cub-radix) and on offsets from the minimum (cub-radix-bits), for integer keys of each
-// width and sign over ranges of 1 to all but one 8-bit digit; with several GPUs (`--gpus N`),
+// width and sign over ranges of 1 to all but one 8-bit digit;
+// the streamed H-P (ooc-hp) at each of several chunk sizes, at two input sizes, for each
+// size's fill and rate, from which ooc-hp takes the chunk that predicts its input's shortest
+// run; with several GPUs (`--gpus N`),
 // each of dist-auto's ways (dist-hp, dist-sample-sort, and one GPU where it may gather) against
 // its cost model's prediction by n, keys alone and with u32 values, fitting one scale a way;
 // `--check` re-measures the points beside each crossover (and the distributed points) and says
@@ -68,6 +71,18 @@ struct DistPoint {
 // One scale a (world, values, way): the median of measured / predicted over its points.
 std::vector<DistScale> fit_dist_scales(const std::vector<DistPoint>& points);
 
+// One measured point of the streamed H-P's chunk size: ooc-hp with chunks of at most
+// chunk_bytes on u32 keys at two sizes, delta = 64 (every row verified).
+struct StreamPoint {
+  std::uint64_t chunk_bytes = 0;
+  std::uint64_t small_bytes = 0, large_bytes = 0;  // the inputs' keys
+  double small_ms = 0, large_ms = 0;
+};
+
+// A chunk size's fill and steady rate from its two runs: the rate the slope between them, the
+// fill what the smaller run took beyond its bytes at that rate (not below 0).
+StreamChunkCost fit_stream_chunk(const StreamPoint& p, const std::string& algorithm);
+
 struct TuneRequest {
   std::uint64_t n = std::uint64_t{1} << 27;
   std::vector<double> sigmas{1, 5, 60, 900};
@@ -81,6 +96,11 @@ struct TuneRequest {
   std::uint64_t radix_bytes = std::uint64_t{1} << 29;  // keys of each radix point: 2^27 of 4 bytes
   // --gpus N: the distributed ways on these GPUs (none: not measured), over u32 keys with delta =
   // sigma = 50 (an input every way takes) at these sizes, keys alone and with u32 values.
+  // The streamed H-P's chunk sizes (issue 50: the streamed paths' chunk sizes), each at two
+  // sizes of u32 keys whose difference gives its rate and whose smaller its fill and drain.
+  std::vector<std::uint64_t> stream_chunk_mib{16, 32, 64, 128, 256};
+  std::uint64_t stream_small_n = std::uint64_t{1} << 27;
+  std::uint64_t stream_large_n = std::uint64_t{1} << 29;
   std::vector<int> devices;
   std::vector<std::uint64_t> dist_ns{std::uint64_t{1} << 22, std::uint64_t{1} << 25, std::uint64_t{1} << 28};
   MeasureSettings settings;
@@ -91,15 +111,17 @@ struct TuneOutcome {
   std::vector<TunePoint> points;  // keys alone, then the pairs ladder
   std::vector<RadixPoint> radix_points;
   std::vector<DistPoint> dist_points;
+  std::vector<StreamPoint> stream_points;
 };
 
 // Measures every (sigma, delta) of the request on the current GPU and fits one crossover a
-// sigma, the same for the pairs ladder, then every radix point and one crossover a key type.
-// progress(point) and
-// radix_progress(point) are called after each point.
+// sigma, the same for the pairs ladder, then every radix point and one crossover a key type,
+// then the streamed H-P at each chunk size and its costs, then the distributed ways. Each
+// *progress(point) is called after its point.
 TuneOutcome tune_crossovers(const TuneRequest& request, const std::function<void(const TunePoint&)>& progress,
                             const std::function<void(const RadixPoint&)>& radix_progress = nullptr,
-                            const std::function<void(const DistPoint&)>& dist_progress = nullptr);
+                            const std::function<void(const DistPoint&)>& dist_progress = nullptr,
+                            const std::function<void(const StreamPoint&)>& stream_progress = nullptr);
 
 // --check for the distributed points: whether the way the scaled predictions pick measured
 // fastest, or within `tie` of the fastest.
