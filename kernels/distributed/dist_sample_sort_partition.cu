@@ -17,7 +17,7 @@
 //      of the kept and the received runs, for any G.
 // dist-hp with a payload on two ranks (dist_hp_pairs.cu, issue 50) takes steps 2 to 4 with exact
 // cuts instead of splitters: the stable split by the boundary keys (BoundarySlots) and the
-// kept and received sorts on the range's bits (SortRangeBits).
+// kept and received sorts on the range's bits (SortRangeBits; dist_partition_sorts.cuh).
 // Phases: "local" ends when the split and its counts are known, "exchange" when both the
 // all-to-all and the kept part's sort have, "merge" after the received part's sort and the
 // merge. Keys are compared by their ordered (radix) bits throughout, as in sort-first.
@@ -45,6 +45,7 @@
 #include "../hp/hp_index.hpp"
 #include "dist_exchange.cuh"
 #include "dist_index.hpp"
+#include "dist_partition_sorts.cuh"
 #include "dist_split_in_two.cuh"
 #include "distributed.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
@@ -71,9 +72,6 @@ constexpr u64 kTile = u64{kBlock} * kItems;
 constexpr int kWarps = kBlock / 32;
 // The split keeps per-slot counters in shared memory: (1 + items * warps) words a slot.
 constexpr int kMaxWorld = 256;
-
-template <typename V>
-constexpr bool kHasValues = !std::is_same_v<V, NoValue>;
 
 // The work buffers typed: keys[0] (and vals[0]) hold the slice; vals are null without values.
 template <typename K, typename V>
@@ -326,100 +324,6 @@ __global__ void slot_totals(const u64* slot_offsets, u64 tiles, u32 world, u32 m
     const u64 s = destination_slot(d, me, world);
     row[d] = slot_offsets[(s + 1) * tiles] - slot_offsets[s * tiles];
   }
-}
-
-// CUB's double-buffer sort of n elements from cur (spare alt) on the key's bits [0, end_bit);
-// returns 0 when the result is in the buffer it started in, 1 when in the spare one. CUB
-// decides it on the host.
-template <typename K, typename V>
-int sort_on_low_bits(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
-                     int end_bit, cudaStream_t stream) {
-  cub::DoubleBuffer<K> k(keys, keys_alt);
-  if constexpr (kHasValues<V>) {
-    cub::DoubleBuffer<V> v(vals, vals_alt);
-    SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, std::int64_t(n), 0, end_bit, stream));
-  } else {
-    SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, std::int64_t(n), 0, end_bit, stream));
-  }
-  return k.selector;
-}
-
-// On every bit of the key.
-struct SortWholeKeys {
-  template <typename K, typename V>
-  int operator()(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
-                 cudaStream_t stream) const {
-    return sort_on_low_bits(temp, temp_bytes, keys, keys_alt, vals, vals_alt, n, int(sizeof(K) * 8), stream);
-  }
-  // Its temporary storage for up to `capacity` elements.
-  template <typename K, typename V>
-  static std::size_t bytes(u64 capacity) {
-    std::size_t sort_bytes = 0;
-    cub::DoubleBuffer<K> keys(nullptr, nullptr);
-    if constexpr (kHasValues<V>) {
-      cub::DoubleBuffer<V> vals(nullptr, nullptr);
-      SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, vals, std::int64_t(capacity)));
-    } else {
-      SB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys, std::int64_t(capacity)));
-    }
-    return sort_bytes;
-  }
-};
-
-// dist-hp's: CUB on the bits of the input's range (range_radix_sort), as its sort-first path.
-struct SortRangeBits {
-  const SortProblem* problem;
-  const DeviceContext* device;
-  template <typename K, typename V>
-  int operator()(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
-                 cudaStream_t stream) const {
-    DeviceBuffers run;
-    run.keys[0] = keys, run.keys[1] = keys_alt;
-    run.vals[0] = vals, run.vals[1] = vals_alt;
-    run.workspace = temp;
-    run.workspace_bytes = temp_bytes;
-    run.stream = stream;
-    run.device = device;
-    return range_radix_sort(slice_problem(*problem, n), run);
-  }
-};
-
-// dist-hp's split first on the present keys' ranks: ranks below 2^bits, written in the keys'
-// place by the split (PresentRanks), whose sign bit (signed keys) lies above them.
-struct SortPresentRanks {
-  int bits;
-  template <typename K, typename V>
-  int operator()(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, u64 n,
-                 cudaStream_t stream) const {
-    return sort_on_low_bits(temp, temp_bytes, keys, keys_alt, vals, vals_alt, n, bits, stream);
-  }
-};
-
-// A key's rank among the present keys (dist_index.hpp present_bin), in the key's type.
-template <typename K>
-struct PresentRanks {
-  const u32* present_through;
-  u64 min_ordered;
-  __device__ K operator()(K key) const {
-    return static_cast<K>(present_through[static_cast<u64>(KeyTraits<K>::ordered(key)) - min_ordered] - 1);
-  }
-};
-
-// The key a rank stands for.
-template <typename K>
-struct KeyOfRank {
-  const u32* bin_of_rank;
-  u64 min_ordered;
-  __host__ __device__ K operator()(K rank) const {
-    using Ordered = typename KeyTraits<K>::Ordered;
-    return KeyTraits<K>::from_ordered(static_cast<Ordered>(min_ordered + bin_of_rank[static_cast<u64>(rank)]));
-  }
-};
-
-template <typename K, typename KeyOut>
-__global__ void keys_out_in_place(K* keys, u64 count, KeyOut key_out) {
-  for (u64 i = blockIdx.x * u64{blockDim.x} + threadIdx.x; i < count; i += u64{gridDim.x} * blockDim.x)
-    keys[i] = key_out(keys[i]);
 }
 
 // Steps 3 and 4 of the header, from the split in keys[1] (vals[1]), own part first, and the
