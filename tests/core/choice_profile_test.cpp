@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,15 @@ std::string profile_text(const std::string& gpu, const std::string& version, con
 }
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// The profile `text` with `from` replaced by each of `bad` is refused.
+void expect_each_refused(const std::string& text, const std::string& from, std::initializer_list<const char*> bad) {
+  for (const char* b : bad) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), b);
+    EXPECT_THROW(parse_choice_profile(t, "bad.json"), std::runtime_error) << b;
+  }
+}
 
 // XDG_CACHE_HOME pointed at a temporary folder for one test, and the process's policy reset.
 class CacheHome {
@@ -109,12 +119,7 @@ TEST(ChoiceProfile, ReadsTheDistributedScales) {
   const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");
   ASSERT_EQ(again.dist_scales.size(), 2u);
   EXPECT_EQ(dist_scale(again, 2, true, "dist-hp"), 1.25);
-  for (const char* bad : {R"("scale": 0})", R"("scale": "fast"})"}) {
-    std::string t = text;
-    const std::string from = R"("scale": 0.8})";
-    t.replace(t.find(from), from.size(), bad);
-    EXPECT_THROW(parse_choice_profile(t, "bad.json"), std::runtime_error) << bad;
-  }
+  expect_each_refused(text, R"("scale": 0.8})", {R"("scale": 0})", R"("scale": "fast"})"});
   std::string one_gpu = text;
   one_gpu.replace(one_gpu.find(R"("world": 4)"), 10, R"("world": 1)");
   EXPECT_THROW(parse_choice_profile(one_gpu, "bad.json"), std::runtime_error);
@@ -138,15 +143,8 @@ TEST(ChoiceProfile, ReadsTheStreamChunksAndPicksTheShortestRunsChunk) {
   const ChoiceProfile again = parse_choice_profile(choice_profile_text(p), "again.json");
   ASSERT_EQ(again.stream_chunks.size(), 2u);
   EXPECT_EQ(stream_chunk_bytes(again, "ooc-hp", 4 * gib), 268435456u);
-  for (const char* bad : {R"("ms_per_gib": 0})", R"("ms_per_gib": "fast"})"}) {
-    std::string t = text;
-    const std::string from = R"("ms_per_gib": 20})";
-    t.replace(t.find(from), from.size(), bad);
-    EXPECT_THROW(parse_choice_profile(t, "bad.json"), std::runtime_error) << bad;
-  }
-  std::string no_bytes = text;
-  no_bytes.replace(no_bytes.find(R"("chunk_bytes": 33554432)"), 23, R"("chunk_bytes": 0.5)");
-  EXPECT_THROW(parse_choice_profile(no_bytes, "bad.json"), std::runtime_error);
+  expect_each_refused(text, R"("ms_per_gib": 20})", {R"("ms_per_gib": 0})", R"("ms_per_gib": "fast"})"});
+  expect_each_refused(text, R"("chunk_bytes": 33554432)", {R"("chunk_bytes": 0.5)"});
 }
 
 // The radix crossovers by key type: read, written back, and only for the integer keys that
