@@ -185,7 +185,7 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
       // (dist_hp_pairs.cu), after a scan of the bins' presence and a write of each rank's bin;
       // the split looks each pair's rank up in a count a bin (rank_lookup_bytes).
       const double e = k + s.value_bytes, sent = m * (g - 1) / g;
-      const int rank_bits = s.distinct && present_ranks_worth_counting(s.range, s.n / 2, int(s.range_bits))
+      const int rank_bits = s.distinct && present_ranks_worth_counting(s.range, s.n / std::uint64_t(s.world), int(s.range_bits))
                                 ? present_rank_bits(s.distinct, int(s.range_bits))
                                 : 0;
       const unsigned sort_bits = rank_bits ? unsigned(rank_bits) : s.range_bits;

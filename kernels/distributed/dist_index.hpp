@@ -16,6 +16,7 @@
 
 #include "sortbench/algo/peer_transfer.hpp"
 #include "sortbench/core/hd.hpp"
+#include "sortbench/core/random.hpp"
 #include "sortbench/core/slices.hpp"
 
 namespace sb::dist {
@@ -520,8 +521,7 @@ inline bool present_ranks_worth_counting(std::uint64_t range, std::uint64_t slic
 // than the range's bits; 0 where they do not (the keys sort as they are).
 inline int present_rank_bits(std::uint64_t distinct, int range_bits) {
   if (distinct < 2) return 0;
-  int bits = 0;
-  while ((std::uint64_t{1} << bits) < distinct) ++bits;  // ranks 0 .. distinct - 1
+  const int bits = static_cast<int>(bit_width64(distinct - 1));  // ranks 0 .. distinct - 1
   return (bits + 7) / 8 < (range_bits + 7) / 8 ? bits : 0;
 }
 

@@ -102,9 +102,10 @@ std::size_t marks_scan_bytes(u64 chunk) {
   return bytes;
 }
 
-// Both scans share one temporary buffer: the larger of the two, for the largest chunk.
-std::size_t scan_bytes(const SortProblem& p, u64 bins) {
-  const u64 cap = std::max<u64>(hp_chunk_cap_bytes(p) / key_bytes(p.shape.key), 1);
+// Both scans share one temporary buffer: the larger of the two, for the largest chunk (of at
+// most cap_bytes of keys, hp_chunk_cap_bytes).
+std::size_t scan_bytes(const SortProblem& p, u64 bins, u64 cap_bytes) {
+  const u64 cap = std::max<u64>(cap_bytes / key_bytes(p.shape.key), 1);
   const u64 chunk = std::min<u64>(std::max<u64>(p.n(), 1), cap);
   std::size_t hist = 0, marks = 0;
   dispatch_element<IntegerKeys, KeysOnly>(p.shape.key, Payload::none, [&](auto k, auto) {
@@ -118,9 +119,9 @@ std::size_t scan_bytes(const SortProblem& p, u64 bins) {
 u64 bins_of(const KeyFacts& f) { return f.n ? f.max_ordered - f.min_ordered + 1 : 1; }
 
 HpStreamPlan plan_for(const SortProblem& p, u64 device_bytes) {
-  const u64 bins = bins_of(p.facts);
-  return plan_hp_stream(p.n(), static_cast<unsigned>(key_bytes(p.shape.key)), bins, scan_bytes(p, bins), device_bytes,
-                        hp_chunk_cap_bytes(p));
+  const u64 bins = bins_of(p.facts), cap = hp_chunk_cap_bytes(p);
+  return plan_hp_stream(p.n(), static_cast<unsigned>(key_bytes(p.shape.key)), bins, scan_bytes(p, bins, cap),
+                        device_bytes, cap);
 }
 
 // Where a pass's chunk comes from and goes to on the host: the resident columns directly (they
@@ -190,8 +191,9 @@ StreamedOutcome run(const SortProblem& p, const StreamedBuffers& b) {
     facts.max_ordered = found[1];
   }
   const u64 bins = bins_of(facts);
-  const std::size_t temp_bytes = scan_bytes(p, bins);
-  const HpStreamPlan plan = plan_hp_stream(n, kb, bins, temp_bytes, b.device_bytes, hp_chunk_cap_bytes(p));
+  const u64 cap = hp_chunk_cap_bytes(p);
+  const std::size_t temp_bytes = scan_bytes(p, bins, cap);
+  const HpStreamPlan plan = plan_hp_stream(n, kb, bins, temp_bytes, b.device_bytes, cap);
   if (!plan.chunk) throw std::logic_error("ooc-hp: the histogram no longer fits after the measured range");
   Carve arena(b.device_memory, b.device_bytes);
   Count* hist = arena.take<Count>(plan.hist_bytes);
@@ -248,7 +250,7 @@ StreamedOutcome run(const SortProblem& p, const StreamedBuffers& b) {
   outcome.bytes_over_link = over_link;
   outcome.details = {{"chunk_elements", std::to_string(plan.chunk)},
                      {"chunks", std::to_string(plan.chunks)},
-                     {"chunk_cap_bytes", std::to_string(hp_chunk_cap_bytes(p))},
+                     {"chunk_cap_bytes", std::to_string(cap)},
                      {"bins", std::to_string(bins)},
                      {"count_bits", std::to_string(8 * sizeof(Count))},
                      {"passes", p.range == RangeMode::measured ? "3" : "2"}};
