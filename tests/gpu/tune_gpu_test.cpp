@@ -58,8 +58,8 @@ TEST(TuneGpu, WritesBothCrossoversChecksThemAndAutoReadsThem) {
   const std::uint64_t expect_cap = *sb::stream_chunk_bytes(read, "ooc-hp", (std::uint64_t{1} << 24) * 4);
   for (const std::string param : {"", " --param chunk_mib=16"}) {
     const std::string ooc_json = dir.file("ooc.json");
-    const CommandResult ooc = sortbench("run --algo ooc-hp --reps 1 --budget 0 --quiet -n 2^24 --delta 64 --profile " +
-                                        profile + param + " --json " + ooc_json);
+    const CommandResult ooc = sortbench("run --algo ooc-hp --placement host --reps 1 --budget 0 --quiet -n 2^24 "
+                                        "--delta 64 --profile " + profile + param + " --json " + ooc_json);
     ASSERT_EQ(ooc.exit_code, 0) << ooc.output << ooc.err;
     const nlohmann::json ooc_row = nlohmann::json::parse(sb::test::read_text(ooc_json))["results"][0];
     EXPECT_EQ(ooc_row["verification"], "passed") << ooc_row.dump();

@@ -83,6 +83,17 @@ void require_verified(const ResultRow& row, const std::string& where) {
                 fmt::format("tune: {} failed at {} ({}); nothing was written", row.algorithm, where, row.reason));
 }
 
+// The one row of a plan of one algorithm, which must have run and been verified.
+ResultRow the_row_that_ran(const std::vector<ResultRow>& rows, const std::string& way, const std::string& where) {
+  if (rows.size() != 1 || rows.front().status != RowStatus::ok) {
+    if (!rows.empty()) require_verified(rows.front(), where);
+    throw Error(ExitCode::internal, fmt::format("tune: {} did not run at {}{}", way, where,
+                                                rows.empty() ? "" : ": " + rows.front().reason));
+  }
+  require_verified(rows.front(), where);
+  return rows.front();
+}
+
 // Both CUB sorts of `key` keys over a range of `digits` 8-bit digits, [2^(w-3), 2^(w-3) + 2^(8
 // digits) - 1) for a key of w bits: away from 0, so that cub-radix-bits maps them to offsets
 // (an unsigned range from 0 would sort on its own bits, with no mapping to pay for).
@@ -169,13 +180,7 @@ std::vector<DistPoint> measure_dist_points(const TuneRequest& request, Payload p
     if (algorithm == "dist-auto") plan.params["variant"] = way;
     plan.devices = request.devices;
     plan.settings = request.settings;
-    const std::vector<ResultRow> rows = run_benchmark(plan);
-    if (rows.size() != 1 || rows.front().status != RowStatus::ok) {
-      if (!rows.empty()) require_verified(rows.front(), where);
-      throw Error(ExitCode::internal, fmt::format("tune: {} did not run at {}{}", way, where,
-                                                  rows.empty() ? "" : ": " + rows.front().reason));
-    }
-    return rows.front();
+    return the_row_that_ran(run_benchmark(plan), way, where);
   };
   auto detail = [](const ResultRow& row, const char* name) {
     for (const auto& [key, value] : row.details)
@@ -203,14 +208,10 @@ double measure_stream_run(const TuneRequest& request, std::uint64_t n, std::uint
   plan.algorithms = {&registry().named("ooc-hp")};
   plan.params = {{"chunk_mib", std::to_string(chunk_mib)}};
   plan.settings = request.settings;
+  // From host memory, as ooc-hp runs: on the GPU its row would say it streams only from there.
+  plan.placement = PlacementKind::streamed;
   const std::string where = fmt::format("n {} with {} MiB chunks", n, chunk_mib);
-  double ms = 0;
-  for (const ResultRow& row : run_benchmark(plan)) {
-    require_verified(row, where);
-    if (row.status == RowStatus::ok) ms = row.median_ms();
-  }
-  if (ms <= 0) throw Error(ExitCode::internal, fmt::format("tune: ooc-hp did not run at {}", where));
-  return ms;
+  return the_row_that_ran(run_benchmark(plan), "ooc-hp", where).median_ms();
 }
 
 // The inputs the distributed points are measured on: keys alone and with u32 values, each n.
