@@ -177,10 +177,10 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
         (m * (k + (s.hp_levels == 2 ? 8.0 : 0.0) + 4.0) + double(s.range) * s.count_bytes) /
         (2.0 * r.copy_gbs * 1e9) / kHpShare;
     if (s.world == 2) {
-      // Split first: the rank's counts below the boundary bins (a read of its bins), the split
-      // (a counting read of the keys, a read and a write of the pairs), the peer's piece
-      // crossing beside the kept piece's sort, the received piece's sort and one merge; three
-      // collectives and two host round trips.
+      // Split first: the rank's counts below the boundary bin (a read of its bins), the split
+      // (one pass: a read and a write of the pairs), the peer's piece crossing beside the kept
+      // piece's sort, the received piece's sort and one merge; three collectives and a host
+      // round trip (the cuts, read beside the split).
       // Where the distinct count is known and its ranks take fewer passes, the sorts take them
       // (dist_hp_pairs.cu), after a scan of the bins' presence and a write of each rank's bin;
       // the split looks each pair's rank up in a count a bin (rank_lookup_bytes).
@@ -191,13 +191,13 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
       const unsigned sort_bits = rank_bits ? unsigned(rank_bits) : s.range_bits;
       const double ranks =
           rank_bits ? 3.0 * double(s.range) * 4 + double(s.distinct) * 4 + m * rank_lookup_bytes(s) : 0.0;
-      const double split = (double(s.range) * s.count_bytes + m * (k + 2.0 * e) + ranks) /
+      const double split = (double(s.range) * s.count_bytes + m * 2.0 * e + ranks) /
                            (2.0 * r.copy_gbs * 1e9) / kHpShare;
       const double kept_sort = radix_sort_s(m - sent, sort_bits, s.key_bytes, s.value_bytes, r);
       const double received_sort = radix_sort_s(sent, sort_bits, s.key_bytes, s.value_bytes, r);
       const double merge = m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare;
       return histogram + reduce + split + std::max(sent * e / (r.exchange_gbs * 1e9), kept_sort) + received_sort +
-             merge + 3.0 * r.latency_s + 2.0 * 2.0 * r.latency_s + 6.0 * r.launch_s;
+             merge + 3.0 * r.latency_s + 2.0 * r.latency_s + 6.0 * r.launch_s;
     }
     return histogram + radix_sort_s(m, s.range_bits, s.key_bytes, s.value_bytes, r) + reduce + r.latency_s +
            exchange_and_merge_s(s, r);

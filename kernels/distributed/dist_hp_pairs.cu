@@ -13,11 +13,13 @@
 // On two ranks (issue 50) the cuts come before any sort, so the exchange overlaps one
 // (`--param exchange=partition`, the default there; `sort` for the path above):
 //   1. the local histogram; its all-reduce into a second array, whose scan finds the boundary
-//      bins as above, and the rank's counts below and in them summed from its own histogram;
-//   2. the slice split stably by where its keys fall around the boundary keys, own piece first
-//      (dist_sample_sort_partition.cu, BoundarySlots): the pieces of the sorted run, unsorted;
+//      bin as above, and the rank's counts below and in it summed from its own histogram;
+//   2. the slice split in one pass by where its keys fall around the boundary key, own piece
+//      first (dist_split_at_boundary.cuh): the pieces of the sorted run, unsorted. It is
+//      planned on the GPU from the all-gathered words, so it runs while the host reads them;
 //   3. the peer's piece crosses while the kept piece is sorted on the range's bits; the
-//      received piece is sorted, and the two runs merge, lower rank first among equal keys.
+//      received piece is sorted, and the two runs merge, lower rank first among equal keys
+//      (dist_sample_sort_partition.cu, run_boundary_split).
 // The split needs a third region of the rank's size for the received piece. Where the present
 // keys' ranks need fewer 8-bit radix passes than the range's bits (dist_index.hpp
 // present_rank_bits; --param sort_on=auto, the default), the split writes each key's rank, the
@@ -49,6 +51,7 @@
 #include "dist_exchange.cuh"
 #include "dist_index.hpp"
 #include "dist_sample_sort_partition.hpp"
+#include "dist_split_at_boundary.cuh"
 #include "distributed.hpp"
 #include "sortbench/algo/range_radix_sort.hpp"
 #include "sortbench/core/cuda_check.hpp"
@@ -131,8 +134,8 @@ __global__ void count_around_bins(const K* sorted, u64 count, const u64* bin, in
 // all-reduce), one temporary region for the local sort, the scan and the merge (they run one
 // after another), and the boundary words: bin and start of each boundary (2 (G - 1)), then
 // every rank's (below, in bin) counts (2 (G - 1) per rank, this rank's at its row). Split
-// first: the global histogram apart from the rank's own, a temporary region for the scan
-// alone, and the split's workspace.
+// first: the global histogram apart from the rank's own, a temporary region for the scans and
+// the split, the split's plan, and the exchange's workspace.
 template <typename K, typename V>
 struct PairArrays {
   void* histogram;
@@ -140,6 +143,8 @@ struct PairArrays {
   void* temp;
   std::size_t temp_bytes = 0;
   u64* words;
+  TwoWaySplit* split_plan = nullptr;  // split first: the split's plan, made on the GPU
+  u64* selected = nullptr;            // ... and its part counts, which CUB writes
   void* split = nullptr;
   std::size_t bytes = 0;
   // The boundary words, then the number of present keys (split first).
@@ -156,7 +161,7 @@ struct PairArrays {
                                                   PresentIn(thrust::counting_iterator<u64>(0), BinPresent{}),
                                                   static_cast<std::uint32_t*>(nullptr),
                                                   static_cast<std::int64_t>(range)));
-    temp_bytes = split_first ? std::max(scan_bytes, present_bytes)
+    temp_bytes = split_first ? std::max({scan_bytes, present_bytes, split_at_boundary_bytes<K, V>(count)})
                              : std::max({range_radix_sort_bytes(slice_problem(p, count)), scan_bytes,
                                          merge_temp_bytes<K, V>(capacity)});
     Carve c;
@@ -164,7 +169,11 @@ struct PairArrays {
     if (split_first) global = reinterpret_cast<std::uint32_t*>(base + c.take(range * sizeof(std::uint32_t)));
     temp = base + c.take(temp_bytes);
     words = reinterpret_cast<u64*>(base + c.take(words_of(world) * sizeof(u64)));
-    if (split_first) split = base + c.take(boundary_split_workspace_bytes(p, s, capacity, world));
+    if (split_first) {
+      split_plan = reinterpret_cast<TwoWaySplit*>(base + c.take(sizeof(TwoWaySplit)));
+      selected = reinterpret_cast<u64*>(base + c.take(2 * sizeof(u64)));
+      split = base + c.take(boundary_split_workspace_bytes(p, s, capacity, world));
+    }
     bytes = c.used;
   }
 };
@@ -238,7 +247,22 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
   SB_CUDA_CHECK_LAUNCH();
   SB_NCCL_CHECK(ncclAllGather(around, d_around, 2 * bounds, ncclUint64, rank.comm(), stream), me);
   std::vector<u64> words(PairArrays<K, V>::words_of(world));
-  rank.to_host(words.data(), a.words, words.size() * sizeof(u64));
+  if (split_first) {
+    // The split, planned and run on the GPU while the host reads the words for the exchange.
+    rank.fork_aside();
+    plan_two_way_split<<<1, 1, 0, stream>>>(a.words, d_distinct, rank_present, range_bits, n, std::uint32_t(me),
+                                            p.facts.min_ordered, count, a.split_plan);
+    SB_CUDA_CHECK_LAUNCH();
+    std::size_t split_bytes = a.temp_bytes;
+    if (count)
+      split_at_boundary(a.temp, split_bytes, static_cast<const K*>(b.keys[0]), static_cast<const V*>(b.values[0]),
+                        count, a.split_plan, histogram, p.facts.min_ordered, static_cast<K*>(b.keys[1]),
+                        static_cast<V*>(b.values[1]), a.selected, stream);
+    marks.mark(1, stream);
+    rank.to_host_aside(words.data(), a.words, words.size() * sizeof(u64));
+  } else {
+    rank.to_host(words.data(), a.words, words.size() * sizeof(u64));
+  }
   std::vector<u64> below(std::size_t(bounds) * world), in_bin(std::size_t(bounds) * world);
   for (int q = 0; q < world; ++q)
     for (int d = 0; d < bounds; ++d) {
@@ -247,18 +271,15 @@ RankResult run_pairs(const SortProblem& p, const RankSlice& s, const RankBuffers
     }
   std::vector<u64> counts(std::size_t(world) * world);
   hp_pair_send_counts(n, world, words.data() + bounds, below.data(), in_bin.data(), counts.data());
-  std::vector<u64> cut(world + 1, 0);
-  for (int d = 0; d < world; ++d) cut[d + 1] = cut[d] + counts[me * world + d];
   if (split_first) {
-    BoundarySplit split{boundary_keys_of(words.data(), bounds, p.facts.min_ordered), std::move(counts),
-                        std::move(cut), 1, 2};
-    if (rank_present) {
-      split.rank_bits = present_rank_bits(words.back(), range_bits);
-      split.present_through = histogram;
-      split.bin_of_rank = global;
-    }
+    // The plan's choice, from the same words.
+    BoundarySplit split{std::move(counts), 2};
+    split.rank_bits = rank_present ? present_rank_bits(words.back(), range_bits) : 0;
+    split.bin_of_rank = global;
     return run_boundary_split(p, s, b, a.split, rank, marks, split);
   }
+  std::vector<u64> cut(world + 1, 0);
+  for (int d = 0; d < world; ++d) cut[d + 1] = cut[d] + counts[me * world + d];
   marks.mark(1, stream);
   return exchange_and_merge<K, V>(b, sorted_buffer, cut, counts, a.temp, a.temp_bytes, rank, marks, 2, 2);
 }

@@ -470,14 +470,15 @@ inline void hp_pair_send_counts(std::uint64_t n, std::uint64_t world, const std:
   }
 }
 
-// ---- H-P with a payload, partition first on two ranks ----
-// The cuts are known before any sort (the boundary bins, and each rank's counts below and in
-// them from its own histogram), so a rank splits its unsorted slice stably by where its
-// elements fall in the key order: below the first boundary key, equal to it, between it and the
-// next, ... (2 U + 1 slots for U distinct boundary keys). The slot of a boundary key keeps its
-// elements in input order, so its first (cut - below) elements are the ones the sorted run
-// would have sent below the cut: every piece is a contiguous range [cut_d, cut_{d+1}) of the
-// split, as of the sorted run.
+// ---- H-P with a payload, split first on two ranks ----
+// The cuts are known before any sort (the boundary bin, and each rank's counts below and in it
+// from its own histogram), so a rank splits its unsorted slice by where its elements fall
+// around the one boundary key: below it, equal to it, above it (boundary_key_slot's slots 0, 1
+// and 2), each in input order. The equal slot keeps input order, so its first (cut - below)
+// elements are the ones the sorted run would have sent below the cut: each rank's piece is a
+// contiguous range of the split, as of the sorted run. Every term of the split's places is
+// known before the pass, so it is one pass (CUB's three-way partition), planned on the GPU
+// from the boundary words: it need not wait for the host to learn the cuts.
 SB_HD_INLINE std::uint32_t boundary_key_slot(std::uint64_t ordered, const std::uint64_t* boundary_keys,
                                              std::uint32_t keys) {
   std::uint32_t lo = 0, hi = keys;
@@ -490,10 +491,38 @@ SB_HD_INLINE std::uint32_t boundary_key_slot(std::uint64_t ordered, const std::u
 }
 
 // The split's place of an element at `at` in the key order, turned so the rank's own piece
-// (from `own_begin`) comes first and the pieces of the ranks after it follow, wrapping around:
-// destination_slot's order, which the partition-first exchange sends from.
+// (from `own_begin`) comes first and the peer's follows, wrapping around: destination_slot's
+// order, which the partition-first exchange sends from.
 SB_HD_INLINE std::uint64_t own_first_place(std::uint64_t at, std::uint64_t own_begin, std::uint64_t count) {
   return at >= own_begin ? at - own_begin : at + (count - own_begin);
+}
+
+// One rank's split of two: the boundary key (ordered form), its elements below it and equal to
+// it in key order (the slots' first places: 0, below, below + equal), where its own piece
+// begins in that order, and its element count.
+// rank_bits > 0: the split writes each key as its rank among the present keys (present_bin),
+// which the sorts take on that many bits.
+struct TwoWaySplit {
+  std::uint64_t key = 0;
+  std::uint64_t below = 0, equal = 0;
+  std::uint64_t own_begin = 0;
+  std::uint64_t count = 0;
+  int rank_bits = 0;
+};
+
+// From the boundary words of two ranks: the boundary bin and its global start, and each rank q's
+// counts below and in it at around[2 q] and around[2 q + 1]. Rank 1's own piece begins where its
+// elements for rank 0 end: hp_pair_send_counts's cut, below + below_in_bin.
+SB_HD_INLINE TwoWaySplit two_way_split(std::uint64_t n, std::uint32_t me, std::uint64_t bin, std::uint64_t bin_start,
+                                       const std::uint64_t* around, std::uint64_t min_ordered, std::uint64_t count) {
+  TwoWaySplit s;
+  s.key = min_ordered + bin;
+  s.below = around[2 * me];
+  s.equal = around[2 * me + 1];
+  const std::uint64_t rank_prefix = me == 0 ? 0 : around[1];
+  s.own_begin = me == 0 ? 0 : s.below + below_in_bin(slice_begin(1, n, 2), bin_start, rank_prefix, s.equal);
+  s.count = count;
+  return s;
 }
 
 // ---- H-P with a payload, split first: the present keys' ranks ----
@@ -519,19 +548,10 @@ inline bool present_ranks_worth_counting(std::uint64_t range, std::uint64_t slic
 }
 // The bits to sort the ranks of `distinct` present keys on, where they need fewer 8-bit passes
 // than the range's bits; 0 where they do not (the keys sort as they are).
-inline int present_rank_bits(std::uint64_t distinct, int range_bits) {
+SB_HD_INLINE int present_rank_bits(std::uint64_t distinct, int range_bits) {
   if (distinct < 2) return 0;
   const int bits = static_cast<int>(bit_width64(distinct - 1));  // ranks 0 .. distinct - 1
   return (bits + 7) / 8 < (range_bits + 7) / 8 ? bits : 0;
-}
-
-// The distinct ordered keys of the boundary bins (bins[d], non-decreasing in d), ascending.
-inline std::vector<std::uint64_t> boundary_keys_of(const std::uint64_t* bins, std::size_t bounds,
-                                                   std::uint64_t min_ordered) {
-  std::vector<std::uint64_t> keys;
-  for (std::size_t d = 0; d < bounds; ++d)
-    if (keys.empty() || keys.back() != min_ordered + bins[d]) keys.push_back(min_ordered + bins[d]);
-  return keys;
 }
 
 }  // namespace sb::dist

@@ -78,23 +78,13 @@ struct SortRangeBits {
 };
 
 // dist-hp's split first on the present keys' ranks: ranks below 2^bits, written in the keys'
-// place by the split (PresentRanks), whose sign bit (signed keys) lies above them.
+// place by the split (dist_split_at_boundary.cuh), whose sign bit (signed keys) lies above them.
 struct SortPresentRanks {
   int bits;
   template <typename K, typename V>
   int operator()(void* temp, std::size_t temp_bytes, K* keys, K* keys_alt, V* vals, V* vals_alt, std::uint64_t n,
                  cudaStream_t stream) const {
     return sort_on_low_bits(temp, temp_bytes, keys, keys_alt, vals, vals_alt, n, bits, stream);
-  }
-};
-
-// A key's rank among the present keys (dist_index.hpp present_bin), in the key's type.
-template <typename K>
-struct PresentRanks {
-  const std::uint32_t* present_through;
-  std::uint64_t min_ordered;
-  __device__ K operator()(K key) const {
-    return static_cast<K>(present_through[static_cast<std::uint64_t>(KeyTraits<K>::ordered(key)) - min_ordered] - 1);
   }
 };
 

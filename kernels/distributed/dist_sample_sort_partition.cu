@@ -15,9 +15,10 @@
 //      ncclSend/ncclRecv group), and the sort of the kept part on the side stream beside it;
 //   4. the sort of the received parts (one CUB sort of their concatenation), then one CUB merge
 //      of the kept and the received runs, for any G.
-// dist-hp with a payload on two ranks (dist_hp_pairs.cu, issue 50) takes steps 2 to 4 with exact
-// cuts instead of splitters: the stable split by the boundary keys (BoundarySlots) and the
-// kept and received sorts on the range's bits (SortRangeBits; dist_partition_sorts.cuh).
+// dist-hp with a payload on two ranks (dist_hp_pairs.cu, issue 50) takes steps 3 and 4 with
+// exact cuts instead of splitters, after its own split at the boundary key
+// (dist_split_at_boundary.cuh), and the kept and received sorts on the range's bits or the
+// present keys' ranks (dist_partition_sorts.cuh).
 // Phases: "local" ends when the split and its counts are known, "exchange" when both the
 // all-to-all and the kept part's sort have, "merge" after the received part's sort and the
 // merge. Keys are compared by their ordered (radix) bits throughout, as in sort-first.
@@ -98,14 +99,12 @@ struct PartitionArrays {
   u64* slot_offsets;    // their exclusive scan: where each tile's part of each slot starts
   u64* counts;          // [q][d] elements rank q sends rank d, all-gathered
   u64* ends;            // G = 2: places split_in_two has taken at the front and at the back
-  u64* boundary_keys;   // dist-hp: the distinct boundary keys (at most G - 1)
   K* received_keys;     // capacity: the remote parts, by source rank
   V* received_vals;     // capacity, with values only
   std::size_t bytes = 0;
   // sort_bytes: the temporary storage of the caller's sort of up to `capacity` elements.
   PartitionArrays(char* base, u64 count, u64 capacity, int world, std::size_t sort_bytes) {
-    // Up to 2 G - 1 slots: the boundary keys' split (BoundarySlots).
-    const u64 scanned = u64(2 * world - 1) * tiles_of(count) + 1;
+    const u64 scanned = u64(world) * tiles_of(count) + 1;
     std::size_t scan_bytes = 0;
     SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const u64*>(nullptr),
                                                 static_cast<u64*>(nullptr), std::int64_t(scanned)));
@@ -118,7 +117,6 @@ struct PartitionArrays {
     slot_offsets = reinterpret_cast<u64*>(base + c.take(scanned * sizeof(u64)));
     counts = reinterpret_cast<u64*>(base + c.take(std::size_t(world) * world * sizeof(u64)));
     ends = reinterpret_cast<u64*>(base + c.take(2 * sizeof(u64)));
-    boundary_keys = reinterpret_cast<u64*>(base + c.take(std::max(world - 1, 1) * sizeof(u64)));
     received_keys = reinterpret_cast<K*>(base + c.take(capacity * sizeof(K)));
     received_vals = nullptr;
     if constexpr (kHasValues<V>) received_vals = reinterpret_cast<V*>(base + c.take(capacity * sizeof(V)));
@@ -160,23 +158,6 @@ struct SplitterSlots {
     return destination_slot(destination_of(ordered, me, index, splitters, world - 1), me, world);
   }
   __device__ u64 place(u64 at) const { return at; }
-};
-
-// dist-hp's with a payload: the slot in key order around the boundary keys
-// (boundary_key_slot), each place turned so the rank's own piece comes first (own_first_place).
-struct BoundarySlots {
-  const u64* keys;
-  u32 count;  // distinct boundary keys
-  u64 own_begin, elements;
-  __host__ __device__ u32 slots() const { return 2 * count + 1; }
-  __host__ __device__ std::size_t table_bytes() const { return count * sizeof(u64); }
-  __device__ BoundarySlots staged(void* shared) const {
-    u64* to = static_cast<u64*>(shared);
-    for (u32 i = threadIdx.x; i < count; i += blockDim.x) to[i] = keys[i];
-    return {to, count, own_begin, elements};
-  }
-  __device__ u32 of(u64 ordered, u64) const { return boundary_key_slot(ordered, keys, count); }
-  __device__ u64 place(u64 at) const { return own_first_place(at, own_begin, elements); }
 };
 
 // Dynamic shared memory of the split kernels: the slot table, then per-slot words.
@@ -236,10 +217,10 @@ __global__ void __launch_bounds__(kBlock) count_slots(const K* keys, u64 count, 
 // and every thread then writes its items: a lane's place is its (item, warp)'s first plus the
 // warp's lanes of its slot below it. Two barriers a tile: a barrier per item (four at first)
 // made the split 7.9 ms at 2^30 keys.
-template <typename K, typename V, typename Slots, typename KeyOut>
+template <typename K, typename V, typename Slots>
 __global__ void __launch_bounds__(kBlock) scatter_by_slot(const K* keys, const V* vals, u64 count, Slots table,
                                                           u64 tiles, const u64* slot_offsets, K* out_keys,
-                                                          V* out_vals, KeyOut key_out) {
+                                                          V* out_vals) {
   extern __shared__ u64 shared_words[];
   const Slots slots = table.staged(shared_words);
   const u32 n_slots = slots.slots();
@@ -260,11 +241,6 @@ __global__ void __launch_bounds__(kBlock) scatter_by_slot(const K* keys, const V
   __syncthreads();
   u32 slot[kItems], peers[kItems];
   tile_slots(k, begin, count, slots, slot);
-  // The keys as written, taken here so that a table's loads (PresentRanks) travel beside the
-  // places' scan below: at the stores each would wait on its own.
-  K out[kItems];
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) out[j] = slot[j] < n_slots ? key_out(k[j]) : k[j];
   const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const u32 lanes_below = (1u << lane) - 1;
 #pragma unroll
@@ -288,16 +264,15 @@ __global__ void __launch_bounds__(kBlock) scatter_by_slot(const K* keys, const V
     if (slot[j] >= n_slots) continue;
     const u64 place =
         slots.place(first[(u32(j) * kWarps + warp) * n_slots + slot[j]] + __popc(peers[j] & lanes_below));
-    out_keys[place] = out[j];
+    out_keys[place] = k[j];
     if constexpr (kHasValues<V>) out_vals[place] = v[j];
   }
 }
 
-// The stable split of the slice in keys[0] (vals[0]) into keys[1] (vals[1]) by `slots`, each
-// key written as key_out gives it.
-template <typename K, typename V, typename Slots, typename KeyOut = SameKey>
+// The stable split of the slice in keys[0] (vals[0]) into keys[1] (vals[1]) by `slots`.
+template <typename K, typename V, typename Slots>
 void split_by_slot(const Columns<K, V>& col, u64 count, const Slots& slots, const PartitionArrays<K, V>& a,
-                   cudaStream_t stream, const KeyOut& key_out = {}) {
+                   cudaStream_t stream) {
   const u64 tiles = tiles_of(count);
   const std::size_t shared = split_shared_bytes(slots);
   count_slots<K><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], count, slots, tiles, a.slot_counts);
@@ -305,8 +280,8 @@ void split_by_slot(const Columns<K, V>& col, u64 count, const Slots& slots, cons
   std::size_t temp_bytes = a.temp_bytes;
   SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(a.temp, temp_bytes, a.slot_counts, a.slot_offsets,
                                               std::int64_t(u64(slots.slots()) * tiles + 1), stream));
-  scatter_by_slot<<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], col.vals[0], count, slots, tiles,
-                                                              a.slot_offsets, col.keys[1], col.vals[1], key_out);
+  scatter_by_slot<K, V><<<unsigned(tiles), kBlock, shared, stream>>>(col.keys[0], col.vals[0], count, slots, tiles,
+                                                                     a.slot_offsets, col.keys[1], col.vals[1]);
   SB_CUDA_CHECK_LAUNCH();
 }
 
@@ -459,30 +434,19 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
   return exchange_sort_and_merge(col, b, a, counts, sort, rank, marks, 1, 2);
 }
 
-// dist-hp with values on two ranks: the split by the boundary keys, then the same exchange.
+// dist-hp with values on two ranks: the same exchange of a slice split at the boundary key
+// (dist_split_at_boundary.cuh), sorted on the range's bits or on the present keys' ranks.
 template <typename K, typename V>
 RankResult run_boundary_typed(const SortProblem& p, const RankSlice& s, const Columns<K, V>& col,
                               const RankBuffers& b, void* workspace, const Rank& rank, const PhaseMarks& marks,
                               const BoundarySplit& split) {
-  const cudaStream_t stream = rank.stream();
-  const int world = rank.world(), me = rank.rank();
-  PartitionArrays<K, V> a(static_cast<char*>(workspace), s.count, b.capacity, world,
+  PartitionArrays<K, V> a(static_cast<char*>(workspace), s.count, b.capacity, rank.world(),
                           range_radix_sort_bytes(slice_problem(p, b.capacity)));
-  const BoundarySlots slots{a.boundary_keys, u32(split.keys.size()), split.cut[me], s.count};
-  if (s.count)
-    SB_CUDA_CHECK(cudaMemcpyAsync(a.boundary_keys, split.keys.data(), split.keys.size() * sizeof(u64),
-                                  cudaMemcpyHostToDevice, stream));
-  if (split.rank_bits == 0) {
-    if (s.count) split_by_slot(col, s.count, slots, a, stream);
-    marks.mark(split.split_phase, stream);
+  if (split.rank_bits == 0)
     return exchange_sort_and_merge(col, b, a, split.counts, SortRangeBits{&p, &rank.ctx()}, rank, marks,
                                    split.done_phase, split.done_phase);
-  }
-  const u64 min_ordered = p.facts.min_ordered;
-  if (s.count) split_by_slot(col, s.count, slots, a, stream, PresentRanks<K>{split.present_through, min_ordered});
-  marks.mark(split.split_phase, stream);
   return exchange_sort_and_merge(col, b, a, split.counts, SortPresentRanks{split.rank_bits}, rank, marks,
-                                 split.done_phase, split.done_phase, KeyOfRank<K>{split.bin_of_rank, min_ordered});
+                                 split.done_phase, split.done_phase, KeyOfRank<K>{split.bin_of_rank, p.facts.min_ordered});
 }
 
 }  // namespace

@@ -28,25 +28,22 @@ RankResult run_partition_first(const SortProblem& p, const RankSlice& s, const R
                                const PhaseMarks& marks);
 Details partition_first_details(int world);
 
-// dist-hp with a payload on two ranks (dist_hp_pairs.cu) splits its unsorted slice by the
-// boundary keys instead of splitters (dist_index.hpp boundary_key_slot), then exchanges, sorts
-// and merges as the sample sort does; the cuts are exact, so no capacity margin.
+// dist-hp with a payload on two ranks (dist_hp_pairs.cu) splits its unsorted slice at the
+// boundary key (dist_split_at_boundary.cuh) instead of by splitters, then exchanges, sorts and
+// merges as the sample sort does; the cuts are exact, so no capacity margin.
 using PairValues = TypeList<std::uint32_t, std::uint64_t>;
 struct BoundarySplit {
-  std::vector<std::uint64_t> keys;    // the distinct boundary keys, ordered form, ascending
   std::vector<std::uint64_t> counts;  // [q * world + d]: elements rank q sends rank d
-  std::vector<std::uint64_t> cut;     // this rank's pieces in key order: [cut[d], cut[d + 1]) for rank d
-  std::size_t split_phase = 0;        // marked once the split is done
   std::size_t done_phase = 0;         // marked at the end
-  // Where rank_bits > 0, the pairs sort on their keys' ranks among the present keys
-  // (dist_index.hpp present_bin) on [0, rank_bits), and the ranks map back to keys at the end.
+  // Where rank_bits > 0, the split wrote each key's rank among the present keys
+  // (dist_index.hpp present_bin): the pairs sort on [0, rank_bits), and the ranks map back to
+  // keys at the end.
   int rank_bits = 0;
-  const std::uint32_t* present_through = nullptr;  // range bins: present bins up to each
-  const std::uint32_t* bin_of_rank = nullptr;      // distinct keys: each rank's bin
+  const std::uint32_t* bin_of_rank = nullptr;  // distinct keys: each rank's bin
 };
 std::size_t boundary_split_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity,
                                            int world);
-// workspace: boundary_split_workspace_bytes of it.
+// The split slice in keys[1] (values[1]); workspace: boundary_split_workspace_bytes of it.
 RankResult run_boundary_split(const SortProblem& p, const RankSlice& s, const RankBuffers& b, void* workspace,
                               const Rank& rank, const PhaseMarks& marks, const BoundarySplit& split);
 

@@ -4,9 +4,9 @@
 // for G ranks and checked against std::stable_sort of the whole input: every destination gets
 // exactly its slice, the pieces concatenate to the global order, equal keys keep their input
 // order; and the counts stay exact past 2^32 elements. The split-first path of two ranks
-// (issue 50) too: each rank's counts from its own histogram, the stable split of its unsorted
-// slice by the boundary keys (boundary_key_slot), own piece first (own_first_place), the
-// pieces sent from destination_slot's places; modelled for any G.
+// (issue 50) too: each rank's counts from its own histogram, the split of its unsorted slice
+// planned by two_way_split and done part by part around the boundary key (boundary_key_slot),
+// own piece first (own_first_place), the pieces sent from destination_slot's places.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -114,16 +114,19 @@ std::vector<std::vector<Pair>> simulate(const std::vector<std::uint32_t>& keys, 
   return received;
 }
 
-// The split-first path on the host: the global histogram, the boundary bins, each rank's
-// counts below and in them from its own histogram, hp_pair_send_counts; each rank splits its
-// unsorted slice stably by boundary_key_slot and own_first_place, and sends the piece for rank
-// d from partition_slot_begin's slot for d; each destination sorts what it holds stably, lower
+// The split-first path of two ranks on the host: the global histogram, the boundary bin, each
+// rank's counts below and in it from its own histogram, hp_pair_send_counts; each rank's split
+// planned by two_way_split (its own piece where the host's cut says) and done as CUB's
+// three-way partition does it: the elements below the boundary key, equal to it and above it
+// (boundary_key_slot), each part in input order, at own_first_place; the piece for rank d sent
+// from partition_slot_begin's slot for d; each destination sorts what it holds stably, lower
 // ranks' pieces first.
 // ranks: the split writes each key's rank among the present keys (present_bin and friends),
 // the destinations sort on it, and the ranks map back to keys at the end.
 std::vector<std::vector<Pair>> simulate_split_first_on(const std::vector<std::uint32_t>& keys, u64 world, u64 range,
                                                        bool ranks) {
-  const u64 n = keys.size(), bounds = world - 1;
+  EXPECT_EQ(world, 2u) << "split first runs on two ranks";
+  const u64 n = keys.size();
   std::vector<std::vector<u64>> local(world, std::vector<u64>(range, 0));
   std::vector<u64> histogram(range, 0);
   for (u64 i = 0; i < n; ++i) {
@@ -133,41 +136,38 @@ std::vector<std::vector<Pair>> simulate_split_first_on(const std::vector<std::ui
   }
   std::vector<u64> bins, starts;
   boundary_bins(histogram, n, world, bins, starts);
-  std::vector<u64> below(world * bounds, 0), in_bin(world * bounds);
-  for (u64 q = 0; q < world; ++q)
-    for (u64 d = 0; d < bounds; ++d) {
-      for (u64 b = 0; b < bins[d]; ++b) below[q * bounds + d] += local[q][b];
-      in_bin[q * bounds + d] = local[q][bins[d]];
-    }
+  // The all-gathered words' counts: each rank's (below, in bin).
+  std::vector<u64> around(2 * world, 0), below(world), in_bin(world);
+  for (u64 q = 0; q < world; ++q) {
+    for (u64 b = 0; b < bins[0]; ++b) around[2 * q] += local[q][b];
+    around[2 * q + 1] = local[q][bins[0]];
+    below[q] = around[2 * q];
+    in_bin[q] = around[2 * q + 1];
+  }
   std::vector<u64> counts(world * world);
   hp_pair_send_counts(n, world, starts.data(), below.data(), in_bin.data(), counts.data());
   const u64 min_ordered = 0;  // u32 keys from 0: bin b is key b
-  const std::vector<u64> boundary = boundary_keys_of(bins.data(), bounds, min_ordered);
-  EXPECT_LE(boundary.size(), bounds);
-  EXPECT_TRUE(std::is_sorted(boundary.begin(), boundary.end()));
   std::vector<std::uint32_t> present_through(range), bin_of_rank(range, ~0u);
   for (u64 b = 0; b < range; ++b) present_through[b] = (b ? present_through[b - 1] : 0u) + (histogram[b] != 0);
   for (u64 b = 0; b < range; ++b) record_present_bin(present_through.data(), b, bin_of_rank.data());
   std::vector<std::vector<Pair>> received(world);
   for (u64 q = 0; q < world; ++q) {
     const u64 begin = slice_begin(q, n, world), count = slice_size(q, n, world);
-    std::vector<u64> cut(world + 1, 0);
-    for (u64 d = 0; d < world; ++d) cut[d + 1] = cut[d] + counts[q * world + d];
-    // The split: slot order, input order within a slot (a counting pass and a scatter).
-    const auto slots = u64(2 * boundary.size() + 1);
-    std::vector<u64> slot_begin(slots + 1, 0);
-    for (u64 i = begin; i < begin + count; ++i)
-      ++slot_begin[boundary_key_slot(keys[i], boundary.data(), std::uint32_t(boundary.size())) + 1];
-    for (u64 t = 0; t < slots; ++t) slot_begin[t + 1] += slot_begin[t];
+    const TwoWaySplit plan = two_way_split(n, std::uint32_t(q), bins[0], starts[0], around.data(), min_ordered, count);
+    EXPECT_EQ(plan.own_begin, q == 0 ? 0 : counts[q * world]) << "rank " << q << " of n " << n;
+    u64 next[3] = {0, plan.below, plan.below + plan.equal};  // each slot's next place in key order
     std::vector<Pair> split(count);
     std::vector<bool> taken(count, false);
     for (u64 i = begin; i < begin + count; ++i) {
-      const std::uint32_t slot = boundary_key_slot(keys[i], boundary.data(), std::uint32_t(boundary.size()));
-      const u64 place = own_first_place(slot_begin[slot]++, cut[q], count);
+      const std::uint32_t slot = boundary_key_slot(keys[i], &plan.key, 1);
+      const u64 place = own_first_place(next[slot]++, plan.own_begin, count);
       EXPECT_FALSE(taken[place]) << "two elements at " << place;
       taken[place] = true;
       split[place] = {ranks ? present_through[keys[i]] - 1 : keys[i], i};
     }
+    EXPECT_EQ(next[0], plan.below) << "rank " << q << ": the elements below the key";
+    EXPECT_EQ(next[1], plan.below + plan.equal) << "rank " << q << ": the elements equal to it";
+    EXPECT_EQ(next[2], count);
     const std::vector<u64> piece_begin = partition_slot_begin(counts, int(q), int(world));
     for (u64 d = 0; d < world; ++d) {
       const u64 at = piece_begin[destination_slot(std::uint32_t(d), std::uint32_t(q), std::uint32_t(world))];
@@ -211,9 +211,9 @@ void check_exact_and_stable(Simulation simulate_path, const std::vector<std::uin
 
 // Every G and n of the tests over uniform keys, all keys equal, and few distinct keys, the first
 // far more often (zipf-like: boundaries inside one bin).
-void check_every_input(Simulation simulate_path, unsigned seed) {
+void check_every_input(Simulation simulate_path, unsigned seed, const std::vector<u64>& worlds = {2, 3, 4, 8}) {
   std::mt19937 rng(seed);
-  for (u64 world : {2, 3, 4, 8}) {
+  for (u64 world : worlds) {
     for (u64 n : {u64{1}, u64{2}, u64{3}, u64{5}, u64{97}, u64{1000}, u64{20011}}) {
       std::vector<std::uint32_t> keys(n);
       for (auto& k : keys) k = rng() % 1000;
@@ -235,13 +235,13 @@ TEST(DistHpPairs, BoundaryKeySlotsLieInKeyOrder) {
   EXPECT_EQ(boundary_key_slot(5, boundary.data(), 0), 0u);  // no boundary key: one slot
   // Own piece first: a rank whose piece starts at 4 of 10 puts places 4..9 at 0..5, then 0..3.
   for (u64 at = 0; at < 10; ++at) EXPECT_EQ(own_first_place(at, 4, 10), at >= 4 ? at - 4 : at + 6);
-  const u64 bins[] = {2, 2, 5};
-  EXPECT_EQ(boundary_keys_of(bins, 3, 100), (std::vector<u64>{102, 105}));  // one key for two boundaries
 }
 
-TEST(DistHpPairs, SplitFirstGivesEveryRankItsSliceInStableOrder) { check_every_input(simulate_split_first, 50); }
+TEST(DistHpPairs, SplitFirstGivesEveryRankItsSliceInStableOrder) {
+  check_every_input(simulate_split_first, 50, {2});
+}
 
-TEST(DistHpPairs, SplitFirstOnThePresentKeysRanksToo) { check_every_input(simulate_split_first_ranks, 51); }
+TEST(DistHpPairs, SplitFirstOnThePresentKeysRanksToo) { check_every_input(simulate_split_first_ranks, 51, {2}); }
 
 TEST(DistHpPairs, PresentKeysRankInKeyOrder) {
   // Bins 0..7 with keys at 1, 2, 5 and 7.

@@ -96,9 +96,11 @@ void nccl_check(ncclResult_t result, const char* call, int rank) {
                                             ncclGetLastError(nullptr)));
 }
 
-void Rank::wait() const {
+void Rank::wait() const { wait_on(ctx_.stream); }
+
+void Rank::wait_on(cudaStream_t stream) const {
   for (;;) {
-    const cudaError_t q = cudaStreamQuery(ctx_.stream);
+    const cudaError_t q = cudaStreamQuery(stream);
     if (q == cudaSuccess) return;
     if (q != cudaErrorNotReady) SB_CUDA_CHECK(q);
     ncclResult_t async = ncclSuccess;
@@ -117,10 +119,16 @@ void Rank::abort_comm() const {
   if (!aborted_.exchange(true)) ncclCommAbort(comm());
 }
 
-void Rank::to_host(void* dst, const void* src, std::size_t bytes) const {
-  wait();
-  SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx_.stream));
-  SB_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));  // the stream has nothing else left to run
+void Rank::to_host(void* dst, const void* src, std::size_t bytes) const { to_host_on(ctx_.stream, dst, src, bytes); }
+
+void Rank::to_host_aside(void* dst, const void* src, std::size_t bytes) const {
+  to_host_on(side_.stream, dst, src, bytes);
+}
+
+void Rank::to_host_on(cudaStream_t stream, void* dst, const void* src, std::size_t bytes) const {
+  wait_on(stream);
+  SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));  // the stream has nothing else left to run
 }
 
 void Rank::barrier(void* one_word) const {

@@ -151,6 +151,9 @@ class Rank {
   // it, so behind a collective whose peer has died it would block forever, unwatched (seen on
   // two H200s, issue 51: a rank killed mid-run left the other in cuMemcpyDtoHAsync).
   void to_host(void* dst, const void* src, std::size_t bytes) const;
+  // The same from the side stream, once it has got to the last fork_aside(): the main stream
+  // runs on meanwhile (dist-hp's split while the host reads the cuts its exchange needs).
+  void to_host_aside(void* dst, const void* src, std::size_t bytes) const;
   // All ranks past this point on their streams: an all-reduce of one word.
   void barrier(void* one_word) const;
   // A device-to-device copy on the side stream, ordered after the main stream's work so far;
@@ -171,6 +174,8 @@ class Rank {
 
  private:
   void exchange_on(cudaStream_t on, const std::vector<PeerTransfer>& transfers) const;
+  void wait_on(cudaStream_t stream) const;
+  void to_host_on(cudaStream_t stream, void* dst, const void* src, std::size_t bytes) const;
 
   DeviceContext ctx_;
   RunFailure* failure_;
