@@ -183,21 +183,25 @@ inline double dist_hp_s(const DistShape& s, const DistRates& r) {
       // round trip (the cuts, read beside the split).
       // Where the distinct count is known and its ranks take fewer passes, the sorts take them
       // (dist_hp_pairs.cu), after a scan of the bins' presence and a write of each rank's bin;
-      // the split looks each pair's rank up in a count a bin (rank_lookup_bytes).
+      // the split looks each pair's rank up in a count a bin (rank_lookup_bytes). Ranks of up
+      // to 16 bits are 2-byte keys from the split's write to the merge's read.
       const double e = k + s.value_bytes, sent = m * (g - 1) / g;
-      const int rank_bits = s.distinct && present_ranks_worth_counting(s.range, s.n / std::uint64_t(s.world), int(s.range_bits))
+      const std::uint64_t slice = s.n / std::uint64_t(s.world);
+      const int rank_bits = s.distinct && present_ranks_worth_counting(s.range, slice, int(s.range_bits))
                                 ? present_rank_bits(s.distinct, int(s.range_bits))
                                 : 0;
       const unsigned sort_bits = rank_bits ? unsigned(rank_bits) : s.range_bits;
+      const unsigned moved_key_bytes = ranks_in_two_bytes(rank_bits) ? 2u : s.key_bytes;
+      const double moved = moved_key_bytes + s.value_bytes;
       const double ranks =
           rank_bits ? 3.0 * double(s.range) * 4 + double(s.distinct) * 4 + m * rank_lookup_bytes(s) : 0.0;
-      const double split = (double(s.range) * s.count_bytes + m * 2.0 * e + ranks) /
+      const double split = (double(s.range) * s.count_bytes + m * (e + moved) + ranks) /
                            (2.0 * r.copy_gbs * 1e9) / kHpShare;
-      const double kept_sort = radix_sort_s(m - sent, sort_bits, s.key_bytes, s.value_bytes, r);
-      const double received_sort = radix_sort_s(sent, sort_bits, s.key_bytes, s.value_bytes, r);
-      const double merge = m * 2.0 * e / (2.0 * r.copy_gbs * 1e9) / kMergeShare;
-      return histogram + reduce + split + std::max(sent * e / (r.exchange_gbs * 1e9), kept_sort) + received_sort +
-             merge + 3.0 * r.latency_s + 2.0 * r.latency_s + 6.0 * r.launch_s;
+      const double kept_sort = radix_sort_s(m - sent, sort_bits, moved_key_bytes, s.value_bytes, r);
+      const double received_sort = radix_sort_s(sent, sort_bits, moved_key_bytes, s.value_bytes, r);
+      const double merge = m * (moved + e) / (2.0 * r.copy_gbs * 1e9) / kMergeShare;
+      return histogram + reduce + split + std::max(sent * moved / (r.exchange_gbs * 1e9), kept_sort) +
+             received_sort + merge + 3.0 * r.latency_s + 2.0 * r.latency_s + 6.0 * r.launch_s;
     }
     return histogram + radix_sort_s(m, s.range_bits, s.key_bytes, s.value_bytes, r) + reduce + r.latency_s +
            exchange_and_merge_s(s, r);

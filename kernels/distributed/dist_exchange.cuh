@@ -88,23 +88,32 @@ struct SameKey {
 template <typename K, typename KeyOut = SameKey>
 struct DropRun {
   KeyOut key_out;
-  __host__ __device__ K operator()(const RunKey<K>& t) const { return key_out(t.key); }
+  __host__ __device__ auto operator()(const RunKey<K>& t) const { return key_out(t.key); }
 };
+
+// The order the merge compares in: the key type's, and a 2-byte rank's own (dist-hp's ranks of
+// the present keys, dist_index.hpp ranks_in_two_bytes).
+template <typename K>
+__host__ __device__ auto merge_order(const K& k) {
+  if constexpr (std::is_same_v<K, std::uint16_t>) return k;
+  else return KeyTraits<K>::ordered(k);
+}
 
 struct RunKeyLess {
   template <typename K>
   __host__ __device__ bool operator()(const RunKey<K>& a, const RunKey<K>& b) const {
-    const auto x = KeyTraits<K>::ordered(a.key), y = KeyTraits<K>::ordered(b.key);
+    const auto x = merge_order(a.key), y = merge_order(b.key);
     return x < y || (x == y && a.run < b.run);
   }
 };
 
 // Merges the sorted runs a[0, na) and b[0, nb) of keys (and values unless V is NoValue) into
 // out; a's elements precede b's among equal keys when there are values. temp == nullptr: only
-// sets temp_bytes. With values, key_out gives the key written for each key compared.
-template <typename K, typename V, typename KeyOut = SameKey>
+// sets temp_bytes. With values, key_out gives the key written (of type OutK) for each key
+// compared.
+template <typename K, typename V, typename KeyOut = SameKey, typename OutK = K>
 void merge_runs(void* temp, std::size_t& temp_bytes, const K* a_keys, const V* a_vals, std::uint64_t na,
-                const K* b_keys, const V* b_vals, std::uint64_t nb, K* keys_out, V* vals_out, cudaStream_t stream,
+                const K* b_keys, const V* b_vals, std::uint64_t nb, OutK* keys_out, V* vals_out, cudaStream_t stream,
                 const KeyOut& key_out = {}) {
   static_assert(std::is_same_v<KeyOut, SameKey> || !std::is_same_v<V, NoValue>, "keys alone merge as they are");
   if constexpr (std::is_same_v<V, NoValue>) {

@@ -546,6 +546,10 @@ SB_HD_INLINE void record_present_bin(const std::uint32_t* present_through, std::
 inline bool present_ranks_worth_counting(std::uint64_t range, std::uint64_t slice, int range_bits) {
   return range <= slice && range_bits > 8;
 }
+// Ranks of up to 16 bits travel as 2-byte keys: the split writes them so, and the exchange, both
+// sorts and the merge's reads move 2 bytes a key instead of the key's 4 or 8 (at 2^26 u32
+// pairs over two ranks, 6 bytes a pair instead of 8).
+SB_HD_INLINE bool ranks_in_two_bytes(int rank_bits) { return rank_bits > 0 && rank_bits <= 16; }
 // The bits to sort the ranks of `distinct` present keys on, where they need fewer 8-bit passes
 // than the range's bits; 0 where they do not (the keys sort as they are).
 SB_HD_INLINE int present_rank_bits(std::uint64_t distinct, int range_bits) {

@@ -99,10 +99,13 @@ struct KeyOfRank {
   }
 };
 
-template <typename K, typename KeyOut>
-__global__ void keys_out_in_place(K* keys, std::uint64_t count, KeyOut key_out) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count; i += std::uint64_t{gridDim.x} * blockDim.x)
-    keys[i] = key_out(keys[i]);
+// Each key of from[0, count) as key_out writes it, at the same index of `to` (from itself where
+// the types match).
+template <typename K, typename OutK, typename KeyOut>
+__global__ void write_keys_out(const K* from, OutK* to, std::uint64_t count, KeyOut key_out) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count; i += stride)
+    to[i] = key_out(from[i]);
 }
 
 }  // namespace sb::dist

@@ -307,12 +307,17 @@ __global__ void slot_totals(const u64* slot_offsets, u64 tiles, u32 world, u32 m
 // merge (phase `merged`). With values only on two ranks: the merge takes the lower rank's
 // elements first among equal keys (stable); the received concatenation of more ranks would
 // hold ranks on both sides of this one.
-// key_out: the key written for each key sorted on (by the merge, else in place at the end).
-template <typename K, typename V, typename Sort, typename KeyOut = SameKey>
+// key_out: the key written for each key sorted on (by the merge, else by a pass at the end),
+// into keys_out: the work buffers seen as key_out's type (dist-hp's 2-byte ranks sort in
+// col's view of the same buffers as K keys are written).
+template <typename K, typename V, typename Sort, typename KeyOut = SameKey, typename OutK = K>
 RankResult exchange_sort_and_merge(const Columns<K, V>& col, const RankBuffers& b, const PartitionArrays<K, V>& a,
                                    const std::vector<u64>& counts, const Sort& sort, const Rank& rank,
                                    const PhaseMarks& marks, std::size_t exchanged, std::size_t merged,
-                                   const KeyOut& key_out = {}) {
+                                   const KeyOut& key_out = {}, OutK* const* keys_out = nullptr) {
+  static_assert(std::is_same_v<OutK, K> || !std::is_same_v<KeyOut, SameKey>, "keys of another type come from key_out");
+  OutK* const out[2] = {keys_out ? keys_out[0] : reinterpret_cast<OutK*>(col.keys[0]),
+                        keys_out ? keys_out[1] : reinterpret_cast<OutK*>(col.keys[1])};
   const cudaStream_t stream = rank.stream();
   const int world = rank.world(), me = rank.rank();
   if (kHasValues<V> && world != 2)
@@ -353,10 +358,10 @@ RankResult exchange_sort_and_merge(const Columns<K, V>& col, const RankBuffers& 
     std::size_t temp_bytes = a.temp_bytes;
     if (me == 0)
       merge_runs<K, V>(a.temp, temp_bytes, col.keys[keep], col.vals[keep], kept, run_keys, run_vals, received,
-                       col.keys[other], col.vals[other], stream, key_out);
+                       out[other], col.vals[other], stream, key_out);
     else
       merge_runs<K, V>(a.temp, temp_bytes, run_keys, run_vals, received, col.keys[keep], col.vals[keep], kept,
-                       col.keys[other], col.vals[other], stream, key_out);
+                       out[other], col.vals[other], stream, key_out);
     result = other;
   } else if (received && run_keys == a.received_keys) {
     // Nothing kept and the sorted run still in the workspace: it moves to keys[keep].
@@ -366,8 +371,16 @@ RankResult exchange_sort_and_merge(const Columns<K, V>& col, const RankBuffers& 
           cudaMemcpyAsync(col.vals[keep], run_vals, received * sizeof(V), cudaMemcpyDeviceToDevice, stream));
   }
   if constexpr (!std::is_same_v<KeyOut, SameKey>) {
-    if (result == keep && total) {  // no merge wrote the keys
-      keys_out_in_place<<<grid_for(total, 256), 256, 0, stream>>>(col.keys[keep], total, key_out);
+    if (result == keep && total) {
+      // No merge wrote the keys: in place where they keep their size, else into the other
+      // buffer, the values beside them.
+      if constexpr (!std::is_same_v<OutK, K>) {
+        if constexpr (kHasValues<V>)
+          SB_CUDA_CHECK(cudaMemcpyAsync(col.vals[other], col.vals[keep], total * sizeof(V), cudaMemcpyDeviceToDevice,
+                                        stream));
+        result = other;
+      }
+      write_keys_out<<<grid_for(total, 256), 256, 0, stream>>>(col.keys[keep], out[result], total, key_out);
       SB_CUDA_CHECK_LAUNCH();
     }
   }
@@ -435,18 +448,34 @@ RankResult run_typed(const RankSlice& s, const Columns<K, V>& col, const RankBuf
 }
 
 // dist-hp with values on two ranks: the same exchange of a slice split at the boundary key
-// (dist_split_at_boundary.cuh), sorted on the range's bits or on the present keys' ranks.
+// (dist_split_at_boundary.cuh), sorted on the range's bits or on the present keys' ranks; ranks
+// that fit two bytes (ranks_in_two_bytes) cross, sort and merge as 2-byte keys, in a view of
+// the same buffers, and the merge writes the keys they stand for.
+using TwoByteRank = std::uint16_t;
+
 template <typename K, typename V>
 RankResult run_boundary_typed(const SortProblem& p, const RankSlice& s, const Columns<K, V>& col,
                               const RankBuffers& b, void* workspace, const Rank& rank, const PhaseMarks& marks,
                               const BoundarySplit& split) {
+  const std::size_t phase = split.done_phase;
+  const KeyOfRank<K> key_of_rank{split.bin_of_rank, p.facts.min_ordered};
+  if (ranks_in_two_bytes(split.rank_bits)) {
+    Columns<TwoByteRank, V> ranks;
+    for (int i = 0; i < 2; ++i) {
+      ranks.keys[i] = reinterpret_cast<TwoByteRank*>(col.keys[i]);
+      ranks.vals[i] = col.vals[i];
+    }
+    PartitionArrays<TwoByteRank, V> a(static_cast<char*>(workspace), s.count, b.capacity, rank.world(),
+                                      SortWholeKeys::bytes<TwoByteRank, V>(b.capacity));
+    return exchange_sort_and_merge(ranks, b, a, split.counts, SortPresentRanks{split.rank_bits}, rank, marks, phase,
+                                   phase, key_of_rank, col.keys);
+  }
   PartitionArrays<K, V> a(static_cast<char*>(workspace), s.count, b.capacity, rank.world(),
                           range_radix_sort_bytes(slice_problem(p, b.capacity)));
   if (split.rank_bits == 0)
-    return exchange_sort_and_merge(col, b, a, split.counts, SortRangeBits{&p, &rank.ctx()}, rank, marks,
-                                   split.done_phase, split.done_phase);
-  return exchange_sort_and_merge(col, b, a, split.counts, SortPresentRanks{split.rank_bits}, rank, marks,
-                                 split.done_phase, split.done_phase, KeyOfRank<K>{split.bin_of_rank, p.facts.min_ordered});
+    return exchange_sort_and_merge(col, b, a, split.counts, SortRangeBits{&p, &rank.ctx()}, rank, marks, phase, phase);
+  return exchange_sort_and_merge(col, b, a, split.counts, SortPresentRanks{split.rank_bits}, rank, marks, phase, phase,
+                                 key_of_rank);
 }
 
 }  // namespace
@@ -490,9 +519,12 @@ RankResult run_partition_first(const SortProblem& p, const RankSlice& s, const R
 std::size_t boundary_split_workspace_bytes(const SortProblem& p, const RankSlice& s, std::uint64_t capacity,
                                            int world) {
   return dispatch_element<IntegerKeys, PairValues>(p.shape.key, p.shape.payload, [&](auto k, auto v) {
-    return PartitionArrays<decltype(k), decltype(v)>(nullptr, s.count, capacity, world,
-                                                     range_radix_sort_bytes(slice_problem(p, capacity)))
-        .bytes;
+    using K = decltype(k);
+    using V = decltype(v);
+    const std::size_t keys_sort = range_radix_sort_bytes(slice_problem(p, capacity));
+    const std::size_t ranks_sort = SortWholeKeys::bytes<TwoByteRank, V>(capacity);
+    return std::max(PartitionArrays<K, V>(nullptr, s.count, capacity, world, keys_sort).bytes,
+                    PartitionArrays<TwoByteRank, V>(nullptr, s.count, capacity, world, ranks_sort).bytes);
   });
 }
 

@@ -49,7 +49,8 @@ struct InSlot {
 };
 
 // The j-th element of a slot at its place: the slot's first place in key order plus j, turned
-// own piece first; its key as its rank among the present keys where the plan says so.
+// own piece first; its key as its rank among the present keys where the plan says so, in two
+// bytes where the rank fits them (keys then holds 2-byte ranks: ranks_in_two_bytes).
 template <typename K, typename V>
 struct PlaceInSlot {
   const TwoWaySplit* split;
@@ -65,7 +66,10 @@ struct PlaceInSlot {
     const std::uint64_t place = own_first_place(first + static_cast<std::uint64_t>(j), s.own_begin, s.count);
     const K key = thrust::get<0>(e);
     const auto bin = static_cast<std::uint64_t>(KeyTraits<K>::ordered(key)) - min_ordered;
-    keys[place] = s.rank_bits ? static_cast<K>(present_through[bin] - 1) : key;
+    if (ranks_in_two_bytes(s.rank_bits))
+      reinterpret_cast<std::uint16_t*>(keys)[place] = static_cast<std::uint16_t>(present_through[bin] - 1);
+    else
+      keys[place] = s.rank_bits ? static_cast<K>(present_through[bin] - 1) : key;
     vals[place] = thrust::get<1>(e);
   }
 };

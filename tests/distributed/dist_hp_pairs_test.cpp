@@ -265,6 +265,9 @@ TEST(DistHpPairs, PresentKeysRankOnFewerPassesOnly) {
   EXPECT_EQ(present_rank_bits(200, 16), 8);
   EXPECT_EQ(present_rank_bits(300, 16), 0);
   EXPECT_EQ(present_rank_bits(1, 21), 0);  // one key: nothing to sort
+  // Up to 16 bits the ranks travel in two bytes; none (0) are the keys themselves.
+  EXPECT_TRUE(ranks_in_two_bytes(15) && ranks_in_two_bytes(16));
+  EXPECT_FALSE(ranks_in_two_bytes(17) || ranks_in_two_bytes(0));
   EXPECT_TRUE(present_ranks_worth_counting(1342177, u64{1} << 25, 21));
   EXPECT_FALSE(present_ranks_worth_counting(u64{1} << 26, u64{1} << 25, 26));  // more bins than keys
   EXPECT_FALSE(present_ranks_worth_counting(200, 1000, 8));                    // one pass already

@@ -2,13 +2,14 @@
 // one GPU, against the host's model of it: the elements below the boundary key, equal to it and
 // above it, each part in input order (the stability the exchange's sorts rely on), at their
 // places turned own piece first, every value beside its key; with the keys written as their
-// ranks among the present keys where the plan says so; at tile edges, with no element equal to
+// ranks among the present keys where the plan says so (2-byte ranks up to 16 bits); at tile edges, with no element equal to
 // the key and with every element equal to it, and for 8-byte signed keys. The plan itself
 // (two_way_split) is CPU-tested in tests/distributed/dist_hp_pairs_test.cpp. Label gpu-quick.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -38,14 +39,19 @@ void expect_split(const std::vector<K>& keys, TwoWaySplit plan, u64 min_ordered,
   plan.count = count;
   std::vector<u64> vals(count);
   for (u64 i = 0; i < count; ++i) vals[i] = i;
+  // Ranks of up to 16 bits come out as 2-byte keys.
+  const bool two_bytes = dist::ranks_in_two_bytes(plan.rank_bits);
   std::vector<K> expect_keys(count);
+  std::vector<std::uint16_t> expect_ranks(count);
   std::vector<u64> expect_vals(count, ~u64{0});
   u64 next[3] = {0, plan.below, plan.below + plan.equal};
   for (u64 i = 0; i < count; ++i) {
     const auto ordered = static_cast<u64>(KeyTraits<K>::ordered(keys[i]));
     const u64 place = dist::own_first_place(next[dist::boundary_key_slot(ordered, &plan.key, 1)]++, plan.own_begin,
                                             count);
-    expect_keys[place] = plan.rank_bits ? static_cast<K>(present_through[ordered - min_ordered] - 1) : keys[i];
+    const std::uint32_t rank = plan.rank_bits ? present_through[ordered - min_ordered] - 1 : 0;
+    expect_keys[place] = plan.rank_bits ? static_cast<K>(rank) : keys[i];
+    expect_ranks[place] = static_cast<std::uint16_t>(rank);
     expect_vals[place] = i;
   }
 
@@ -65,13 +71,21 @@ void expect_split(const std::vector<K>& keys, TwoWaySplit plan, u64 min_ordered,
                           d_selected.as<u64>(), nullptr);
   SB_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<K> got_keys(count);
+  std::vector<std::uint16_t> got_ranks(count);
   std::vector<u64> got_vals(count);
-  SB_CUDA_CHECK(cudaMemcpy(got_keys.data(), d_out_keys.get(), count * sizeof(K), cudaMemcpyDeviceToHost));
+  if (two_bytes)
+    SB_CUDA_CHECK(cudaMemcpy(got_ranks.data(), d_out_keys.get(), count * 2, cudaMemcpyDeviceToHost));
+  else
+    SB_CUDA_CHECK(cudaMemcpy(got_keys.data(), d_out_keys.get(), count * sizeof(K), cudaMemcpyDeviceToHost));
   SB_CUDA_CHECK(cudaMemcpy(got_vals.data(), d_out_vals.get(), count * sizeof(u64), cudaMemcpyDeviceToHost));
-  EXPECT_EQ(got_vals, expect_vals) << "count " << count << ", own piece from " << plan.own_begin
-                                   << ": places or input order";
-  EXPECT_EQ(got_keys, expect_keys) << "count " << count << ", own piece from " << plan.own_begin
-                                   << (plan.rank_bits ? ", ranks" : ", keys");
+  const std::string where =
+      "count " + std::to_string(count) + ", own piece from " + std::to_string(plan.own_begin) + ", rank bits " +
+      std::to_string(plan.rank_bits);
+  EXPECT_EQ(got_vals, expect_vals) << where << ": places or input order";
+  if (two_bytes)
+    EXPECT_EQ(got_ranks, expect_ranks) << where;
+  else
+    EXPECT_EQ(got_keys, expect_keys) << where;
 }
 
 TEST(SplitAtBoundaryQuick, ThreePartsInInputOrderOwnPieceFirst) {
@@ -90,8 +104,10 @@ TEST(SplitAtBoundaryQuick, ThreePartsInInputOrderOwnPieceFirst) {
         plan.key = key;
         plan.own_begin = own_begin;
         expect_split(keys, plan, 1000);
-        plan.rank_bits = 6;
-        expect_split(keys, plan, 1000, present_through);
+        for (const int bits : {6, 17}) {  // 2-byte ranks, and ranks in the key's type
+          plan.rank_bits = bits;
+          expect_split(keys, plan, 1000, present_through);
+        }
       }
     }
   }

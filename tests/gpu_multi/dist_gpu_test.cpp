@@ -312,15 +312,19 @@ TEST(DistGpu, DistHpPairsSplitFirstOrSortFirst) {
   expect_dist_hp_pairs_refuse("exchange=fast", "exchange=fast is not sort or partition");
 }
 
-// Split first on the present keys' ranks (issue 50): inputs whose ranks take two radix passes
-// where the range takes three (signed, 64-bit and unsigned keys; u32, u64 and index values;
-// zipf), sorted on the ranks (sort_on=auto) and on the range's bits, each verified and stable.
+// Split first on the present keys' ranks (issue 50): inputs whose ranks take fewer radix passes
+// than the range (signed, 64-bit and unsigned keys; u32, u64 and index values; zipf), as 2-byte
+// ranks and, past 16 bits, in the key's type, sorted on the ranks (sort_on=auto) and on the
+// range's bits, each verified and stable.
 TEST(DistGpu, DistHpPairsOnPresentKeyRanks) {
   for (const std::string sort_on : {"auto", "range"}) {
     for (const std::string input : {"-n 4000037 --key i32 --delta 50 --sigma 50 --min-val -50000 --payload u32",
                                     "-n 4000037 --key i64 --delta 40 --sigma 300 --min-val -2^40 --payload u64",
                                     "-n 4000037 --delta 50 --sigma 50 --payload index",
-                                    "-n 4000037 --dist zipf --delta 50 --sigma 50 --payload u32"}) {
+                                    "-n 4000037 --dist zipf --delta 50 --sigma 50 --payload u32",
+                                    // 2^25 bins (four passes), 131,072 keys present: 17-bit ranks
+                                    // (three passes), too wide for two bytes.
+                                    "-n 2^26 --delta 2 --sigma 256 --payload u32"}) {
       const auto doc = run_ranks("--algo dist-hp " + input + " --param sort_on=" + sort_on);
       expect_all_ok(doc, input + ", sort_on=" + sort_on);
       for (const auto& row : doc["results"]) {
