@@ -2,9 +2,10 @@
 // one GPU, against the host's model of it: the elements below the boundary key, equal to it and
 // above it, each part in input order (the stability the exchange's sorts rely on), at their
 // places turned own piece first, every value beside its key; with the keys written as their
-// ranks among the present keys where the plan says so (2-byte ranks up to 16 bits); at tile edges, with no element equal to
-// the key and with every element equal to it, and for 8-byte signed keys. The plan itself
-// (two_way_split) is CPU-tested in tests/distributed/dist_hp_pairs_test.cpp. Label gpu-quick.
+// ranks among the present keys where the plan says so (2-byte ranks up to 16 bits); at tile
+// edges, with no element equal to the key and with every element equal to it, and for 8-byte
+// signed keys. The plan itself (two_way_split) is CPU-tested in
+// tests/distributed/dist_hp_pairs_test.cpp. Label gpu-quick.
 #include <gtest/gtest.h>
 
 #include <cstdint>
