@@ -94,13 +94,13 @@ struct TuneRequest {
   std::vector<double> pair_deltas{16, 32, 64, 128, 512};
   std::vector<KeyType> radix_keys{KeyType::u32, KeyType::i32, KeyType::u64, KeyType::i64};
   std::uint64_t radix_bytes = std::uint64_t{1} << 29;  // keys of each radix point: 2^27 of 4 bytes
-  // --gpus N: the distributed ways on these GPUs (none: not measured), over u32 keys with delta =
-  // sigma = 50 (an input every way takes) at these sizes, keys alone and with u32 values.
   // The streamed H-P's chunk sizes (issue 50: the streamed paths' chunk sizes), each at two
   // sizes of u32 keys whose difference gives its rate and whose smaller its fill and drain.
   std::vector<std::uint64_t> stream_chunk_mib{16, 32, 64, 128, 256};
   std::uint64_t stream_small_n = std::uint64_t{1} << 27;
   std::uint64_t stream_large_n = std::uint64_t{1} << 29;
+  // --gpus N: the distributed ways on these GPUs (none: not measured), over u32 keys with delta =
+  // sigma = 50 (an input every way takes) at these sizes, keys alone and with u32 values.
   std::vector<int> devices;
   std::vector<std::uint64_t> dist_ns{std::uint64_t{1} << 22, std::uint64_t{1} << 25, std::uint64_t{1} << 28};
   MeasureSettings settings;
